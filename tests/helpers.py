@@ -1,0 +1,52 @@
+"""Shared test helpers: run tvmlint on files written to a temporary directory."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence
+
+from tvmlint.config import Overrides, SettingsResolver
+from tvmlint.diagnostics import Finding
+from tvmlint.runner import check_paths
+
+REPO = Path(__file__).resolve().parent.parent
+CASE_TARGET = "0.19"  # the default target of a rule's cases (Case.target overrides it)
+
+
+def write_tree(root: Path, files: Dict[str, str]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
+def check_tree(
+    root: Path,
+    files: Dict[str, str],
+    select: Optional[Sequence[str]] = None,
+    target: str = CASE_TARGET,
+    extend_select: Sequence[str] = (),
+) -> List[Finding]:
+    write_tree(root, files)
+    overrides = Overrides(
+        target_version=target,
+        select=tuple(select) if select is not None else None,
+        extend_select=tuple(extend_select),
+    )
+    resolver = SettingsResolver(overrides, cwd=root)
+    return check_paths([root], resolver).findings
+
+
+def run_cli(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+    """The real command, as a user runs it."""
+    full_env = dict(os.environ)
+    full_env.pop("NO_COLOR", None)
+    if env:
+        full_env.update(env)
+    return subprocess.run(
+        [sys.executable, "-m", "tvmlint", *args],
+        cwd=cwd, input=stdin, capture_output=True, text=True, env=full_env, timeout=300,
+    )

@@ -1,0 +1,5 @@
+import sys
+
+from tvmlint.cli import main
+
+sys.exit(main())

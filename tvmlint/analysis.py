@@ -1,0 +1,724 @@
+"""One walk over a module: names resolved through imports, and the active PassContext.
+
+The walk keeps its own small alias table per scope instead of libcst's
+QualifiedNameProvider (about seven times slower on TVM's own tree). It records:
+
+* the qualified TVM name of every Name/Attribute/import it can resolve;
+* the context (`tvmlint.contexts.ContextRef`) around every call;
+* events the gating rules judge: Sequentials run, runners called, contexts
+  created and never entered, Sequentials given an opt_level;
+* the calls between the project's own functions, so contexts can be followed
+  across functions and modules (`tvmlint.project`).
+
+It never imports or runs the code it reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple, Union
+
+import libcst as cst
+
+from tvmlint.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, default_context
+from tvmlint.knowledge import Knowledge, Runner
+
+
+# --- values the walk can follow through variables --------------------------------
+
+
+@dataclass
+class PassValue:
+    """A pass object. `runs_children` when calling it runs a Sequential (FoldScaleAxis)."""
+
+    gated: Optional[Gated]
+    display: str
+
+    @property
+    def runs_children(self) -> bool:
+        return bool(self.gated and self.gated.children)
+
+
+@dataclass
+class SequentialValue:
+    gated: Gated
+    display: str
+    node: cst.Call
+    opt_level_arg: Optional[cst.CSTNode]
+    nested: bool = False
+
+
+@dataclass
+class PassFactoryValue:
+    """A class decorated with a pass decorator: calling it makes a pass."""
+
+    gated: Optional[Gated]
+    display: str
+
+
+@dataclass
+class ListValue:
+    items: List[object]
+
+
+@dataclass
+class ContextValue:
+    ctx: ContextRef
+    node: cst.CSTNode
+    display: str
+    state: str = "created"  # created | bound | entered | escaped | discarded
+
+
+@dataclass
+class FunctionValue:
+    qualname: str
+
+
+@dataclass
+class ImportBinding:
+    qualname: str
+    alias: cst.CSTNode
+
+
+LOCAL = object()  # a name bound by the checked code itself: never TVM's
+
+
+# --- events -------------------------------------------------------------------------
+
+
+@dataclass
+class GatedRun:
+    """A Sequential (or a runner's pipeline) runs `members` under `ctx` at `node`."""
+
+    node: cst.CSTNode
+    members: Tuple[Gated, ...]
+    display: str
+    ctx: ContextRef
+    statement: Optional[cst.CSTNode]
+    runner: Optional[Runner] = None
+    wrapper_name: Optional[str] = None
+
+
+@dataclass
+class CallSite:
+    callee: str
+    ctx: ContextRef
+    node: cst.CSTNode
+
+
+@dataclass
+class Scope:
+    kind: str  # module | function | class
+    bindings: Dict[str, object] = field(default_factory=dict)
+    star_modules: List[str] = field(default_factory=list)
+    qualname: str = ""
+    parent: Optional["Scope"] = None
+
+
+@dataclass
+class Frame:
+    base: ContextRef
+    pushed: List[ContextRef] = field(default_factory=list)
+
+    @property
+    def current(self) -> ContextRef:
+        return self.pushed[-1] if self.pushed else self.base
+
+
+def dotted(node: cst.BaseExpression) -> Optional[str]:
+    """`a.b.c` as text, for Name/Attribute chains only."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        head = dotted(node.value)
+        return f"{head}.{node.attr.value}" if head else None
+    return None
+
+
+def int_literal(node: Optional[cst.BaseExpression]) -> Optional[int]:
+    if isinstance(node, cst.Integer):
+        return int(node.evaluated_value)
+    if (
+        isinstance(node, cst.UnaryOperation)
+        and isinstance(node.operator, cst.Minus)
+        and isinstance(node.expression, cst.Integer)
+    ):
+        return -int(node.expression.evaluated_value)
+    return None
+
+
+def string_list(node: Optional[cst.BaseExpression]) -> Optional[Tuple[str, ...]]:
+    """A literal list/tuple/set of plain strings, else None."""
+    if not isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+        return None
+    out = []
+    for element in node.elements:
+        value = element.value
+        if not isinstance(value, cst.SimpleString) or isinstance(element, cst.StarredElement):
+            return None
+        out.append(value.evaluated_value)
+    return tuple(out)
+
+
+def call_arguments(call: cst.Call, params: Tuple[str, ...]) -> Tuple[Dict[str, cst.BaseExpression], bool]:
+    """Map a call's arguments onto parameter names; the flag says whether * or ** hides some."""
+    mapped: Dict[str, cst.BaseExpression] = {}
+    hidden = False
+    position = 0
+    for arg in call.args:
+        if arg.star:
+            hidden = True
+        elif arg.keyword is not None:
+            mapped[arg.keyword.value] = arg.value
+        else:
+            if position < len(params):
+                mapped[params[position]] = arg.value
+            position += 1
+    return mapped, hidden
+
+
+class ModuleAnalysis(cst.CSTVisitor):
+    """Walks one module; the results are the public attributes below."""
+
+    def __init__(self, knowledge: Knowledge, module_name: str, is_package: bool = False, positions=None):
+        super().__init__()
+        self.positions = positions or {}
+        self.k = knowledge
+        self.module_name = module_name
+        self.package = module_name if is_package else module_name.rpartition(".")[0]
+        self.roots = frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"}
+        # results
+        self.qualnames: Dict[cst.CSTNode, str] = {}
+        self.import_refs: List[Tuple[cst.CSTNode, str]] = []  # (alias node, qualified name)
+        self.alias_of: Dict[cst.CSTNode, cst.CSTNode] = {}  # Name use -> import alias it came from
+        self.context_at: Dict[cst.CSTNode, ContextRef] = {}
+        self.runs: List[GatedRun] = []
+        self.contexts: List[ContextValue] = []
+        self.sequentials: List[SequentialValue] = []
+        self.direct_sequential_runs: List[SequentialValue] = []
+        self.callsites: List[CallSite] = []
+        self.escaped_functions: List[str] = []
+        self.functions: List[str] = []
+        self.context_returns: Dict[str, List[ContextRef]] = {}
+        self.user_passes: Dict[str, int] = {}  # registered name -> opt_level, for passes defined here
+        # walk state
+        self._scope = Scope("module", qualname=module_name)
+        self._frames: List[Frame] = [Frame(default_context(knowledge.default_opt_level))]
+        self._stack: List[cst.CSTNode] = []
+        self._statements: List[cst.CSTNode] = []
+        self._values: Dict[cst.CSTNode, object] = {}
+        self._with_pushes: Dict[cst.With, int] = {}
+
+    # -- generic bookkeeping -------------------------------------------------------
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._stack.append(node)
+        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+            self._statements.append(node)
+        return super().on_visit(node)
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        super().on_leave(original_node)
+        self._stack.pop()
+        if self._statements and self._statements[-1] is original_node:
+            self._statements.pop()
+
+    def _parent(self, node: cst.CSTNode, up: int = 1) -> Optional[cst.CSTNode]:
+        # the stack ends with `node` itself while it is being visited
+        index = len(self._stack) - 1 - up
+        return self._stack[index] if index >= 0 and self._stack[-1] is node else None
+
+    @property
+    def current_context(self) -> ContextRef:
+        return self._frames[-1].current
+
+    # -- names -----------------------------------------------------------------------
+
+    def _lookup(self, name: str) -> object:
+        scope: Optional[Scope] = self._scope
+        first = True
+        while scope is not None:
+            if (first or scope.kind != "class") and name in scope.bindings:
+                return scope.bindings[name]
+            first = False
+            scope = scope.parent
+        module_scope = self._module_scope()
+        for star in module_scope.star_modules:
+            candidate = f"{star}.{name}"
+            if candidate in self.k.api_prefixes():
+                return ImportBinding(candidate, module_scope)
+        return None
+
+    def _module_scope(self) -> Scope:
+        scope = self._scope
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def qualname_of(self, node: cst.BaseExpression) -> Optional[str]:
+        if node in self.qualnames:
+            return self.qualnames[node]
+        result: Optional[str] = None
+        if isinstance(node, cst.Name):
+            binding = self._lookup(node.value)
+            if isinstance(binding, ImportBinding):
+                result = binding.qualname
+                self.alias_of[node] = binding.alias
+            elif isinstance(binding, FunctionValue):
+                result = binding.qualname
+        elif isinstance(node, cst.Attribute):
+            head = self.qualname_of(node.value)
+            if head is not None:
+                result = f"{head}.{node.attr.value}"
+        if result is not None:
+            self.qualnames[node] = result
+        return result
+
+    def is_tvm(self, qualname: Optional[str]) -> bool:
+        return bool(qualname) and qualname.split(".")[0] in self.roots
+
+    def _bind(self, name: str, value: object) -> None:
+        self._scope.bindings[name] = value
+
+    def _absolute_module(self, node: cst.ImportFrom) -> Optional[str]:
+        module = dotted(node.module) if node.module is not None else None
+        dots = len(node.relative)
+        if not dots:
+            return module
+        base = self.package.split(".") if self.package else []
+        if dots > 1:
+            base = base[: len(base) - (dots - 1)] if dots - 1 <= len(base) else []
+        parts = [part for part in base if part]
+        if module:
+            parts.append(module)
+        return ".".join(parts) or None
+
+    def _bind_import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = dotted(alias.name)
+            if full is None:
+                continue
+            self.import_refs.append((alias, full))
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self._bind(alias.asname.name.value, ImportBinding(full, alias))
+            else:
+                top = full.split(".")[0]
+                self._bind(top, ImportBinding(top, alias))
+
+    def _bind_import_from(self, node: cst.ImportFrom) -> None:
+        module = self._absolute_module(node)
+        if module is None:
+            return
+        if isinstance(node.names, cst.ImportStar):
+            self.import_refs.append((node, module))
+            self._scope.star_modules.append(module)
+            return
+        for alias in node.names:
+            name = dotted(alias.name)
+            if name is None:
+                continue
+            full = f"{module}.{name}"
+            self.import_refs.append((alias, full))
+            local = name
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                local = alias.asname.name.value
+            self._bind(local, ImportBinding(full, alias))
+
+    # -- values --------------------------------------------------------------------
+
+    def value_of(self, node: Optional[cst.BaseExpression]) -> object:
+        if node is None:
+            return None
+        if node in self._values:
+            return self._values[node]
+        value = self._evaluate(node)
+        self._values[node] = value
+        return value
+
+    def _evaluate(self, node: cst.BaseExpression) -> object:
+        if isinstance(node, cst.Name):
+            binding = self._lookup(node.value)
+            if isinstance(binding, (ImportBinding,)) or binding is LOCAL:
+                return None
+            return binding
+        if isinstance(node, (cst.List, cst.Tuple)):
+            items: List[object] = []
+            for element in node.elements:
+                if isinstance(element, cst.StarredElement):
+                    items.append(None)
+                else:
+                    items.append(self.value_of(element.value))
+            return ListValue(items)
+        if isinstance(node, cst.Call):
+            return self._evaluate_call(node)
+        return None
+
+    def _evaluate_call(self, call: cst.Call) -> object:
+        qualname = self.qualname_of(call.func)
+        if qualname is not None:
+            spec = self.k.pass_for_api(qualname)
+            if spec is not None:
+                return PassValue(self._gated_from_spec(spec), self._short(qualname) + "()")
+            seq_class = self.k.sequential_classes.get(qualname)
+            if seq_class is not None:
+                return self._make_sequential(call, qualname, seq_class)
+            factory = self.k.context_factories.get(qualname)
+            if factory is not None:
+                return self._make_context(call, qualname, factory)
+            if qualname in self.k.current_context_apis:
+                value = ContextValue(self.current_context, call, self._short(qualname) + "()")
+                return value
+            decorator = self.k.decorators.get(qualname)
+            if decorator is not None and call.args and call.args[0].keyword is None:
+                return PassValue(self._gated_from_decorator(call, decorator.params, None), "a pass defined here")
+            return None
+        callee = self.value_of(call.func)
+        if isinstance(callee, PassFactoryValue):
+            return PassValue(callee.gated, callee.display + "()")
+        return None
+
+    @staticmethod
+    def _short(qualname: str) -> str:
+        # messages show relay/relax paths the way users usually write them
+        for package in ("tvm.relay.", "tvm.relax."):
+            if qualname.startswith(package):
+                return qualname[4:]
+        return qualname
+
+    def _gated_from_spec(self, spec) -> Gated:
+        children = tuple(Gated(m.name, m.opt_level) for m in spec.members)
+        return Gated(spec.name, spec.opt_level, children)
+
+    def _gated_from_decorator(
+        self, call: cst.Call, params: Tuple[str, ...], default_name: Optional[str]
+    ) -> Optional[Gated]:
+        args, hidden = call_arguments(call, params)
+        level = int_literal(args.get("opt_level"))
+        if level is None or hidden:
+            return None
+        name_node = args.get("name")
+        name = default_name
+        if isinstance(name_node, cst.SimpleString):
+            name = name_node.evaluated_value
+        elif name_node is not None:
+            return None
+        if name is None:
+            return None
+        self.user_passes[name] = level
+        return Gated(name, level)
+
+    def _make_sequential(self, call: cst.Call, qualname: str, spec) -> SequentialValue:
+        args, hidden = call_arguments(call, spec.params)
+        members: List[Gated] = []
+        passes = self.value_of(args.get("passes"))
+        if isinstance(passes, ListValue):
+            for item in passes.items:
+                if isinstance(item, PassValue) and item.gated is not None:
+                    members.append(item.gated)
+                elif isinstance(item, SequentialValue):
+                    item.nested = True
+                    members.append(item.gated)
+        name_node = args.get("name")
+        name = name_node.evaluated_value if isinstance(name_node, cst.SimpleString) else spec.default_name
+        level_node = args.get("opt_level")
+        level = int_literal(level_node)
+        gated = Gated(name, level if level is not None else spec.default_opt_level, tuple(members), "Sequential")
+        value = SequentialValue(gated, self._short(qualname) + "([...])", call, level_node)
+        self.sequentials.append(value)
+        return value
+
+    def _make_context(self, call: cst.Call, qualname: str, factory) -> ContextValue:
+        args, hidden = call_arguments(call, factory.params)
+        known = not hidden
+        level_node = args.get("opt_level")
+        level = int_literal(level_node) if level_node is not None else factory.default_opt_level
+        required = string_list(args["required_pass"]) if "required_pass" in args else ()
+        disabled = string_list(args["disabled_pass"]) if "disabled_pass" in args else ()
+        config = None
+        config_node = args.get("config")
+        if isinstance(config_node, cst.Dict):
+            pairs = []
+            for element in config_node.elements:
+                if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
+                    literal = element.value
+                    value: object = None
+                    if isinstance(literal, cst.Name) and literal.value in ("True", "False"):
+                        value = literal.value == "True"
+                    elif isinstance(literal, cst.Integer):
+                        value = int(literal.evaluated_value)
+                    pairs.append((element.key.evaluated_value, value))
+            config = tuple(pairs)
+        line_text = f"{self._short(qualname)}({', '.join(self._arg_summary(call))})"
+        line = self._line_hint(call)
+        origin = f"{line_text} on line {line}" if line else line_text
+        ctx = PassCtx(
+            opt_level=level if known else None,
+            required=frozenset(required) if known and required is not None else None,
+            disabled=frozenset(disabled) if known and disabled is not None else None,
+            origin=origin,
+            config=config,
+        )
+        value = ContextValue(ctx, call, line_text)
+        self.contexts.append(value)
+        return value
+
+    @staticmethod
+    def _arg_summary(call: cst.Call) -> List[str]:
+        parts = []
+        for arg in call.args:
+            if arg.keyword is not None and arg.keyword.value in ("opt_level", "required_pass", "disabled_pass"):
+                parts.append(f"{arg.keyword.value}={cst.Module([]).code_for_node(arg.value)}")
+            elif arg.keyword is None and not arg.star and not parts:
+                parts.append(cst.Module([]).code_for_node(arg.value))
+        return parts
+
+    # -- scopes --------------------------------------------------------------------
+
+    def visit_Module(self, node: cst.Module) -> None:
+        # Bind top-level imports and functions first, so a function may call one
+        # defined below it (resolution happens when the call is reached).
+        for statement in node.body:
+            if isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if isinstance(small, cst.Import):
+                        self._bind_import(small)
+                    elif isinstance(small, cst.ImportFrom):
+                        self._bind_import_from(small)
+            elif isinstance(statement, cst.FunctionDef):
+                self._bind(statement.name.value, FunctionValue(f"{self.module_name}.{statement.name.value}"))
+        self.import_refs.clear()  # re-collected in order as the walk reaches them
+
+    def visit_Import(self, node: cst.Import) -> None:
+        self._bind_import(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self._bind_import_from(node)
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        qualname = f"{self._scope.qualname}.{node.name.value}"
+        if self._scope.kind == "function":
+            qualname = f"{self._scope.qualname}.<locals>.{node.name.value}"
+        binding: object = FunctionValue(qualname)
+        for decorator in node.decorators:
+            target = decorator.decorator
+            if isinstance(target, cst.Call):
+                qual = self.qualname_of(target.func)
+                spec = self.k.decorators.get(qual) if qual else None
+                if spec is not None:
+                    params = tuple(p for p in spec.params if p != "pass_func")
+                    binding = PassValue(self._gated_from_decorator(target, params, node.name.value), node.name.value)
+                    continue
+            self.escaped_functions.append(qualname)  # decorated: called by whoever the decorator gives it to
+        self._bind(node.name.value, binding)
+        self.functions.append(qualname)
+        self._scope = Scope("function", qualname=qualname, parent=self._scope)
+        for param in self._parameter_names(node.params):
+            self._bind(param, LOCAL)
+        self._frames.append(Frame(Inherited(qualname)))
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._frames.pop()
+        self._scope = self._scope.parent or self._scope
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self._scope = Scope("function", qualname=f"{self._scope.qualname}.<lambda>", parent=self._scope)
+        for param in self._parameter_names(node.params):
+            self._bind(param, LOCAL)
+        # nobody visible calls a lambda by name: its context is unknown
+        self._frames.append(Frame(Inherited(f"{self._scope.qualname}")))
+        self.escaped_functions.append(self._scope.qualname)
+
+    def leave_Lambda(self, original_node: cst.Lambda) -> None:
+        self._frames.pop()
+        self._scope = self._scope.parent or self._scope
+
+    @staticmethod
+    def _parameter_names(params: cst.Parameters) -> List[str]:
+        names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
+        for star in (params.star_arg, params.star_kwarg):
+            if isinstance(star, cst.Param):
+                names.append(star.name.value)
+        return names
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        binding: object = LOCAL
+        for decorator in node.decorators:
+            target = decorator.decorator
+            if isinstance(target, cst.Call):
+                qual = self.qualname_of(target.func)
+                spec = self.k.decorators.get(qual) if qual else None
+                if spec is not None:
+                    params = tuple(p for p in spec.params if p != "pass_func")
+                    binding = PassFactoryValue(
+                        self._gated_from_decorator(target, params, node.name.value), node.name.value
+                    )
+        self._bind(node.name.value, binding)
+        self._scope = Scope("class", qualname=f"{self._scope.qualname}.{node.name.value}", parent=self._scope)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._scope = self._scope.parent or self._scope
+
+    # -- assignments -----------------------------------------------------------------
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        value = self.value_of(node.value)
+        single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
+        if isinstance(value, ContextValue) and value.state == "created":
+            value.state = "bound" if single else "escaped"
+        for target in node.targets:
+            self._bind_target(target.target, value if single else LOCAL)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        value = self.value_of(node.value) if node.value is not None else LOCAL
+        if isinstance(value, ContextValue) and value.state == "created":
+            value.state = "bound"
+        self._bind_target(node.target, value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._bind_target(node.target, LOCAL)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._bind_target(node.target, LOCAL)
+
+    def visit_CompFor(self, node: cst.CompFor) -> None:
+        self._bind_target(node.target, LOCAL)
+
+    def visit_NamedExpr(self, node: cst.NamedExpr) -> None:
+        self._bind_target(node.target, LOCAL)
+
+    def visit_ExceptHandler(self, node: cst.ExceptHandler) -> None:
+        if node.name is not None:
+            self._bind_target(node.name.name, LOCAL)
+
+    def _bind_target(self, target: cst.BaseExpression, value: object) -> None:
+        if isinstance(target, cst.Name):
+            self._bind(target.value, value if value is not None else LOCAL)
+        elif isinstance(target, (cst.Tuple, cst.List)):
+            for element in target.elements:
+                self._bind_target(element.value, LOCAL)
+        elif isinstance(target, cst.StarredElement):
+            self._bind_target(target.value, LOCAL)
+
+    # -- with ------------------------------------------------------------------------
+
+    def visit_With(self, node: cst.With) -> None:
+        pushed = 0
+        for item in node.items:
+            ref = self._context_of_with_item(item.item)
+            if ref is not None:
+                self._frames[-1].pushed.append(ref)
+                pushed += 1
+            if item.asname is not None:
+                value = self.value_of(item.item)
+                self._bind_target(item.asname.name, value if isinstance(value, ContextValue) else LOCAL)
+        self._with_pushes[node] = pushed
+
+    def leave_With(self, original_node: cst.With) -> None:
+        for _ in range(self._with_pushes.pop(original_node, 0)):
+            self._frames[-1].pushed.pop()
+
+    def _context_of_with_item(self, expr: cst.BaseExpression) -> Optional[ContextRef]:
+        value = self.value_of(expr)
+        if isinstance(value, ContextValue):
+            value.state = "entered"
+            return value.ctx
+        if isinstance(expr, cst.Call):
+            qualname = self.qualname_of(expr.func)
+            if qualname is not None and not self.is_tvm(qualname):
+                return FromCall(qualname, self.current_context, self._line_hint(expr))
+        return None
+
+    def _line_hint(self, node: cst.CSTNode) -> int:
+        where = self.positions.get(node)
+        return where.start.line if where is not None else 0
+
+    # -- uses ----------------------------------------------------------------------
+
+    def visit_Name(self, node: cst.Name) -> None:
+        parent = self._parent(node)
+        if isinstance(parent, cst.Attribute) and parent.attr is node:
+            return
+        if isinstance(parent, (cst.FunctionDef, cst.ClassDef)) and parent.name is node:
+            return
+        if isinstance(parent, (cst.ImportAlias, cst.AsName, cst.Param, cst.Arg)) and not (
+            isinstance(parent, cst.Arg) and parent.value is node
+        ):
+            return
+        binding = self._lookup(node.value)
+        if isinstance(binding, ImportBinding):
+            self.qualname_of(node)
+        elif isinstance(binding, ContextValue):
+            self._mark_context_use(binding, node, parent)
+        elif isinstance(binding, FunctionValue):
+            if not (isinstance(parent, cst.Call) and parent.func is node):
+                self.escaped_functions.append(binding.qualname)
+
+    def _mark_context_use(self, value: ContextValue, node: cst.Name, parent: Optional[cst.CSTNode]) -> None:
+        if isinstance(parent, cst.AssignTarget) or (
+            isinstance(parent, (cst.Assign, cst.AnnAssign)) and getattr(parent, "value", None) is not node
+        ):
+            return
+        if isinstance(parent, cst.WithItem):
+            value.state = "entered"
+        elif isinstance(parent, cst.Attribute):
+            if parent.attr.value == "__enter__" and value.state != "entered":
+                value.state = "entered"
+        elif value.state not in ("entered",):
+            value.state = "escaped"
+
+    def visit_Attribute(self, node: cst.Attribute) -> None:
+        parent = self._parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            return  # the outermost chain resolves the inner ones
+        self.qualname_of(node)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        ctx = self.current_context
+        self.context_at[node] = ctx
+        value = self.value_of(node)
+        parent = self._parent(node)
+        if isinstance(value, ContextValue) and value.state == "created":
+            value.state = self._context_fate(node, parent)
+
+        qualname = self.qualname_of(node.func)
+        if qualname is not None:
+            runner = self.k.runners.get(qualname)
+            if runner is not None:
+                members = tuple(Gated(m.name, m.opt_level, (), f"{m.name} (in {m.via})" if m.via else None) for m in runner.runs)
+                self.runs.append(GatedRun(node, members, self._short(qualname) + "(...)", ctx, self._statement(), runner))
+                return
+            if not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
+                self.callsites.append(CallSite(qualname, ctx, node))
+                return
+        if not node.args:
+            return
+        callee = self.value_of(node.func)
+        if isinstance(callee, PassValue) and callee.runs_children:
+            self.runs.append(
+                GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(), wrapper_name=callee.gated.name)
+            )
+        elif isinstance(callee, SequentialValue):
+            self.direct_sequential_runs.append(callee)
+            self.runs.append(GatedRun(node, callee.gated.children, callee.display, ctx, self._statement()))
+        elif isinstance(callee, FunctionValue):
+            self.callsites.append(CallSite(callee.qualname, ctx, node))
+
+    def _context_fate(self, node: cst.Call, parent: Optional[cst.CSTNode]) -> str:
+        if isinstance(parent, cst.Expr):
+            return "discarded"
+        if isinstance(parent, cst.WithItem):
+            return "entered"
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            return "entered" if parent.attr.value == "__enter__" else "created"
+        if isinstance(parent, (cst.Assign, cst.AnnAssign)):
+            return "created"  # the assignment decides
+        return "escaped"
+
+    def visit_Return(self, node: cst.Return) -> None:
+        value = self.value_of(node.value) if node.value is not None else None
+        if isinstance(value, ContextValue):
+            value.state = "escaped"
+            self.context_returns.setdefault(self._scope.qualname, []).append(value.ctx)
+
+    def _statement(self) -> Optional[cst.CSTNode]:
+        return self._statements[-1] if self._statements else None

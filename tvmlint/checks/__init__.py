@@ -1,0 +1,26 @@
+"""The checks: one module per rule (or per small family), found by discovery.
+
+A module defines one or more `tvmlint.rule.Rule` subclasses; adding a rule
+means adding a module here and its docs in rules/catalog/.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import inspect
+import pkgutil
+from typing import Dict, Type
+
+from tvmlint.rule import Rule
+
+
+@functools.lru_cache(maxsize=None)
+def all_rules() -> Dict[str, Type[Rule]]:
+    found: Dict[str, Type[Rule]] = {}
+    for module_info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{module_info.name}")
+        for _, value in inspect.getmembers(module, inspect.isclass):
+            if issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
+                found[value.code] = value
+    return dict(sorted(found.items()))

@@ -1,0 +1,171 @@
+"""TVM101 gated-pass-skipped: a Sequential's gate skips a pass where it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from tvmlint.contexts import Gated, PassCtx, and_list, gate, leaves
+from tvmlint.diagnostics import Fix
+from tvmlint.edits import tvm_import_edit, wrap_in_with
+from tvmlint.rule import Case, Rule
+
+
+@dataclass(frozen=True)
+class GatedRunPayload:
+    members: Tuple[Gated, ...]
+    display: str
+    wrapper: Optional[str]
+
+
+FOLD = "from tvm import relay\nimport tvm\n"
+
+
+class GatedPassSkipped(Rule):
+    code = "TVM101"
+
+    VALID = [
+        # a function pass called directly always runs, whatever its level
+        FOLD + "mod = relay.transform.CanonicalizeOps()(mod)\n",
+        FOLD + "mod = relay.transform.FoldConstant()(mod)\n",
+        FOLD + "mod = relay.transform.AlterOpLayout()(mod)\n",
+        FOLD + "with tvm.transform.PassContext(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        FOLD + "with relay.build_config(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        FOLD + "ctx = tvm.transform.PassContext(opt_level=3)\nwith ctx:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # the level is not a literal: no guessing
+        FOLD + "with tvm.transform.PassContext(opt_level=level):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # members named in required_pass run
+        FOLD + "with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):\n"
+        "    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # a local name that looks like TVM's is not TVM's
+        "class relay:\n    class transform:\n        FoldScaleAxis = object\n"
+        "mod = relay.transform.FoldScaleAxis()(mod)\n",
+        "def run(relay, mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
+        # a helper whose every caller enters opt_level 3
+        FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
+        "with tvm.transform.PassContext(opt_level=3):\n    mod = fold(mod)\n",
+        # a helper with no visible caller has an unknown context
+        FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
+        # a codegen hook TVM calls from inside relay.build
+        FOLD + "@tvm.register_func('relay.ext.mine.optimize')\ndef hook(mod):\n"
+        "    return relay.transform.FoldScaleAxis()(mod)\n",
+        # relax at the default level: nothing built in is above level 1
+        "import tvm\nfrom tvm import relax\nmod = relax.transform.CanonicalizeBindings()(mod)\n",
+        # the relay table does not apply to 0.27, where relay is gone (TVM201 says so)
+        Case(FOLD + "mod = relay.transform.FoldScaleAxis()(mod)\n", target="0.27"),
+    ]
+
+    INVALID = [
+        Case(
+            FOLD + "mod = relay.transform.FoldScaleAxis()(mod)\n",
+            expect="BackwardFoldScaleAxis (opt_level 3)",
+            fixed=FOLD + "with tvm.transform.PassContext(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        ),
+        # aliases of every shape
+        Case("import tvm.relay as rl\nmod = rl.transform.FoldScaleAxis()(mod)\n", expect="opt_level 2"),
+        Case("from tvm.relay import transform as T\nmod = T.FoldScaleAxis()(mod)\n", expect="ForwardFoldScaleAxis"),
+        Case(
+            "from tvm.relay.transform import FoldScaleAxis as F\nmod = F()(mod)\n",
+            expect="only FoldConstant runs",
+            fixed="from tvm.relay.transform import FoldScaleAxis as F\nimport tvm\n"
+            "with tvm.transform.PassContext(opt_level=3):\n    mod = F()(mod)\n",
+        ),
+        # the same function pass that runs directly is skipped inside a Sequential
+        Case(FOLD + "seq = tvm.transform.Sequential([relay.transform.CanonicalizeOps()])\nmod = seq(mod)\n",
+             expect="CanonicalizeOps (opt_level 3)"),
+        Case(FOLD + "seq = tvm.ir.transform.Sequential([relay.transform.FoldScaleAxis()])\nmod = seq(mod)\n",
+             expect="BackwardFoldScaleAxis"),
+        # lists and pass objects held in variables
+        Case(FOLD + "passes = [relay.transform.AlterOpLayout(), relay.transform.FoldConstant()]\n"
+             "mod = tvm.transform.Sequential(passes)(mod)\n", expect="AlterOpLayout (opt_level 3)"),
+        Case(FOLD + "p = relay.transform.FoldScaleAxis()\nmod = p(mod)\n", expect="FoldScaleAxis"),
+        # an explicit context that is too low, and nesting (innermost wins)
+        Case(FOLD + "with tvm.transform.PassContext(opt_level=2):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+             expect="PassContext(opt_level=2)"),
+        Case(FOLD + "with tvm.transform.PassContext(opt_level=3):\n"
+             "    with tvm.transform.PassContext(opt_level=1):\n        mod = relay.transform.FoldScaleAxis()(mod)\n",
+             expect="opt_level 1"),
+        Case(FOLD + "import contextlib\nwith contextlib.suppress(Exception), tvm.transform.PassContext(opt_level=2):\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod)\n", expect="opt_level 2"),
+        # required_pass names the wrapper, which the gate does not look at for members
+        Case(FOLD + "with tvm.transform.PassContext(required_pass=['FoldScaleAxis']):\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod)\n", expect="names the wrapper"),
+        # BatchingOps is a no-op below level 4
+        Case(FOLD + "mod = relay.transform.BatchingOps()(mod)\n", expect="nothing runs"),
+        # PassContext.current() outside any with is the default context
+        Case(FOLD + "with tvm.transform.PassContext.current():\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+             expect="default"),
+        # a helper called once inside and once outside a context
+        Case(FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
+             "with tvm.transform.PassContext(opt_level=3):\n    good = fold(mod)\nbad = fold(mod)\n",
+             expect="when fold is called from"),
+        # ... and across modules
+        Case(
+            "from helpers import fold\nmod = fold(mod)\n",
+            files={"helpers.py": FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n"},
+            expect="when helpers.fold is called from",
+        ),
+        # quantize runs FoldScaleAxis under the caller's context
+        Case(FOLD + "mod = relay.quantize.quantize(mod, params)\n", expect="CanonicalizeOps"),
+        # a pass the project defines itself, at level 3, inside a Sequential
+        Case(FOLD + "@tvm.transform.module_pass(opt_level=3)\ndef my_pass(mod, ctx):\n    return mod\n\n"
+             "mod = tvm.transform.Sequential([my_pass])(mod)\n", expect="my_pass (opt_level 3)"),
+        # relax at opt_level 0 skips the level-1 members of CanonicalizeBindings
+        Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=0):\n"
+             "    mod = relax.transform.CanonicalizeBindings()(mod)\n", expect="opt_level 0", target="0.27"),
+    ]
+
+    def start(self) -> None:
+        analysis = self.file.analysis
+        for run in analysis.runs:
+            if run.runner is not None and run.runner.report != self.code:
+                continue
+            payload = GatedRunPayload(run.members, run.display, run.wrapper_name)
+            fix = None
+            if isinstance(run.ctx, PassCtx) and run.ctx.is_default:
+                skipped = gate(run.members, run.ctx)
+                if skipped:
+                    fix = self._wrap_fix(run.statement, max(s.member.opt_level for s in skipped))
+            self.defer(run.node, run.ctx, payload, fix)
+
+    def _wrap_fix(self, statement, level: int) -> Optional[Fix]:
+        file = self.file
+        import_edit, possible = tvm_import_edit(
+            file.module, file.analysis._module_scope().bindings, file.positions, file.lines
+        )
+        if not possible or statement is None:
+            return None
+        wrap = wrap_in_with(
+            file.module, statement, file.positions, file.lines, f"tvm.transform.PassContext(opt_level={level})"
+        )
+        if wrap is None:
+            return None
+        edits = (import_edit, wrap) if import_edit else (wrap,)
+        return Fix(f"Run it inside `with tvm.transform.PassContext(opt_level={level}):`", edits, safe=False)
+
+    @classmethod
+    def judge(cls, payload: GatedRunPayload, ctx: PassCtx) -> Optional[str]:
+        skipped = gate(payload.members, ctx)
+        if not skipped:
+            return None
+        needed = max(s.member.opt_level for s in skipped)
+        skipped_names = {s.member.name for s in skipped}
+        listed = and_list(f"{s.member.shown} (opt_level {s.member.opt_level})" for s in skipped)
+        ran = [
+            leaf.shown
+            for leaf in leaves(payload.members)
+            if leaf.name not in skipped_names and leaf.name not in (ctx.disabled or ())
+            and not any(s.member.children and leaf in s.member.children for s in skipped)
+        ]
+        outcome = f"only {and_list(ran)} {'runs' if len(ran) == 1 else 'run'}" if ran else "nothing runs"
+        where = ctx.origin if ctx.is_default else f"set by {ctx.origin}"
+        message = (
+            f"{payload.display} runs its passes through a Sequential, whose opt_level gate skips "
+            f"{listed} at opt_level {ctx.opt_level} ({where}): {outcome}. "
+            f"It needs opt_level {needed}: run it inside `with tvm.transform.PassContext(opt_level={needed}):`"
+        )
+        if payload.wrapper and ctx.required and payload.wrapper in ctx.required:
+            message += (
+                f"; required_pass names the wrapper '{payload.wrapper}', but the gate checks each member's own name"
+            )
+        return message

@@ -1,0 +1,58 @@
+"""TVM108 implicit-opt-level: a Relay build outside any PassContext runs at level 2."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from tvmlint.contexts import Gated, PassCtx, and_list, gate
+from tvmlint.rule import Case, Rule
+
+HEAD = "import tvm\nfrom tvm import relay\n"
+
+
+@dataclass(frozen=True)
+class BuildPayload:
+    members: Tuple[Gated, ...]
+    display: str
+
+
+class ImplicitOptLevel(Rule):
+    code = "TVM108"
+
+    VALID = [
+        HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
+        # an explicit level 2 is a decision, not an accident
+        HEAD + "with tvm.transform.PassContext(opt_level=2):\n    lib = relay.build(mod, 'llvm')\n",
+        # relax builds run nothing above level 1
+        "import tvm\nfrom tvm import relax\nex = relax.build(mod, 'llvm')\n",
+        Case("import tvm\nex = tvm.compile(mod, 'llvm')\n", target="0.27"),
+    ]
+    INVALID = [
+        Case(HEAD + "lib = relay.build(mod, 'llvm', params=params)\n", expect="AlterOpLayout"),
+        Case(HEAD + "exe = relay.vm.compile(mod, 'llvm')\n", expect="opt_level 2"),
+        Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\nlib = build(mod)\n",
+             expect="when build is called from"),
+    ]
+
+    def start(self) -> None:
+        for run in self.file.analysis.runs:
+            if run.runner is not None and run.runner.report == self.code:
+                self.defer(run.node, run.ctx, BuildPayload(run.members, run.display))
+
+    @classmethod
+    def judge(cls, payload: BuildPayload, ctx: PassCtx) -> Optional[str]:
+        if not ctx.is_default:
+            return None
+        skipped = gate(payload.members, ctx) or []
+        if not skipped:
+            return None
+        by_level = {}
+        for skip in skipped:
+            by_level.setdefault(skip.member.opt_level, []).append(skip.member.shown)
+        parts = [f"level {level}: {and_list(dict.fromkeys(names))}" for level, names in sorted(by_level.items())]
+        return (
+            f"{payload.display} runs outside any PassContext, so it builds at the default opt_level 2 and "
+            f"leaves out {'; '.join(parts)}. Build inside `with tvm.transform.PassContext(opt_level=3):` "
+            "(what TVM's tutorials use), or write opt_level=2 there to make the choice explicit"
+        )

@@ -1,0 +1,41 @@
+"""TVM103 pass-context-not-entered: a PassContext that is created and never entered."""
+
+from __future__ import annotations
+
+from tvmlint.rule import Case, Rule
+
+HEAD = "import tvm\nfrom tvm import relay\n"
+
+
+class PassContextNotEntered(Rule):
+    code = "TVM103"
+
+    VALID = [
+        HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
+        HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nwith ctx:\n    lib = relay.build(mod, 'llvm')\n",
+        HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nctx.__enter__()\n",
+        # handed on or returned: someone else may enter it
+        HEAD + "def make():\n    return tvm.transform.PassContext(opt_level=3)\n",
+        HEAD + "def make():\n    ctx = relay.build_config(opt_level=3)\n    return ctx\n",
+        HEAD + "run_with(tvm.transform.PassContext(opt_level=3))\n",
+        # not TVM's
+        "class PassContext:\n    pass\nPassContext()\n",
+    ]
+    INVALID = [
+        Case(HEAD + "relay.build_config(opt_level=3)\nlib = relay.build(mod, 'llvm')\n", expect="never entered"),
+        Case(HEAD + "tvm.transform.PassContext(opt_level=3)\n", expect="opt_level=3"),
+        Case(HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nprint(ctx.opt_level)\nlib = relay.build(mod, 'llvm')\n",
+             expect="never entered"),
+        Case("from tvm.ir.transform import PassContext\ndef f():\n    ctx = PassContext(opt_level=3)\n"
+             "    return relay.build(mod)\n", expect="never entered"),
+    ]
+
+    def finish(self) -> None:
+        for value in self.file.analysis.contexts:
+            if value.state in ("discarded", "bound", "created"):
+                self.report(
+                    value.node,
+                    f"{value.display} is created but never entered with `with`, so it has no effect: what runs "
+                    "after it still runs under the default context (opt_level 2, no required or disabled passes). "
+                    f"Write `with {value.display}:` around the passes or build it is meant for",
+                )

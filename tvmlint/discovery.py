@@ -1,0 +1,62 @@
+"""Which files a run checks: walk the paths given, skip what is never source."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterator, List, Sequence
+
+# Directories that hold no code of the user's own: VCS data, environments, builds, caches.
+SKIPPED_DIRS = frozenset(
+    {
+        ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
+        ".tvmlint_cache", ".tox", ".nox", ".venv", "venv", ".eggs", "build", "dist", "node_modules",
+        "site-packages", "__pypackages__", ".ipynb_checkpoints",
+    }
+)
+
+
+@dataclass
+class Discovery:
+    files: List[Path] = field(default_factory=list)
+    problems: List[str] = field(default_factory=list)  # unreadable directories and such
+
+
+def is_virtualenv(directory: str) -> bool:
+    return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
+
+
+def discover(paths: Sequence[Path], is_excluded: Callable[[Path], bool]) -> Discovery:
+    """Python files under `paths`; a file named explicitly is always checked."""
+    found = Discovery()
+    seen = set()
+
+    def add(path: Path) -> None:
+        key = os.path.normcase(os.path.abspath(path))
+        if key not in seen:
+            seen.add(key)
+            found.files.append(path)
+
+    for root in paths:
+        if root.is_file():
+            add(root)
+            continue
+        def on_error(error: OSError) -> None:
+            found.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")
+        for directory, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+            kept = []
+            for name in sorted(dirnames):
+                full = os.path.join(directory, name)
+                if name in SKIPPED_DIRS or name.endswith(".egg-info") or is_virtualenv(full):
+                    continue
+                if is_excluded(Path(full)):
+                    continue
+                kept.append(name)
+            dirnames[:] = kept
+            for name in sorted(filenames):
+                if name.endswith((".py", ".pyi")):
+                    path = Path(directory) / name
+                    if not is_excluded(path):
+                        add(path)
+    return found

@@ -1,0 +1,138 @@
+"""Checking one module's text: parse, analyse, run the selected rules."""
+
+from __future__ import annotations
+
+import ast
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, FrozenSet, List, Optional, Tuple
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from tvmlint.analysis import ModuleAnalysis
+from tvmlint.catalog import rule_info
+from tvmlint.contexts import ContextRef, PassCtx
+from tvmlint.diagnostics import Finding, Position
+from tvmlint.knowledge import get_knowledge
+from tvmlint.noqa import suppressions
+from tvmlint.rule import Deferred, FileContext
+from tvmlint.versions import Version
+
+PARSE_ERROR = "TVM001"
+
+
+@dataclass
+class CallFact:
+    callee: str
+    ctx: ContextRef
+    line: int
+    column: int
+
+
+@dataclass
+class FileResult:
+    """What one file contributes to a run; plain data, so it can cross processes and caches."""
+
+    path: str
+    module_name: str
+    version: Version
+    codes: FrozenSet[str]
+    findings: List[Finding] = field(default_factory=list)
+    deferred: List[Deferred] = field(default_factory=list)
+    callsites: List[CallFact] = field(default_factory=list)
+    escaped: List[str] = field(default_factory=list)
+    functions: List[str] = field(default_factory=list)
+    context_returns: Dict[str, List[PassCtx]] = field(default_factory=dict)
+    noqa: Dict[int, FrozenSet[str]] = field(default_factory=dict)
+
+
+def module_name_for(path: Path) -> Tuple[str, bool]:
+    """Dotted module name from the package directories above `path`, and whether it is a package."""
+    path = path.resolve() if path.exists() else path
+    is_package = path.name == "__init__.py"
+    parts = [] if is_package else [path.stem]
+    directory = path.parent
+    while (directory / "__init__.py").exists() and directory.parent != directory:
+        parts.insert(0, directory.name)
+        directory = directory.parent
+    return ".".join(parts) or path.stem, is_package
+
+
+def parse_error(path: str, codes: FrozenSet[str], line: int, column: int, why: str) -> List[Finding]:
+    if PARSE_ERROR not in codes:
+        return []
+    where = Position(max(line, 1), max(column, 1))
+    return [Finding(path, where, where, PARSE_ERROR, rule_info(PARSE_ERROR).severity, why)]
+
+
+def syntax_check(text: str, path: str, codes: FrozenSet[str]) -> List[Finding]:
+    """TVM001 for a file no other rule needs to read: the stdlib parser is enough and ten times cheaper."""
+    if PARSE_ERROR not in codes:
+        return []
+    try:
+        ast.parse(text, filename=path)
+    except SyntaxError as error:
+        return parse_error(path, codes, error.lineno or 1, error.offset or 1, f"The file could not be parsed: {error.msg}")
+    except (RecursionError, MemoryError, ValueError):
+        return parse_error(path, codes, 1, 1, "The file could not be parsed: it is too deeply nested")
+    return []
+
+
+def analyze_text(
+    text: str,
+    path: str,
+    codes: FrozenSet[str],
+    version: Version,
+    module_name: str,
+    is_package: bool = False,
+) -> FileResult:
+    """Check one module. Never raises for bad input: that becomes TVM001."""
+    result = FileResult(path, module_name, version, codes)
+    result.noqa = suppressions(text)
+    try:
+        module = cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        result.findings = parse_error(
+            path, codes, error.raw_line, error.raw_column + 1, f"The file could not be parsed: {error.message}"
+        )
+        return result
+    except RecursionError:
+        result.findings = parse_error(path, codes, 1, 1, "The file could not be parsed: it is too deeply nested")
+        return result
+    try:
+        return _analyze_module(module, text, result, is_package)
+    except RecursionError:
+        result.findings = parse_error(path, codes, 1, 1, "The file could not be analysed: it is too deeply nested")
+        return result
+
+
+def _analyze_module(module: cst.Module, text: str, result: FileResult, is_package: bool) -> FileResult:
+    from tvmlint.checks import all_rules
+
+    knowledge = get_knowledge(result.version)
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    positions = wrapper.resolve(PositionProvider)
+    analysis = ModuleAnalysis(knowledge, result.module_name, is_package, positions)
+    module.visit(analysis)
+    file = FileContext(result.path, text, module, positions, analysis, knowledge)
+    rules = [cls(file) for code, cls in all_rules().items() if code in result.codes and code != PARSE_ERROR]
+    for rule in rules:
+        rule.start()
+    walkers = [rule for rule in rules if rule.get_visitors()]
+    if walkers:
+        cst.visit_batched(module, walkers)
+    for rule in rules:
+        rule.finish()
+    result.findings = file.findings
+    result.deferred = file.deferred
+    for site in analysis.callsites:
+        where = positions[site.node].start
+        result.callsites.append(CallFact(site.callee, site.ctx, where.line, where.column + 1))
+    result.escaped = list(analysis.escaped_functions)
+    result.functions = list(analysis.functions)
+    result.context_returns = {
+        name: [ctx for ctx in ctxs if isinstance(ctx, PassCtx)] for name, ctxs in analysis.context_returns.items()
+    }
+    return result

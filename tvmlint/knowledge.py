@@ -1,0 +1,261 @@
+"""The knowledge in rules/*.toml, seen from one target TVM version.
+
+Code asks this module what a pass, a context factory or a runner is; it never
+hard-codes a pass name, a level or a release.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+
+from tvmlint.versions import Version, format_version, in_range, parse_version
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on old interpreters only
+    import tomli as tomllib
+
+RULES_DIR_ENV = "TVMLINT_RULES_DIR"
+
+
+def rules_dir() -> Path:
+    """Where the rules/ data lives: $TVMLINT_RULES_DIR, the wheel's copy, or the checkout's."""
+    override = os.environ.get(RULES_DIR_ENV)
+    if override:
+        return Path(override)
+    packaged = Path(__file__).parent / "rules_data"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "rules"
+
+
+@functools.lru_cache(maxsize=None)
+def _load(directory: str, name: str) -> dict:
+    path = Path(directory) / name
+    if not path.exists():
+        return {}
+    with path.open("rb") as handle:
+        return tomllib.load(handle)
+
+
+def load_table(name: str) -> dict:
+    return _load(str(rules_dir()), name)
+
+
+def data_fingerprint() -> str:
+    """A hash of every rules/ file, so caches notice when the knowledge changes."""
+    digest = hashlib.sha256()
+    root = rules_dir()
+    for path in sorted(root.rglob("*.toml")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def known_releases() -> List[str]:
+    return list(load_table("versions.toml").get("releases", []))
+
+
+def newest_release() -> Version:
+    return parse_version(load_table("versions.toml").get("newest", "0.27"))
+
+
+@dataclass(frozen=True)
+class Member:
+    """A pass as a Sequential sees it: its registered name and level."""
+
+    name: str
+    opt_level: int
+    via: Optional[str] = None  # the wrapper Sequential it sits in, when flattened
+
+
+@dataclass(frozen=True)
+class PassSpec:
+    name: str
+    kind: str
+    opt_level: int
+    api: Tuple[str, ...]
+    members: Tuple[Member, ...] = ()
+    required: Tuple[str, ...] = ()
+    source: str = ""
+
+    @property
+    def is_sequential(self) -> bool:
+        return self.kind == "sequential"
+
+
+@dataclass(frozen=True)
+class ContextFactory:
+    api: Tuple[str, ...]
+    params: Tuple[str, ...]
+    default_opt_level: int
+    kwargs_passthrough: bool = False
+
+
+@dataclass(frozen=True)
+class SequentialClass:
+    api: Tuple[str, ...]
+    params: Tuple[str, ...]
+    default_opt_level: int
+    default_name: str
+
+
+@dataclass(frozen=True)
+class PassDecorator:
+    api: Tuple[str, ...]
+    kind: str
+    params: Tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Runner:
+    api: Tuple[str, ...]
+    report: str
+    runs: Tuple[Member, ...]
+    source: str = ""
+
+
+def _entry_applies(entry: dict, version: Version) -> bool:
+    return in_range(version, entry.get("since"), entry.get("until"))
+
+
+def _with_history(entry: dict, version: Version) -> dict:
+    """Apply an entry's `history` rows (older levels or kinds) for `version`."""
+    resolved = dict(entry)
+    for row in entry.get("history", []):
+        if in_range(version, row.get("since"), row.get("until")):
+            resolved.update({k: v for k, v in row.items() if k not in ("since", "until", "source")})
+    return resolved
+
+
+def _members(rows: Iterable[dict]) -> Tuple[Member, ...]:
+    # `optional` steps run only when the user opts in (auto_scheduler, meta_schedule layout rewrites)
+    return tuple(
+        Member(row["name"], int(row["opt_level"]), row.get("via")) for row in rows if not row.get("optional")
+    )
+
+
+class Knowledge:
+    """Every table, filtered to what exists at one TVM release."""
+
+    def __init__(self, version: Version):
+        self.version = version
+        self.version_text = format_version(version)
+        passes = load_table("passes.toml")
+        self.default_opt_level: int = int(passes.get("meta", {}).get("default_opt_level", 2))
+
+        self.passes_by_api: Dict[str, PassSpec] = {}
+        self.passes_by_name: Dict[str, PassSpec] = {}
+        for raw in passes.get("pass", []):
+            if not _entry_applies(raw, version):
+                continue
+            entry = _with_history(raw, version)
+            spec = PassSpec(
+                name=entry["name"],
+                kind=entry["kind"],
+                opt_level=int(entry["opt_level"]),
+                api=tuple(entry.get("api", [])),
+                members=_members(entry.get("members", [])),
+                required=tuple(entry.get("required", [])),
+                source=entry.get("source", ""),
+            )
+            for api in spec.api:
+                self.passes_by_api[api] = spec
+            self.passes_by_name.setdefault(spec.name, spec)
+            for member in spec.members:
+                self.passes_by_name.setdefault(
+                    member.name, PassSpec(member.name, "function", member.opt_level, ())
+                )
+
+        self.sequential_classes: Dict[str, SequentialClass] = {}
+        for raw in passes.get("sequential_class", []):
+            if _entry_applies(raw, version):
+                spec = SequentialClass(
+                    tuple(raw["api"]),
+                    tuple(raw.get("params", ["passes", "opt_level", "name", "required"])),
+                    int(raw.get("default_opt_level", 0)),
+                    raw.get("default_name", "sequential"),
+                )
+                for api in spec.api:
+                    self.sequential_classes[api] = spec
+
+        self.decorators: Dict[str, PassDecorator] = {}
+        for raw in passes.get("decorator", []):
+            if _entry_applies(raw, version):
+                spec = PassDecorator(
+                    tuple(raw["api"]),
+                    raw.get("kind", "module"),
+                    tuple(raw.get("params", ["pass_func", "opt_level", "name", "required"])),
+                )
+                for api in spec.api:
+                    self.decorators[api] = spec
+
+        contexts = load_table("contexts.toml")
+        self.context_factories: Dict[str, ContextFactory] = {}
+        for raw in contexts.get("context", []):
+            if _entry_applies(raw, version):
+                spec = ContextFactory(
+                    tuple(raw["api"]),
+                    tuple(raw.get("params", ["opt_level", "required_pass", "disabled_pass"])),
+                    int(raw.get("default_opt_level", self.default_opt_level)),
+                    bool(raw.get("kwargs_passthrough", False)),
+                )
+                for api in spec.api:
+                    self.context_factories[api] = spec
+        self.current_context_apis: FrozenSet[str] = frozenset(
+            api
+            for raw in contexts.get("current", [])
+            if _entry_applies(raw, version)
+            for api in raw["api"]
+        )
+
+        self.runners: Dict[str, Runner] = {}
+        for raw in load_table("runners.toml").get("runner", []):
+            if _entry_applies(raw, version):
+                spec = Runner(
+                    tuple(raw["api"]),
+                    raw.get("report", "TVM101"),
+                    _members(raw.get("runs", [])),
+                    raw.get("source", ""),
+                )
+                for api in spec.api:
+                    self.runners[api] = spec
+
+    def pass_for_api(self, qualname: str) -> Optional[PassSpec]:
+        return self.passes_by_api.get(qualname)
+
+    def registered_names(self) -> FrozenSet[str]:
+        return frozenset(self.passes_by_name)
+
+    def gated_members(self, spec: PassSpec) -> Tuple[Member, ...]:
+        """What a Sequential runner checks against the context when it runs `spec`.
+
+        A Sequential wrapper contributes its own level and then its members, each
+        gated by the same context; a plain pass contributes itself.
+        """
+        if spec.is_sequential:
+            return tuple(Member(m.name, m.opt_level, spec.name) for m in spec.members)
+        return (Member(spec.name, spec.opt_level),)
+
+    def api_prefixes(self) -> FrozenSet[str]:
+        """Every qualified name the gating analysis cares about."""
+        names = set(self.passes_by_api)
+        names.update(self.sequential_classes, self.decorators, self.context_factories)
+        names.update(self.current_context_apis, self.runners)
+        return frozenset(names)
+
+
+@functools.lru_cache(maxsize=None)
+def knowledge_for(version: Version, directory: Optional[str] = None) -> Knowledge:
+    # `directory` keys the cache so a changed $TVMLINT_RULES_DIR is honoured.
+    return Knowledge(version)
+
+
+def get_knowledge(version: Version) -> Knowledge:
+    return knowledge_for(version, str(rules_dir()))

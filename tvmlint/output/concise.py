@@ -1,0 +1,14 @@
+"""`path:line:col: CODE message`, one per line, for editors' error parsers and grep."""
+
+from __future__ import annotations
+
+from typing import Sequence, TextIO
+
+from tvmlint.diagnostics import Finding
+from tvmlint.output.summary import summary_line
+
+
+def render(findings: Sequence[Finding], files: int, stream: TextIO, **_: object) -> None:
+    for finding in findings:
+        stream.write(f"{finding.path}:{finding.start.line}:{finding.start.column}: {finding.code} {finding.message}\n")
+    stream.write(summary_line(findings, files) + "\n")

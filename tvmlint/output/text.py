@@ -1,0 +1,56 @@
+"""The default, for people: findings grouped by file, each with the line it points at."""
+
+from __future__ import annotations
+
+import os
+from itertools import groupby
+from typing import Dict, List, Optional, Sequence, TextIO
+
+from rich.console import Console
+from rich.markup import escape
+
+from tvmlint.diagnostics import Finding
+from tvmlint.output.summary import summary_line
+
+STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+
+
+def _source_lines(path: str, cache: Dict[str, Optional[List[str]]], sources: Dict[str, str]) -> Optional[List[str]]:
+    if path not in cache:
+        text = sources.get(path)
+        if text is None:
+            try:
+                with open(path, encoding="utf-8", errors="replace") as handle:
+                    text = handle.read()
+            except OSError:
+                text = None
+        cache[path] = text.splitlines() if text is not None else None
+    return cache[path]
+
+
+def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None, **_: object) -> None:
+    color = None if stream.isatty() and "NO_COLOR" not in os.environ else False
+    console = Console(file=stream, no_color=color is False, force_terminal=None if color is None else False,
+                      highlight=False, soft_wrap=True, emoji=False)
+    cache: Dict[str, Optional[List[str]]] = {}
+    for path, group in groupby(findings, key=lambda f: f.path):
+        console.print(f"[bold]{escape(path)}[/bold]")
+        lines = _source_lines(path, cache, sources or {})
+        for finding in group:
+            style = STYLE.get(finding.severity, "bold")
+            console.print(
+                f"  {finding.start.line}:{finding.start.column} [{style}]{finding.code}[/{style}] "
+                f"[dim]{finding.severity}[/dim] {escape(finding.message)}"
+            )
+            if lines and 0 < finding.start.line <= len(lines):
+                text = lines[finding.start.line - 1]
+                console.print(f"    [dim]{finding.start.line:>4} |[/dim] {escape(text)}")
+                width = max(1, (finding.end.column - finding.start.column) if finding.end.line == finding.start.line else len(text) - finding.start.column + 1)
+                console.print(f"    [dim]     |[/dim] {' ' * (finding.start.column - 1)}[{style}]{'^' * width}[/{style}]")
+            if finding.fix:
+                console.print(f"    [dim]fix ({finding.fix.applicability}):[/dim] {escape(finding.fix.message)}")
+            if finding.confirmation is not None:
+                verdict = {True: "confirmed", False: "refuted", None: "unconfirmed"}[finding.confirmed]
+                console.print(f"    [dim]{verdict} by the installed TVM:[/dim] {escape(finding.confirmation)}")
+        console.print("")
+    console.print(summary_line(findings, files))

@@ -1,0 +1,113 @@
+"""Following contexts across the project's own functions and modules.
+
+A pass run inside a function with no `with` of its own runs under its callers'
+contexts. A function is judged under every context some call of it provides;
+a function that nothing in the analysed code calls by name (a public API, a
+callback handed to TVM, a decorated hook) has an unknown context and is not
+judged at all: precision first.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import replace
+from typing import Dict, Iterable, List, Sequence, Set, Tuple
+
+from tvmlint.catalog import rule_info
+from tvmlint.contexts import ContextRef, FromCall, Inherited, PassCtx
+from tvmlint.diagnostics import Finding
+from tvmlint.engine import CallFact, FileResult
+
+# (context, the chain of calls that brought it: "fold is called from app.py:12")
+Reached = Tuple[PassCtx, Tuple[str, ...]]
+
+
+class Project:
+    def __init__(self, results: Sequence[FileResult]):
+        self.results = results
+        owners: Dict[str, List[str]] = defaultdict(list)
+        for result in results:
+            for function in result.functions:
+                owners[function].append(result.path)
+        # a name defined by two files cannot be resolved to one of them
+        self.functions = {name for name, paths in owners.items() if len(paths) == 1}
+        self.escaped: Set[str] = {name for result in results for name in result.escaped}
+        self.calls: Dict[str, List[Tuple[FileResult, CallFact]]] = defaultdict(list)
+        for result in results:
+            for call in result.callsites:
+                if call.callee in self.functions:
+                    self.calls[call.callee].append((result, call))
+        self.returns: Dict[str, List[PassCtx]] = {}
+        for result in results:
+            self.returns.update(result.context_returns)
+        self._memo: Dict[str, List[Reached]] = {}
+
+    def sensitive_functions(self) -> Set[str]:
+        """Functions whose context matters to some deferred finding, directly or through calls."""
+        found: Set[str] = set()
+        todo = [d.ctx.function for r in self.results for d in r.deferred if isinstance(d.ctx, Inherited)]
+        callers_inherit: Dict[str, Set[str]] = defaultdict(set)
+        for result in self.results:
+            for call in result.callsites:
+                if isinstance(call.ctx, Inherited):
+                    callers_inherit[call.callee].add(call.ctx.function)
+        while todo:
+            name = todo.pop()
+            if name in found:
+                continue
+            found.add(name)
+            todo.extend(callers_inherit.get(name, ()))
+        return found
+
+    def reach(self, ctx: ContextRef, seen: frozenset = frozenset()) -> List[Reached]:
+        if isinstance(ctx, PassCtx):
+            return [(ctx, ())]
+        if isinstance(ctx, FromCall):
+            returned = self.returns.get(ctx.function)
+            if returned:
+                return [(c, ()) for c in returned]
+            return self.reach(ctx.outer, seen)
+        return self._callers_of(ctx.function, seen)
+
+    def _callers_of(self, function: str, seen: frozenset) -> List[Reached]:
+        if function in seen or function in self.escaped or function not in self.functions:
+            return []
+        if function in self._memo:
+            return self._memo[function]
+        reached: List[Reached] = []
+        for result, call in self.calls.get(function, ()):
+            link = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
+            for found, chain in self.reach(call.ctx, seen | {function}):
+                reached.append((found, (link,) + chain))
+        self._memo[function] = reached
+        return reached
+
+    @staticmethod
+    def _display(function: str, caller_module: str) -> str:
+        # the module part is noise when the caller is in the same module
+        prefix = caller_module + "."
+        return function[len(prefix):] if function.startswith(prefix) else function
+
+    def findings(self, judges) -> Dict[str, List[Finding]]:
+        """Deferred findings judged under every context that reaches them, per file."""
+        out: Dict[str, List[Finding]] = defaultdict(list)
+        for result in self.results:
+            for deferred in result.deferred:
+                judge = judges.get(deferred.code)
+                if judge is None:
+                    continue
+                for ctx, chain in self.reach(deferred.ctx):
+                    message = judge(deferred.payload, ctx)
+                    if message is None:
+                        continue
+                    if chain:
+                        message = f"{message} ({'; '.join(chain)})"
+                    fix = deferred.fix if isinstance(deferred.ctx, PassCtx) else None
+                    out[result.path].append(
+                        Finding(
+                            result.path, deferred.start, deferred.end, deferred.code,
+                            rule_info(deferred.code).severity, message, fix,
+                        )
+                    )
+                    break  # one finding per site: the first context that gets it wrong
+        return out

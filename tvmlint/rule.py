@@ -1,0 +1,119 @@
+"""What a rule is: a small libcst visitor with its own valid and invalid cases.
+
+A rule sees the module after `tvmlint.analysis` has walked it, so it can ask for
+the qualified name of any expression and for the context around any call. Most
+rules report directly. Rules whose verdict depends on the PassContext a
+function's callers provide (TVM101, TVM108) `defer` instead; the engine
+resolves the context across the project and asks the rule's `judge`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Dict, List, Optional, Sequence, Union
+
+import libcst as cst
+from libcst.metadata import CodeRange
+
+from tvmlint.analysis import ModuleAnalysis
+from tvmlint.catalog import RuleInfo, rule_info
+from tvmlint.contexts import ContextRef, PassCtx
+from tvmlint.diagnostics import Finding, Fix, Position
+from tvmlint.knowledge import Knowledge
+
+
+@dataclass(frozen=True)
+class Case:
+    """A test case that lives beside its rule.
+
+    `expect` is a fragment every finding's message must contain (INVALID only);
+    `fixed` is the source after `tvmlint fix --unsafe-fixes` (INVALID only).
+    `files` adds more modules to the same run, for cross-module cases.
+    """
+
+    code: str
+    expect: Optional[str] = None
+    target: Optional[str] = None
+    fixed: Optional[str] = None
+    files: Dict[str, str] = field(default_factory=dict)
+    count: int = 1
+
+
+CaseLike = Union[str, Case]
+
+
+@dataclass
+class Deferred:
+    """A finding that depends on the context `ctx` resolves to."""
+
+    code: str
+    start: Position
+    end: Position
+    ctx: ContextRef
+    payload: Any
+    fix: Optional[Fix] = None
+
+
+class FileContext:
+    """Everything the rules of one file share."""
+
+    def __init__(
+        self,
+        path: str,
+        text: str,
+        module: cst.Module,
+        positions: Dict[cst.CSTNode, CodeRange],
+        analysis: ModuleAnalysis,
+        knowledge: Knowledge,
+    ):
+        self.path = path
+        self.text = text
+        self.lines = text.splitlines(keepends=True)
+        self.module = module
+        self.positions = positions
+        self.analysis = analysis
+        self.knowledge = knowledge
+        self.findings: List[Finding] = []
+        self.deferred: List[Deferred] = []
+
+    def span(self, node: cst.CSTNode) -> tuple:
+        where = self.positions[node]
+        return Position(where.start.line, where.start.column + 1), Position(where.end.line, where.end.column + 1)
+
+    def qualname(self, node: cst.CSTNode) -> Optional[str]:
+        return self.analysis.qualnames.get(node)
+
+
+class Rule(cst.BatchableCSTVisitor):
+    code: ClassVar[str]
+    VALID: ClassVar[Sequence[CaseLike]] = ()
+    INVALID: ClassVar[Sequence[CaseLike]] = ()
+
+    def __init__(self, file: FileContext):
+        super().__init__()
+        self.file = file
+
+    @classmethod
+    def info(cls) -> RuleInfo:
+        return rule_info(cls.code)
+
+    def start(self) -> None:
+        """Called after the analysis, before the walk: rules built on its events work here."""
+
+    def finish(self) -> None:
+        """Called after the walk."""
+
+    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
+        start, end = self.file.span(node)
+        self.file.findings.append(
+            Finding(self.file.path, start, end, self.code, self.info().severity, message, fix)
+        )
+
+    def defer(self, node: cst.CSTNode, ctx: ContextRef, payload: Any, fix: Optional[Fix] = None) -> None:
+        start, end = self.file.span(node)
+        self.file.deferred.append(Deferred(self.code, start, end, ctx, payload, fix))
+
+    @classmethod
+    def judge(cls, payload: Any, ctx: PassCtx) -> Optional[str]:
+        """The message when `payload` is a mistake under `ctx`, else None."""
+        raise NotImplementedError

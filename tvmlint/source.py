@@ -1,0 +1,40 @@
+"""Reading a file's bytes into text the way Python would, remembering how to write it back."""
+
+from __future__ import annotations
+
+import io
+import tokenize
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+
+@dataclass(frozen=True)
+class SourceText:
+    text: str
+    encoding: str  # as declared (BOM / coding cookie) or utf-8
+    bom: bool
+
+    def encode(self, text: str) -> bytes:
+        data = text.encode(self.encoding)
+        if self.bom and not data.startswith(b"\xef\xbb\xbf"):
+            data = b"\xef\xbb\xbf" + data
+        return data
+
+
+def decode(data: bytes) -> Tuple[Optional[SourceText], Optional[str]]:
+    """(source, None), or (None, why it cannot be decoded)."""
+    if b"\x00" in data:
+        return None, "the file contains a NUL byte: it is not Python source"
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError as error:
+        return None, f"cannot determine the encoding: {error.msg if hasattr(error, 'msg') else error}"
+    bom = data.startswith(b"\xef\xbb\xbf")
+    if encoding == "utf-8-sig":
+        encoding = "utf-8"
+        data = data[3:] if bom else data
+    try:
+        text = data.decode(encoding)
+    except (UnicodeDecodeError, LookupError) as error:
+        return None, f"cannot decode the file as {encoding}: {error}"
+    return SourceText(text, encoding, bom), None
