@@ -500,15 +500,11 @@ class ModuleAnalysis(cst.CSTVisitor):
             qualname = f"{self._scope.qualname}.<locals>.{node.name.value}"
         binding: object = FunctionValue(qualname)
         for decorator in node.decorators:
-            target = decorator.decorator
-            if isinstance(target, cst.Call):
-                qual = self.qualname_of(target.func)
-                spec = self.k.decorators.get(qual) if qual else None
-                if spec is not None:
-                    params = tuple(p for p in spec.params if p != "pass_func")
-                    binding = PassValue(self._gated_from_decorator(target, params, node.name.value), node.name.value)
-                    continue
-            self.escaped_functions.append(qualname)  # decorated: called by whoever the decorator gives it to
+            made, gated = self._pass_decorator(decorator, node.name.value)
+            if made:
+                binding = PassValue(gated, node.name.value)
+            else:
+                self.escaped_functions.append(qualname)  # called by whoever the decorator hands it to
         self._bind(node.name.value, binding)
         self.functions.append(qualname)
         self._scope = Scope("function", qualname=qualname, parent=self._scope)
@@ -532,6 +528,18 @@ class ModuleAnalysis(cst.CSTVisitor):
         self._frames.pop()
         self._scope = self._scope.parent or self._scope
 
+    def _pass_decorator(self, decorator: cst.Decorator, default_name: str) -> Tuple[bool, Optional[Gated]]:
+        """(True, the pass) when `decorator` is one of TVM's pass decorators, called with its level."""
+        target = decorator.decorator
+        if not isinstance(target, cst.Call):
+            return False, None
+        qual = self.qualname_of(target.func)
+        spec = self.k.decorators.get(qual) if qual else None
+        if spec is None:
+            return False, None
+        params = tuple(p for p in spec.params if p != "pass_func")
+        return True, self._gated_from_decorator(target, params, default_name)
+
     @staticmethod
     def _parameter_names(params: cst.Parameters) -> List[str]:
         names = [p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)]
@@ -543,15 +551,9 @@ class ModuleAnalysis(cst.CSTVisitor):
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         binding: object = LOCAL
         for decorator in node.decorators:
-            target = decorator.decorator
-            if isinstance(target, cst.Call):
-                qual = self.qualname_of(target.func)
-                spec = self.k.decorators.get(qual) if qual else None
-                if spec is not None:
-                    params = tuple(p for p in spec.params if p != "pass_func")
-                    binding = PassFactoryValue(
-                        self._gated_from_decorator(target, params, node.name.value), node.name.value
-                    )
+            made, gated = self._pass_decorator(decorator, node.name.value)
+            if made:
+                binding = PassFactoryValue(gated, node.name.value)
         self._bind(node.name.value, binding)
         self._scope = Scope("class", qualname=f"{self._scope.qualname}.{node.name.value}", parent=self._scope)
 
