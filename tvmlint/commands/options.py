@@ -1,0 +1,42 @@
+"""Options several commands share."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import List
+
+
+def codes(text: str) -> List[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def add_selection_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
+    parser.add_argument("--target-version", metavar="X.Y", help="the TVM release to check against, e.g. 0.18")
+    parser.add_argument("--select", type=codes, metavar="CODES", help="comma-separated rule codes or prefixes to check (replaces the defaults)")
+    parser.add_argument("--extend-select", type=codes, default=[], metavar="CODES", help="rules to add to the selection")
+    parser.add_argument("--ignore", type=codes, default=[], metavar="CODES", help="rules to leave out")
+    parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this pyproject.toml for every file")
+
+
+def overrides_from(args: argparse.Namespace):
+    from tvmlint.config import Overrides
+
+    return Overrides(
+        target_version=args.target_version,
+        select=tuple(args.select) if args.select is not None else None,
+        ignore=tuple(args.ignore),
+        extend_select=tuple(args.extend_select),
+        config=args.config,
+    )
+
+
+def existing_paths(args: argparse.Namespace) -> List[Path]:
+    from tvmlint.commands import UsageError
+
+    paths = args.paths or [Path(".")]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    return paths
