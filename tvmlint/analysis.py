@@ -83,6 +83,13 @@ class ImportBinding:
 LOCAL = object()  # a name bound by the checked code itself: never TVM's
 
 
+@dataclass
+class Ambiguous:
+    """A name bound to different tracked values on different paths (if/else, try, loops)."""
+
+    candidates: List[object]
+
+
 # --- events -------------------------------------------------------------------------
 
 
@@ -119,10 +126,16 @@ class Scope:
 class Frame:
     base: ContextRef
     pushed: List[ContextRef] = field(default_factory=list)
+    branches: int = 0  # enclosing if/try/loop blocks within this function
 
     @property
     def current(self) -> ContextRef:
         return self.pushed[-1] if self.pushed else self.base
+
+
+# A `with` whose item might be a PassContext tvmlint cannot see (a parameter, an attribute of
+# an object, a name bound on several paths): nothing under it is judged.
+UNSEEN_CONTEXT = PassCtx(None, None, None, "a `with` whose context tvmlint cannot see")
 
 
 def dotted(node: cst.BaseExpression) -> Optional[str]:
@@ -279,6 +292,15 @@ class ModuleAnalysis(cst.CSTVisitor):
 
     def _bind(self, name: str, value: object) -> None:
         self._scope.bindings[name] = value
+
+    def _bind_value(self, name: str, value: object) -> None:
+        """Bind the result of an assignment; inside a branch, a second tracked value makes it ambiguous."""
+        previous = self._scope.bindings.get(name)
+        tracked = (ContextValue, PassValue, SequentialValue, ListValue, Ambiguous)
+        if self._frames[-1].branches and isinstance(previous, tracked) and previous is not value:
+            olds = previous.candidates if isinstance(previous, Ambiguous) else [previous]
+            value = Ambiguous(olds + [value])
+        self._bind(name, value)
 
     def _absolute_module(self, node: cst.ImportFrom) -> Optional[str]:
         module = dotted(node.module) if node.module is not None else None
@@ -581,6 +603,10 @@ class ModuleAnalysis(cst.CSTVisitor):
 
     def visit_For(self, node: cst.For) -> None:
         self._bind_target(node.target, LOCAL)
+        self._enter_branch(node)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._leave_branch(original_node)
 
     def visit_CompFor(self, node: cst.CompFor) -> None:
         self._bind_target(node.target, LOCAL)
@@ -594,12 +620,23 @@ class ModuleAnalysis(cst.CSTVisitor):
 
     def _bind_target(self, target: cst.BaseExpression, value: object) -> None:
         if isinstance(target, cst.Name):
-            self._bind(target.value, value if value is not None else LOCAL)
+            self._bind_value(target.value, value if value is not None else LOCAL)
         elif isinstance(target, (cst.Tuple, cst.List)):
             for element in target.elements:
                 self._bind_target(element.value, LOCAL)
         elif isinstance(target, cst.StarredElement):
             self._bind_target(target.value, LOCAL)
+
+    # -- branches: a value bound in one of them is not known on every path -------------
+
+    def _enter_branch(self, node: cst.CSTNode) -> None:
+        self._frames[-1].branches += 1
+
+    def _leave_branch(self, original_node: cst.CSTNode) -> None:
+        self._frames[-1].branches -= 1
+
+    visit_If = visit_Try = visit_While = visit_Match = _enter_branch
+    leave_If = leave_Try = leave_While = leave_Match = _leave_branch
 
     # -- with ------------------------------------------------------------------------
 
@@ -624,10 +661,28 @@ class ModuleAnalysis(cst.CSTVisitor):
         if isinstance(value, ContextValue):
             value.state = "entered"
             return value.ctx
-        if isinstance(expr, cst.Call):
-            qualname = self.qualname_of(expr.func)
-            if qualname is not None and not self.is_tvm(qualname):
+        if isinstance(value, Ambiguous):
+            for candidate in value.candidates:
+                if isinstance(candidate, ContextValue):
+                    candidate.state = "entered"
+            return UNSEEN_CONTEXT
+        target = expr.func if isinstance(expr, cst.Call) else expr
+        qualname = self.qualname_of(target)
+        if qualname is not None:
+            if self.is_tvm(qualname):
+                return None  # TVM's own non-context managers: Target, apply_history_best, qconfig
+            if isinstance(expr, cst.Call):
                 return FromCall(qualname, self.current_context, self._line_hint(expr))
+            return UNSEEN_CONTEXT  # a module-level object imported from elsewhere
+        root = target
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if isinstance(root, cst.Name):
+            binding = self._lookup(root.value)
+            if binding is None and isinstance(expr, cst.Call) and root is target:
+                return None  # a builtin such as open()
+            if binding is None or binding is LOCAL or isinstance(binding, (ListValue,)):
+                return UNSEEN_CONTEXT  # a parameter, self.ctx, a name we cannot follow
         return None
 
     def _line_hint(self, node: cst.CSTNode) -> int:
@@ -651,6 +706,10 @@ class ModuleAnalysis(cst.CSTVisitor):
             self.qualname_of(node)
         elif isinstance(binding, ContextValue):
             self._mark_context_use(binding, node, parent)
+        elif isinstance(binding, Ambiguous):
+            for candidate in binding.candidates:
+                if isinstance(candidate, ContextValue):
+                    self._mark_context_use(candidate, node, parent)
         elif isinstance(binding, FunctionValue):
             if not (isinstance(parent, cst.Call) and parent.func is node):
                 self.escaped_functions.append(binding.qualname)

@@ -240,6 +240,7 @@ class SettingsResolver:
         self.cwd = (cwd or Path.cwd()).resolve()
         self._by_dir: Dict[Path, Settings] = {}
         self._fixed: Optional[Settings] = None
+        self.default()  # a bad flag is an error even when no file is checked
         if overrides.config is not None:
             path = overrides.config
             if not path.is_file():

@@ -49,6 +49,12 @@ class GatedPassSkipped(Rule):
         # a codegen hook TVM calls from inside relay.build
         FOLD + "@tvm.register_func('relay.ext.mine.optimize')\ndef hook(mod):\n"
         "    return relay.transform.FoldScaleAxis()(mod)\n",
+        # a context handed in by the caller, or chosen on two paths: not seen, not judged
+        FOLD + "def run(mod, ctx):\n    with ctx:\n        return relay.transform.FoldScaleAxis()(mod)\n\n"
+        "run(mod, tvm.transform.PassContext(opt_level=3))\n",
+        FOLD + "if fast:\n    ctx = tvm.transform.PassContext(opt_level=3)\nelse:\n"
+        "    ctx = tvm.transform.PassContext(opt_level=2)\nwith ctx:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        FOLD + "from settings import BUILD_CONTEXT\nwith BUILD_CONTEXT:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         # relax at the default level: nothing built in is above level 1
         "import tvm\nfrom tvm import relax\nmod = relax.transform.CanonicalizeBindings()(mod)\n",
         # the relay table does not apply to 0.27, where relay is gone (TVM201 says so)
@@ -87,6 +93,15 @@ class GatedPassSkipped(Rule):
              expect="opt_level 1"),
         Case(FOLD + "import contextlib\nwith contextlib.suppress(Exception), tvm.transform.PassContext(opt_level=2):\n"
              "    mod = relay.transform.FoldScaleAxis()(mod)\n", expect="opt_level 2"),
+        # a `with` that is plainly not a PassContext does not hide the default
+        Case(FOLD + "with open('log.txt', 'w') as log:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+             expect="default context"),
+        Case(FOLD + "with tvm.target.Target('llvm'):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+             expect="default context"),
+        # linear reassignment is followed: the second context is the one entered
+        Case(FOLD + "ctx = tvm.transform.PassContext(opt_level=3)\nwith ctx:\n    a = relay.transform.FoldScaleAxis()(mod)\n"
+             "ctx = tvm.transform.PassContext(opt_level=2)\nwith ctx:\n    b = relay.transform.FoldScaleAxis()(mod)\n",
+             expect="PassContext(opt_level=2) on line 6"),
         # required_pass names the wrapper, which the gate does not look at for members
         Case(FOLD + "with tvm.transform.PassContext(required_pass=['FoldScaleAxis']):\n"
              "    mod = relay.transform.FoldScaleAxis()(mod)\n", expect="names the wrapper"),

@@ -18,6 +18,9 @@ class PassContextNotEntered(Rule):
         HEAD + "def make():\n    return tvm.transform.PassContext(opt_level=3)\n",
         HEAD + "def make():\n    ctx = relay.build_config(opt_level=3)\n    return ctx\n",
         HEAD + "run_with(tvm.transform.PassContext(opt_level=3))\n",
+        # chosen on two paths, then entered
+        HEAD + "if fast:\n    ctx = tvm.transform.PassContext(opt_level=3)\nelse:\n"
+        "    ctx = tvm.transform.PassContext(opt_level=2)\nwith ctx:\n    lib = relay.build(mod)\n",
         # not TVM's
         "class PassContext:\n    pass\nPassContext()\n",
     ]

@@ -1,0 +1,102 @@
+"""`tvmlint check` as a user runs it: exit codes, formats, paths."""
+
+from __future__ import annotations
+
+import json
+
+from helpers import REPO, run_cli, write_tree
+
+SILENT = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+CLEAN = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldConstant()(mod)\n"
+CONFIG = '[tool.tvmlint]\ntarget-version = "0.19"\n'
+
+
+def test_exit_codes_and_summary(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "clean.py": CLEAN})
+    clean = run_cli("check", "--format", "concise", cwd=tmp_path)
+    assert clean.returncode == 0, clean.stderr
+    assert "All checks passed (1 file checked)." in clean.stdout
+
+    write_tree(tmp_path, {"bad.py": SILENT})
+    dirty = run_cli("check", "--format", "concise", cwd=tmp_path)
+    assert dirty.returncode == 1
+    assert dirty.stdout.splitlines()[0].startswith("bad.py:3:7: TVM101 ")
+    assert "Found 1 finding in 2 files checked." in dirty.stdout
+    assert run_cli("check", "--exit-zero", cwd=tmp_path).returncode == 0
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path):
+    missing = run_cli("check", "nope.py", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr.strip() == "tvmlint: error: no such file or directory: nope.py"
+    bad_select = run_cli("check", "--select", "TVM999", cwd=tmp_path)
+    assert bad_select.returncode == 2 and "unknown rule code 'TVM999'" in bad_select.stderr
+    bad_version = run_cli("check", "--target-version", "1.5", cwd=tmp_path)
+    assert bad_version.returncode == 2 and "not a release tvmlint knows" in bad_version.stderr
+    assert "Traceback" not in bad_select.stderr + bad_version.stderr + missing.stderr
+
+
+def test_json_format_keys(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "pkg/bad.py": SILENT})
+    result = run_cli("check", "--format", "json", cwd=tmp_path)
+    assert result.returncode == 1
+    [finding] = json.loads(result.stdout)
+    assert set(finding) == {
+        "path", "line", "column", "end_line", "end_column", "code", "severity", "message", "fix",
+    }
+    assert finding["path"] == "pkg/bad.py"
+    assert (finding["line"], finding["column"], finding["end_line"], finding["end_column"]) == (3, 7, 3, 43)
+    assert finding["code"] == "TVM101" and finding["severity"] == "error"
+    assert finding["fix"]["applicability"] == "unsafe" and finding["fix"]["safe"] is False
+    assert finding["fix"]["edits"][-1]["content"].startswith("with tvm.transform.PassContext(opt_level=3):")
+
+
+def test_text_format_has_no_colour_off_a_terminal(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "bad.py": SILENT})
+    for env in ({}, {"NO_COLOR": "1"}):
+        result = run_cli("check", cwd=tmp_path, env=env)
+        assert "\x1b[" not in result.stdout
+        assert "bad.py\n" in result.stdout
+        assert "3:7 TVM101 error" in result.stdout
+        assert "mod = relay.transform.FoldScaleAxis()(mod)" in result.stdout  # the code frame
+
+
+def test_paths_outside_the_working_directory_are_shown_as_given(tmp_path):
+    project = tmp_path / "project"
+    write_tree(project, {"pyproject.toml": CONFIG, "bad.py": SILENT})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    result = run_cli("check", "--format", "concise", str(project / "bad.py"), cwd=elsewhere)
+    assert result.stdout.startswith(f"{project / 'bad.py'}:3:7: TVM101")
+
+
+def test_directories_skip_environments_and_vcs(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": CONFIG,
+        ".git/hooks/x.py": SILENT,
+        ".venv/lib/x.py": SILENT,
+        "env/pyvenv.cfg": "home = /usr\n",
+        "env/lib/x.py": SILENT,
+        "build/x.py": SILENT,
+        "node_modules/x.py": SILENT,
+        "src/real.py": SILENT,
+    })
+    result = run_cli("check", "--format", "concise", cwd=tmp_path)
+    assert [line.split(":")[0] for line in result.stdout.splitlines()[:-1]] == ["src/real.py"]
+
+
+def test_rules_and_rule_docs():
+    listing = run_cli("rules", cwd=REPO)
+    assert listing.returncode == 0
+    assert "TVM101  gated-pass-skipped" in listing.stdout
+    docs = run_cli("rule", "tvm101", cwd=REPO)
+    assert docs.returncode == 0
+    for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):
+        assert heading in docs.stdout
+    unknown = run_cli("rule", "TVM999", cwd=REPO)
+    assert unknown.returncode == 2 and "unknown rule" in unknown.stderr
+
+
+def test_module_entry_point_and_version():
+    result = run_cli("--version", cwd=REPO)
+    assert result.returncode == 0 and result.stdout.startswith("tvmlint ")
