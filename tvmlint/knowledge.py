@@ -134,6 +134,11 @@ def _with_history(entry: dict, version: Version) -> dict:
     return resolved
 
 
+def entries_at(rows: Iterable[dict], version: Version) -> List[dict]:
+    """The raw table rows that exist at `version`, with their `history` applied."""
+    return [_with_history(row, version) for row in rows if _entry_applies(row, version)]
+
+
 def _members(rows: Iterable[dict]) -> Tuple[Member, ...]:
     # `optional` steps run only when the user opts in (auto_scheduler, meta_schedule layout rewrites)
     return tuple(
@@ -147,6 +152,7 @@ class Knowledge:
     def __init__(self, version: Version):
         self.version = version
         self.version_text = format_version(version)
+        self._api_prefixes: Optional[FrozenSet[str]] = None
         passes = load_table("passes.toml")
         self.default_opt_level: int = int(passes.get("meta", {}).get("default_opt_level", 2))
 
@@ -244,11 +250,13 @@ class Knowledge:
         return (Member(spec.name, spec.opt_level),)
 
     def api_prefixes(self) -> FrozenSet[str]:
-        """Every qualified name the gating analysis cares about."""
-        names = set(self.passes_by_api)
-        names.update(self.sequential_classes, self.decorators, self.context_factories)
-        names.update(self.current_context_apis, self.runners)
-        return frozenset(names)
+        """Every qualified name the gating analysis cares about (computed once: it is on the hot path)."""
+        if self._api_prefixes is None:
+            names = set(self.passes_by_api)
+            names.update(self.sequential_classes, self.decorators, self.context_factories)
+            names.update(self.current_context_apis, self.runners)
+            self._api_prefixes = frozenset(names)
+        return self._api_prefixes
 
 
 @functools.lru_cache(maxsize=None)
