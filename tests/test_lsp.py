@@ -1,0 +1,251 @@
+"""`tvmlint lsp` started as a subprocess and driven over stdio by a real LSP client (pytest-lsp)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from helpers import REPO
+
+SERVER = [sys.executable, "-m", "tvmlint", "lsp"]
+WAIT = 120  # seconds; the first check imports libcst and reads the rule tables
+
+BUFFER = (
+    "import tvm\n"
+    "from tvm import relay\n"
+    "\n"
+    "mod = relay.transform.FoldScaleAxis()(mod)\n"
+    "with relay.build_config(opt_level=3):\n"
+    "    lib = relay.build(mod, target=\"llvm\")\n"
+    "relay.build_config(opt_level=3)\n"
+)
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def client(lsp_client: LanguageClient, tmp_path):
+    # The buffer's directory holds the settings that apply to it; the file itself never exists on disk.
+    (tmp_path / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.19"\n', encoding="utf-8")
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=tmp_path.as_uri(),
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def publish_after(client: LanguageClient, send, uri: str) -> types.PublishDiagnosticsParams:
+    """Do `send`, then wait for the server to publish diagnostics for `uri`."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    waiter = client.protocol.wait_for_notification_async(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+    send()
+    while True:
+        params = await asyncio.wait_for(waiter, max(0.1, deadline - loop.time()))
+        if params.uri == uri:
+            return params
+        waiter = client.protocol.wait_for_notification_async(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+
+def open_buffer(client: LanguageClient, uri: str, text: str, version: int = 1) -> None:
+    client.text_document_did_open(types.DidOpenTextDocumentParams(
+        text_document=types.TextDocumentItem(uri=uri, language_id="python", version=version, text=text)
+    ))
+
+
+def apply(text: str, edits) -> str:
+    """Apply LSP text edits (all on BMP text here, so UTF-16 units are characters)."""
+    lines = text.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+
+    def offset(position: types.Position) -> int:
+        return starts[min(position.line, len(lines))] + position.character
+
+    for edit in sorted(edits, key=lambda e: offset(e.range.start), reverse=True):
+        text = text[: offset(edit.range.start)] + edit.new_text + text[offset(edit.range.end):]
+    return text
+
+
+@pytest.mark.asyncio
+async def test_diagnostics_fix_change_close(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "job.py").as_uri()
+    published = await publish_after(client, lambda: open_buffer(client, uri, BUFFER), uri)
+    by_code = {d.code: d for d in published.diagnostics}
+    assert set(by_code) == {"TVM101", "TVM103"}, [d.message for d in published.diagnostics]
+    fold = by_code["TVM101"]
+    assert fold.source == "tvmlint"
+    assert fold.severity == types.DiagnosticSeverity.Error
+    assert fold.code_description.href.endswith("/TVM101.toml")
+    assert "BackwardFoldScaleAxis (opt_level 3)" in fold.message
+    # line 4, columns 7..43 in tvmlint's 1-based counting
+    assert (fold.range.start.line, fold.range.start.character) == (3, 6)
+    assert (fold.range.end.line, fold.range.end.character) == (3, 42)
+    assert published.version == 1
+
+    actions = await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=fold.range,
+        context=types.CodeActionContext(diagnostics=[fold]),
+    ))
+    quick = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
+    assert len(quick) == 1, [a.title for a in actions]
+    action = quick[0]
+    assert action.title.startswith("TVM101: ") and "unsafe" in action.title
+    assert not action.is_preferred
+    fixed = apply(BUFFER, action.edit.changes[uri])
+    assert "with tvm.transform.PassContext(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n" in fixed
+    # the TVM101 fix is unsafe, and nothing else here has a safe one: no "fix all safe"
+    assert not [a for a in actions if a.kind and a.kind.startswith("source.fixAll")]
+
+    # the user takes the fix: an incremental change, as an editor sends it
+    change = types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+        content_changes=[
+            types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text)
+            for edit in action.edit.changes[uri]
+        ],
+    )
+    published = await publish_after(client, lambda: client.text_document_did_change(change), uri)
+    assert [d.code for d in published.diagnostics] == ["TVM103"]
+    assert published.version == 2
+    assert published.diagnostics[0].range.start.line == 7  # one line further down now
+
+    published = await publish_after(client, lambda: client.text_document_did_close(
+        types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    ), uri)
+    assert list(published.diagnostics) == []
+
+
+@pytest.mark.asyncio
+async def test_typing_burst_is_checked_once_at_the_end(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "burst.py").as_uri()
+    await publish_after(client, lambda: open_buffer(client, uri, "import tvm\n"), uri)
+    text = "import tvm\n"
+    addition = "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+
+    def type_quickly() -> None:
+        for version, char in enumerate(addition, start=2):
+            end = types.Position(line=text.count("\n") + addition[: version - 2].count("\n"),
+                                 character=len(addition[: version - 2].rsplit("\n", 1)[-1]))
+            client.text_document_did_change(types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangePartial(
+                    range=types.Range(start=end, end=end), text=char)],
+            ))
+
+    published = await publish_after(client, type_quickly, uri)
+    # debounced: the first diagnostics after the burst are for the last version, not an early one
+    assert published.version == len(addition) + 1
+    assert [d.code for d in published.diagnostics] == ["TVM101"]
+
+
+@pytest.mark.asyncio
+async def test_columns_are_utf16_code_units(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "emoji.py").as_uri()
+    text = 'from tvm import relay\nx = "\U0001F60B"; mod = relay.transform.FoldScaleAxis()(mod)\n'
+    published = await publish_after(client, lambda: open_buffer(client, uri, text), uri)
+    [fold] = published.diagnostics
+    line = text.splitlines()[1]
+    start = line.index("relay")
+    # the emoji is one character to tvmlint and two UTF-16 code units to the client
+    assert fold.range.start.character == start + 1
+    assert fold.range.end.character == len(line) + 1
+
+
+@pytest.mark.asyncio
+async def test_configuration_error_is_shown_in_the_buffer(client: LanguageClient, tmp_path):
+    project = tmp_path / "broken"
+    project.mkdir()
+    (project / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-versoin = "0.19"\n', encoding="utf-8")
+    uri = (project / "job.py").as_uri()
+    published = await publish_after(client, lambda: open_buffer(client, uri, BUFFER), uri)
+    [problem] = published.diagnostics
+    assert "target-versoin" in problem.message and "pyproject.toml" in problem.message
+    assert problem.severity == types.DiagnosticSeverity.Error
+
+
+@pytest.mark.asyncio
+async def test_other_languages_are_left_alone(client: LanguageClient, tmp_path):
+    toml_uri = (tmp_path / "notes.md").as_uri()
+    py_uri = (tmp_path / "after.py").as_uri()
+
+    def send() -> None:
+        client.text_document_did_open(types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=toml_uri, language_id="markdown", version=1,
+                                                 text="relay.transform.FoldScaleAxis()(mod)\n")))
+        open_buffer(client, py_uri, "import tvm\n")
+
+    # the markdown file gets nothing; the next thing published is the Python buffer's
+    published = await publish_after(client, send, py_uri)
+    assert list(published.diagnostics) == []
+    assert toml_uri not in client.diagnostics
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
+async def configured_client(lsp_client: LanguageClient, tmp_path):
+    await lsp_client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities("neovim"),
+        root_uri=tmp_path.as_uri(),
+        initialization_options={"target-version": "0.19", "ignore": ["TVM103"]},
+    ))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.asyncio
+async def test_initialization_options_set_the_target(configured_client: LanguageClient, tmp_path):
+    # no pyproject.toml here: without the options the installed apache-tvm (0.27, no Relay) would apply
+    uri = (tmp_path / "job.py").as_uri()
+    published = await publish_after(configured_client, lambda: open_buffer(configured_client, uri, BUFFER), uri)
+    assert [d.code for d in published.diagnostics] == ["TVM101"]
+
+
+def test_shutdown_and_exit_end_the_process(tmp_path):
+    async def session() -> int:
+        client = pytest_lsp.make_test_lsp_client()
+        await client.start_io(*SERVER)
+        result = await client.initialize_session(types.InitializeParams(
+            capabilities=client_capabilities("emacs"), root_uri=tmp_path.as_uri()))
+        assert result.server_info.name == "tvmlint"
+        await client.shutdown_session()  # shutdown, exit, then waits for the process
+        code = client._server.returncode
+        await client.stop()
+        return code
+
+    assert asyncio.run(asyncio.wait_for(session(), WAIT)) == 0
+
+
+def test_without_pygls_one_clear_line_and_exit_2(tmp_path):
+    # a pygls that cannot be imported, ahead of the real one on the path
+    (tmp_path / "pygls").mkdir()
+    (tmp_path / "pygls" / "__init__.py").write_text("raise ImportError(\"No module named 'pygls'\")\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    done = subprocess.run(SERVER, capture_output=True, text=True, env=env, cwd=tmp_path, timeout=WAIT,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "pip install 'tvmlint[lsp]'" in lines[0], done.stderr
+    assert done.stdout == ""
+
+
+def test_check_does_not_import_pygls(tmp_path):
+    probe = (
+        "import sys\nfrom tvmlint.cli import main\n"
+        "code = main(['check', sys.argv[1]])\n"
+        "print('pygls' in sys.modules, 'lsprotocol' in sys.modules)\n"
+    )
+    (tmp_path / "job.py").write_text(BUFFER, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "job.py")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=WAIT)
+    assert done.stdout.strip().splitlines()[-1] == "False False", done.stdout + done.stderr

@@ -1,0 +1,294 @@
+"""The language server: diagnostics for open buffers, each finding's fix as a code action.
+
+The server is a thin layer over `runner.check_text`: it keeps, per open
+document, the text it last checked and the findings, and turns them into LSP
+messages. Checks run on one worker thread so typing never waits on the event
+loop, and a newer version of a buffer always wins over an older check.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from lsprotocol import types
+from pygls import uris
+from pygls.lsp.server import LanguageServer
+
+from tvmlint import __version__
+from tvmlint.config import ConfigError, Overrides, Settings, SettingsResolver
+from tvmlint.diagnostics import Finding
+from tvmlint.edits import apply_edits
+from tvmlint.lsp.convert import SOURCE, diagnostic, quick_fix, split_lines, whole_change
+from tvmlint.runner import check_text
+
+log = logging.getLogger(__name__)
+
+DEBOUNCE_SECONDS = 0.3  # after the last keystroke; open and save check at once
+FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.tvmlint"
+FIX_ROUNDS = 10  # a fix can make room for another; stop when nothing changes
+PYTHON_SUFFIXES = (".py", ".pyi")
+
+
+@dataclass
+class Checked:
+    """One check of one buffer: the text as it was and what was found in it."""
+
+    version: Optional[int]
+    text: str
+    lines: List[str]
+    findings: List[Finding] = field(default_factory=list)
+    problem: Optional[str] = None  # a configuration error instead of findings
+
+
+def options_to_overrides(options: object) -> Overrides:
+    """initializationOptions use the keys of [tool.tvmlint]: target-version, select, extend-select, ignore, config."""
+    if not isinstance(options, dict):
+        return Overrides()
+
+    def codes(key: str) -> Tuple[str, ...]:
+        value = options.get(key) or ()
+        if isinstance(value, str):
+            value = value.split(",")
+        return tuple(str(item).strip() for item in value if str(item).strip())
+
+    select = codes("select") if "select" in options else None
+    config = options.get("config")
+    return Overrides(
+        target_version=options.get("target-version"),
+        select=select,
+        ignore=codes("ignore"),
+        extend_select=codes("extend-select"),
+        config=Path(config) if config else None,
+    )
+
+
+def apply_safe_fixes(text: str, path: Path, settings: Settings) -> str:
+    """The text with every safe fix applied; fixes whose edits would collide wait for the next round."""
+    for _ in range(FIX_ROUNDS):
+        taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
+        edits = []
+        for finding in check_text(text, path, settings):
+            fix = finding.fix
+            if fix is None or not fix.safe:
+                continue
+            spans = [((e.start.line, e.start.column), (e.end.line, e.end.column)) for e in fix.edits]
+            if any(not (end < other_start or other_end < start) for start, end in spans for other_start, other_end in taken):
+                continue
+            taken.extend(spans)
+            edits.extend(fix.edits)
+        fixed = apply_edits(text, edits) if edits else text
+        if fixed == text:
+            break
+        text = fixed
+    return text
+
+
+class TvmlintLanguageServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("tvmlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.overrides = Overrides()
+        self.checked: Dict[str, Checked] = {}
+        self.open: Set[str] = set()
+        self.pending: Dict[str, asyncio.Task] = {}
+        self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvmlint-check")
+
+    # -- what a check needs -------------------------------------------------------------
+
+    def root(self) -> Path:
+        root = self.workspace.root_path
+        return Path(root) if root else Path.cwd()
+
+    def path_of(self, uri: str) -> Path:
+        path = uris.to_fs_path(uri)
+        if path:
+            return Path(path)
+        # an unsaved, untitled buffer: the workspace's settings apply
+        return self.root() / "untitled.py"
+
+    def settings_for(self, path: Path) -> Settings:
+        # a fresh resolver each time, so an edited pyproject.toml applies to the next check
+        return SettingsResolver(self.overrides, cwd=self.root()).for_path(path)
+
+    def is_python(self, uri: str) -> bool:
+        document = self.workspace.get_text_document(uri)
+        return document.language_id == "python" or uri.endswith(PYTHON_SUFFIXES)
+
+    def run_check(self, uri: str, text: str, version: Optional[int]) -> Checked:
+        checked = Checked(version, text, split_lines(text))
+        path = self.path_of(uri)
+        try:
+            checked.findings = check_text(text, path, self.settings_for(path))
+        except ConfigError as error:
+            checked.problem = str(error)
+        return checked
+
+    # -- checking and publishing --------------------------------------------------------
+
+    async def refresh(self, uri: str) -> None:
+        document = self.workspace.get_text_document(uri)
+        text, version = document.source, document.version
+        loop = asyncio.get_running_loop()
+        checked = await loop.run_in_executor(self.worker, self.run_check, uri, text, version)
+        if uri not in self.open or self.workspace.get_text_document(uri).version != version:
+            return  # closed meanwhile, or a newer version has its own check coming
+        self.checked[uri] = checked
+        self.publish(uri, checked)
+
+    def publish(self, uri: str, checked: Checked) -> None:
+        codec = self.workspace.get_text_document(uri).position_codec
+        if checked.problem is not None:
+            start = types.Position(line=0, character=0)
+            diagnostics = [types.Diagnostic(
+                range=types.Range(start=start, end=start), message=f"tvmlint: {checked.problem}",
+                severity=types.DiagnosticSeverity.Error, source=SOURCE,
+            )]
+        else:
+            diagnostics = [diagnostic(finding, checked.lines, codec) for finding in checked.findings]
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, version=checked.version, diagnostics=diagnostics)
+        )
+
+    def cancel_pending(self, uri: str) -> None:
+        task = self.pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+
+    def check_soon(self, uri: str, delay: float) -> None:
+        self.cancel_pending(uri)
+
+        async def later() -> None:
+            await asyncio.sleep(delay)
+            try:
+                await self.refresh(uri)
+            finally:
+                if self.pending.get(uri) is task:
+                    del self.pending[uri]
+
+        task = asyncio.ensure_future(later())
+        self.pending[uri] = task
+
+    async def current(self, uri: str) -> Optional[Checked]:
+        """The check of the buffer as it is now, checking again if it has changed since."""
+        document = self.workspace.get_text_document(uri)
+        checked = self.checked.get(uri)
+        if checked is None or checked.version != document.version or checked.text != document.source:
+            loop = asyncio.get_running_loop()
+            checked = await loop.run_in_executor(self.worker, self.run_check, uri, document.source, document.version)
+        return checked
+
+    # -- code actions -------------------------------------------------------------------
+
+    async def code_actions(self, params: types.CodeActionParams) -> List[types.CodeAction]:
+        uri = params.text_document.uri
+        if uri not in self.open:
+            return []
+        checked = await self.current(uri)
+        if checked is None or checked.problem is not None:
+            return []
+        wanted = params.context.only
+        codec = self.workspace.get_text_document(uri).position_codec
+        actions: List[types.CodeAction] = []
+        if _wants(wanted, types.CodeActionKind.QuickFix.value):
+            for finding in checked.findings:
+                if finding.fix is None:
+                    continue
+                action = quick_fix(uri, finding, checked.lines, codec)
+                if action is not None and action.diagnostics and _overlaps(action.diagnostics[0].range, params.range):
+                    actions.append(action)
+        if _wants(wanted, FIX_ALL_KIND) and any(f.fix and f.fix.safe for f in checked.findings):
+            path = self.path_of(uri)
+            loop = asyncio.get_running_loop()
+            fixed = await loop.run_in_executor(
+                self.worker, apply_safe_fixes, checked.text, path, self.settings_for(path)
+            )
+            if fixed != checked.text:
+                actions.append(types.CodeAction(
+                    title="tvmlint: fix all safe fixes",
+                    kind=FIX_ALL_KIND,
+                    edit=whole_change(uri, checked.text, fixed, checked.lines, codec),
+                ))
+        return actions
+
+    def forget(self, uri: str) -> None:
+        self.cancel_pending(uri)
+        self.open.discard(uri)
+        self.checked.pop(uri, None)
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def _wants(only: Optional[Sequence[str]], kind: str) -> bool:
+    """Whether the client's `only` filter (hierarchical kinds: "source" covers "source.fixAll.x") admits `kind`."""
+    if not only:
+        return True
+    return any(kind == wanted or kind.startswith(f"{wanted}.") for wanted in only)
+
+
+def _overlaps(a: types.Range, b: types.Range) -> bool:
+    def key(position: types.Position) -> Tuple[int, int]:
+        return (position.line, position.character)
+
+    return not (key(a.end) < key(b.start) or key(b.end) < key(a.start))
+
+
+def build_server() -> TvmlintLanguageServer:
+    server = TvmlintLanguageServer()
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        server.overrides = options_to_overrides(params.initialization_options)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(params: types.DidOpenTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if server.is_python(uri):
+            server.open.add(uri)
+            await server.refresh(uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(params: types.DidChangeTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri in server.open:
+            server.check_soon(uri, DEBOUNCE_SECONDS)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
+    async def did_save(params: types.DidSaveTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri.endswith("pyproject.toml"):
+            # the settings may have changed for every open buffer
+            for other in list(server.open):
+                server.check_soon(other, 0)
+        elif uri in server.open:
+            server.cancel_pending(uri)
+            await server.refresh(uri)
+
+    @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(params: types.DidCloseTextDocumentParams) -> None:
+        uri = params.text_document.uri
+        if uri in server.open:
+            server.forget(uri)
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix, FIX_ALL_KIND]),
+    )
+    async def code_action(params: types.CodeActionParams) -> List[types.CodeAction]:
+        return await server.code_actions(params)
+
+    @server.feature(types.SHUTDOWN)
+    def shutdown(params: None) -> None:
+        for uri in list(server.pending):
+            server.cancel_pending(uri)
+        server.worker.shutdown(wait=False, cancel_futures=True)
+
+    return server
+
+
+def serve() -> None:
+    """Run over stdin/stdout until the client says exit (or closes the pipe)."""
+    logging.basicConfig(level=logging.WARNING, format="tvmlint lsp: %(levelname)s %(message)s")
+    build_server().start_io()
