@@ -1,0 +1,313 @@
+"""Where a module uses API the target release no longer has or deprecates, and the renames that fix it.
+
+Read from the analysis' resolved names, so aliases, `from ... import` and
+attribute paths reached through `import tvm` all count, and names the module
+binds itself (a local class called `relay`) never do. Each use is reported where
+it stands: the import, or the attribute path / call. A later use of a name whose
+import was already reported is not reported again, unless it says more: a
+different entry with a replacement at the target (`tir.Schedule` after
+`from tvm import tir` -> `tvm.s_tir.Schedule`).
+
+Fixes are text edits rendered from the source's own nodes; `import tvm` is
+added once when a replacement needs it. A rename is only written where it is
+exact: a conditional entry (build_config) only when the call's arguments are
+ones the replacement takes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import ClassVar, Dict, List, Optional, Set, Tuple
+
+import libcst as cst
+import libcst.matchers as m
+
+from tvmlint.analysis import ImportBinding, dotted
+from tvmlint.api_history import REMOVED, History, Use, get_history
+from tvmlint.diagnostics import Edit, Fix, Position
+from tvmlint.edits import tvm_import_edit
+from tvmlint.rule import FileContext, Rule
+from tvmlint.versions import format_version
+
+
+@dataclass
+class ApiFinding:
+    node: cst.CSTNode
+    status: str  # removed | deprecated
+    message: str
+    fix: Optional[Fix]
+
+
+_cache: "weakref.WeakKeyDictionary[FileContext, List[ApiFinding]]" = weakref.WeakKeyDictionary()
+
+
+def api_findings(file: FileContext) -> List[ApiFinding]:
+    """Every removed/deprecated use in the file (TVM201 and TVM202 share one pass)."""
+    if file not in _cache:
+        _cache[file] = _Collector(file).collect()
+    return _cache[file]
+
+
+class HistoryRule(Rule):
+    """TVM201 and TVM202: the same uses, split by what the target says about them."""
+
+    status: ClassVar[str]
+
+    def start(self) -> None:
+        for finding in api_findings(self.file):
+            if finding.status == self.status:
+                self.report(finding.node, finding.message, finding.fix)
+
+
+def _head(node: cst.BaseExpression) -> Optional[cst.Name]:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+class _Collector:
+    def __init__(self, file: FileContext):
+        self.file = file
+        self.history: History = get_history()
+        self.version = file.knowledge.version
+        self.target = format_version(self.version)
+        self.analysis = file.analysis
+        self.calls: Dict[cst.CSTNode, cst.Call] = {
+            call.func: call for call in self.analysis.context_at if isinstance(call, cst.Call)
+        }
+        self._tvm_ok: Optional[Tuple[Optional[Edit], bool]] = None
+        self.out: List[ApiFinding] = []
+
+    def collect(self) -> List[ApiFinding]:
+        in_imports = self._import_nodes()
+        for alias, full in self.analysis.import_refs:
+            use = self.history.use(full, self.version)
+            if use is not None:
+                self.out.append(ApiFinding(alias, use.status, self._message(use), self._import_fix(alias, use)))
+        inner = {node.value for node in self.analysis.qualnames if isinstance(node, cst.Attribute)}
+        for node, qualname in self.analysis.qualnames.items():
+            if node in inner or node in in_imports:
+                continue
+            use = self.history.use(qualname, self.version)
+            if use is None or self._said_at_import(node, use):
+                continue
+            self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
+        self._config_keys()
+        return self.out
+
+    # -- which uses to report --------------------------------------------------------
+
+    def _import_nodes(self) -> Set[cst.CSTNode]:
+        """Name chains inside import statements: they are reported as imports."""
+        found: Set[cst.CSTNode] = set()
+
+        def add(expr: Optional[cst.CSTNode]) -> None:
+            while isinstance(expr, cst.Attribute):
+                found.add(expr)
+                expr = expr.value
+            if expr is not None:
+                found.add(expr)
+
+        for alias, _ in self.analysis.import_refs:
+            if isinstance(alias, cst.ImportAlias):
+                add(alias.name)
+                if alias.asname is not None:
+                    add(alias.asname.name)
+            elif isinstance(alias, cst.ImportFrom):
+                add(alias.module)
+        for statement in m.findall(self.file.module, m.ImportFrom()):
+            add(statement.module)
+        return found
+
+    def _said_at_import(self, node: cst.CSTNode, use: Use) -> bool:
+        head = _head(node)
+        if head is None or head not in self.analysis.alias_of:
+            return False
+        head_use = self.history.use(self.analysis.qualnames.get(head, ""), self.version)
+        if head_use is None:
+            return False  # `import tvm.contrib.graph_runtime` binds `tvm`, which is fine
+        return use.replacement is None or use.replacement == head_use.replacement
+
+    # -- messages --------------------------------------------------------------------
+
+    def _message(self, use: Use) -> str:
+        symbol = use.symbol
+        where = "" if symbol.old == use.qualname else f" (`{symbol.old}`)"
+        if use.status == REMOVED:
+            text = f"`{use.qualname}` does not exist in TVM {self.target}: removed in {symbol.removed}{where}: {_sentence(symbol.advice)}"
+        else:
+            text = f"`{use.qualname}` is deprecated since TVM {symbol.deprecated}{where}"
+            if symbol.removed:
+                text += f" and removed in {symbol.removed}"
+            text += f": {_sentence(symbol.advice)}"
+        if use.replacement is not None and use.replaced is not None:
+            new_path = use.replacement + use.qualname[len(use.replaced):]
+            if new_path not in symbol.advice:
+                text += f" At {self.target} it is `{new_path}`."
+        return text
+
+    # -- fixes -----------------------------------------------------------------------
+
+    def _tvm_name(self) -> Tuple[Optional[Edit], bool]:
+        """(edit adding `import tvm` or None, whether `tvm` can be written here)."""
+        if self._tvm_ok is None:
+            file = self.file
+            edit, possible = tvm_import_edit(file.module, self.analysis._module_scope().bindings, file.positions, file.lines)
+            if possible:
+                # a `tvm` bound to anything else somewhere in the module (a parameter, a loop variable)
+                for name in m.findall(file.module, m.Name("tvm")):
+                    resolved = self.analysis.qualnames.get(name)
+                    if resolved is not None and resolved != "tvm":
+                        possible = False
+                        break
+                for bound in m.findall(file.module, m.Param(name=m.Name("tvm")) | m.AssignTarget(target=m.Name("tvm"))):
+                    possible = False
+                    break
+            self._tvm_ok = (edit, possible)
+        return self._tvm_ok
+
+    def _replace(self, node: cst.CSTNode, text: str) -> Edit:
+        start, end = self.file.span(node)
+        return Edit(start, end, text)
+
+    def _fix(self, use: Use, edits: List[Edit]) -> Fix:
+        return Fix(f"Replace `{use.replaced}` with `{use.replacement}`", tuple(edits), safe=True)
+
+    def _use_fix(self, node: cst.CSTNode, use: Use) -> Optional[Fix]:
+        if not use.fixable or use.replacement is None or use.replaced is None:
+            return None
+        if use.symbol.conditional and use.replaced == use.symbol.old and not self._call_allows(node, use):
+            return None
+        target = node
+        while isinstance(target, cst.Attribute) and self.analysis.qualnames.get(target) != use.replaced:
+            target = target.value
+        if self.analysis.qualnames.get(target) != use.replaced:
+            return None
+        head = _head(target)
+        head_q = self.analysis.qualnames.get(head) if head is not None else None
+        if head is not None and head is not target and head_q and use.replacement.startswith(head_q + "."):
+            return self._fix(use, [self._replace(target, head.value + use.replacement[len(head_q):])])
+        if not use.replacement.startswith("tvm."):
+            return None
+        import_edit, possible = self._tvm_name()
+        if not possible:
+            return None
+        edits = [self._replace(target, use.replacement)]
+        if import_edit is not None:
+            edits.insert(0, import_edit)
+        return self._fix(use, edits)
+
+    def _call_allows(self, node: cst.CSTNode, use: Use) -> bool:
+        symbol = use.symbol
+        call = self.calls.get(node)
+        if call is None:
+            return symbol.kind == "class" and symbol.fix_positional is not None  # a class named, not called
+        if symbol.fix_positional is None or symbol.fix_keywords is None:
+            return False
+        positional = 0
+        for arg in call.args:
+            if arg.star:
+                return False
+            if arg.keyword is None:
+                positional += 1
+            elif arg.keyword.value not in symbol.fix_keywords:
+                return False
+        return positional <= symbol.fix_positional
+
+    def _import_fix(self, alias: cst.CSTNode, use: Use) -> Optional[Fix]:
+        if not use.fixable or use.replacement is None or use.replaced is None or use.symbol.conditional:
+            return None
+        replaced, new = use.replaced, use.replacement
+        if isinstance(alias, cst.ImportAlias) and isinstance(alias.name, (cst.Name, cst.Attribute)):
+            statement = self._statement_of(alias)
+            if isinstance(statement, cst.Import):
+                full = dotted(alias.name) or ""
+                new_full = new + full[len(replaced):]
+                if alias.asname is None and new_full.split(".")[0] != full.split(".")[0]:
+                    return None
+                return self._fix(use, [self._replace(alias.name, new_full)])
+            if isinstance(statement, cst.ImportFrom):
+                return self._from_fix(statement, alias, use)
+        return None
+
+    def _statement_of(self, alias: cst.ImportAlias) -> Optional[cst.CSTNode]:
+        for statement in m.findall(self.file.module, m.Import() | m.ImportFrom()):
+            names = statement.names
+            if not isinstance(names, cst.ImportStar) and any(a is alias for a in names):
+                return statement
+        return None
+
+    def _from_fix(self, statement: cst.ImportFrom, alias: cst.ImportAlias, use: Use) -> Optional[Fix]:
+        if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
+            return None
+        module = dotted(statement.module) or ""
+        name = dotted(alias.name) or ""
+        replaced, new = use.replaced, use.replacement
+        if module == replaced or module.startswith(replaced + "."):
+            # every name of the statement must move the same way
+            for other in statement.names:
+                other_use = self.history.use(f"{module}.{dotted(other.name)}", self.version)
+                if other_use is None or (other_use.replaced, other_use.replacement) != (replaced, new):
+                    return None
+            new_module = new + module[len(replaced):]
+            if new_module in self.history.not_modules or other_first(statement, alias):
+                return None
+            return self._fix(use, [self._replace(statement.module, new_module)])
+        if f"{module}.{name}" != replaced:
+            return None
+        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+        new_parent, _, new_name = new.rpartition(".")
+        imported = new_name if new_name == local else f"{new_name} as {local}"
+        if new_parent == module:
+            return self._fix(use, [self._replace(alias, imported)])
+        if len(statement.names) != 1 or new_parent in self.history.not_modules or not new_parent:
+            return None
+        return self._fix(use, [self._replace(statement.module, new_parent), self._replace(alias, imported)])
+
+    # -- PassContext(config={...}) keys -----------------------------------------------
+
+    def _config_keys(self) -> None:
+        from tvmlint.analysis import call_arguments
+
+        for value in self.analysis.contexts:
+            call = value.node
+            if not isinstance(call, cst.Call):
+                continue
+            factory = self.file.knowledge.context_factories.get(self.analysis.qualnames.get(call.func, ""))
+            if factory is None:
+                continue
+            args, _ = call_arguments(call, factory.params)
+            config = args.get("config")
+            if not isinstance(config, cst.Dict):
+                continue
+            for element in config.elements:
+                key = element.key if isinstance(element, cst.DictElement) else None
+                if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
+                    continue
+                renamed = self.history.renamed_key(key.evaluated_value, self.version)
+                if renamed is None:
+                    continue
+                new_key, renamed_in = renamed
+                old_key = key.evaluated_value
+                message = (
+                    f"PassContext config key '{old_key}' does not exist in TVM {self.target}: it was renamed in "
+                    f"{renamed_in}, and PassContext raises AttributeError for an unknown key. Use '{new_key}'."
+                )
+                quote = key.quote
+                fix = None
+                if "\\" not in key.value and quote not in new_key:
+                    text = f"{key.prefix}{quote}{new_key}{quote}"
+                    fix = Fix(f"Rename the key to '{new_key}'", (self._replace(key, text),), safe=True)
+                self.out.append(ApiFinding(key, REMOVED, message, fix))
+
+
+def other_first(statement: cst.ImportFrom, alias: cst.ImportAlias) -> bool:
+    """The module rewrite is carried by the statement's first name only, so it is applied once."""
+    names = statement.names
+    return not isinstance(names, cst.ImportStar) and names[0] is not alias
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text.endswith(".") else text + "."

@@ -1,0 +1,69 @@
+"""TVM202 deprecated-api: API the target release still has but deprecates, with its replacement."""
+
+from __future__ import annotations
+
+from tvmlint.api_history import DEPRECATED
+from tvmlint.api_usage import HistoryRule
+from tvmlint.rule import Case
+
+RELAY = "import tvm\nfrom tvm import relay\n"
+
+
+class DeprecatedApi(HistoryRule):
+    status = DEPRECATED
+    code = "TVM202"
+
+    VALID = [
+        # the normal API of its time
+        Case(RELAY + "with relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
+        Case("from tvm.contrib import graph_runtime\n", target="0.7"),
+        Case(RELAY + "x = relay.save_param_dict(params)\n", target="0.7"),
+        Case("import nnvm.compiler\n", target="0.5"),
+        # removed, not deprecated: TVM201's
+        Case(RELAY + "with relay.build_config(opt_level=3):\n    pass\n", target="0.20"),
+        Case("import nnvm\n", target="0.7"),
+        # the replacement itself
+        Case(RELAY + "with tvm.transform.PassContext(opt_level=3):\n    pass\n", target="0.8"),
+        # shadowed
+        Case("def f(relay):\n    return relay.build_config(opt_level=3)\n", target="0.8"),
+    ]
+
+    INVALID = [
+        Case("import nnvm.compiler\n", expect="deprecated since TVM 0.6", target="0.6"),
+        Case(
+            RELAY + "with relay.build_config(opt_level=3):\n    pass\n", expect="tvm.transform.PassContext",
+            target="0.8", fixed=RELAY + "with tvm.transform.PassContext(opt_level=3):\n    pass\n",
+        ),
+        # `import tvm` is added when the module has none
+        Case(
+            "from tvm import relay\nwith relay.build_config(3, disabled_pass=['AlterOpLayout']):\n    pass\n",
+            expect="deprecated since TVM 0.7", target="0.18",
+            fixed="from tvm import relay\nimport tvm\nwith tvm.transform.PassContext(3, disabled_pass=['AlterOpLayout']):\n    pass\n",
+        ),
+        # arguments PassContext does not take in that place: reported, not rewritten
+        Case(RELAY + "with relay.build_config(opt_level=3, trace=t):\n    pass\n", expect="deprecated", target="0.8"),
+        Case(RELAY + "cfg = dict(opt_level=3)\nwith relay.build_config(**cfg):\n    pass\n", expect="deprecated", target="0.8"),
+        Case(
+            "from tvm.contrib import graph_runtime\nm = graph_runtime.create(graph, lib, dev)\n",
+            expect="tvm.contrib.graph_executor", target="0.8",
+            fixed="from tvm.contrib import graph_executor as graph_runtime\nm = graph_runtime.create(graph, lib, dev)\n",
+        ),
+        Case(
+            "import tvm.contrib.graph_runtime as gr\n", expect="graph_executor", target="0.19",
+            fixed="import tvm.contrib.graph_executor as gr\n",
+        ),
+        Case(
+            "import tvm\nm = tvm.contrib.graph_runtime.GraphModule(lib['default'](dev))\n", expect="graph_executor",
+            target="0.12", fixed="import tvm\nm = tvm.contrib.graph_executor.GraphModule(lib['default'](dev))\n",
+        ),
+        Case(
+            "from tvm.relay import save_param_dict\nblob = save_param_dict(params)\n",
+            expect="tvm.runtime.save_param_dict", target="0.8",
+            fixed="from tvm.runtime import save_param_dict\nblob = save_param_dict(params)\n",
+        ),
+        Case(
+            RELAY + "blob = relay.save_param_dict(params)\n", expect="deprecated since TVM 0.8", target="0.19",
+            fixed=RELAY + "blob = tvm.runtime.save_param_dict(params)\n",
+        ),
+        Case("import tvm\ndev = tvm.gpu(0)\n", expect="tvm.cuda", target="0.8", fixed="import tvm\ndev = tvm.cuda(0)\n"),
+    ]

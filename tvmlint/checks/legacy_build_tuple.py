@@ -1,0 +1,59 @@
+"""TVM203 legacy-build-tuple: `graph, lib, params = relay.build(...)` where relay.build returns a factory module."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tvmlint.api_history import get_history
+from tvmlint.rule import Case, Rule
+from tvmlint.versions import format_version, in_range
+
+RELAY = "import tvm\nfrom tvm import relay\n"
+UNPACK = "graph, lib, params = relay.build(mod, target, params=params)\n"
+
+
+class LegacyBuildTuple(Rule):
+    code = "TVM203"
+
+    VALID = [
+        # up to 0.6 relay.build returned the tuple
+        Case(RELAY + UNPACK, target="0.6"),
+        # relay is gone: TVM201 reports relay.build itself
+        Case(RELAY + UNPACK, target="0.20"),
+        Case(RELAY + "lib = relay.build(mod, target, params=params)\n", target="0.8"),
+        Case(RELAY + "graph, lib = pair(relay.build(mod, target))\n", target="0.8"),
+        Case("class relay:\n    build = staticmethod(lambda *a: (1, 2, 3))\ngraph, lib, params = relay.build(1)\n", target="0.8"),
+    ]
+
+    INVALID = [
+        Case(RELAY + UNPACK, expect="lib.get_graph_json()", target="0.8"),
+        Case(RELAY + UNPACK, expect="lib.get_json()", target="0.7"),
+        Case(RELAY + "(graph, lib, params) = relay.build_module.build(mod, target)\n", expect="factory module", target="0.19"),
+        Case("from tvm.relay import build\n[g, l, p] = build(mod, 'llvm')\n", expect="get_params()", target="0.12"),
+    ]
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        table = get_history().build_tuple
+        version = self.file.knowledge.version
+        if table is None or not in_range(version, table.deprecated, table.removed):
+            return
+        if len(node.targets) != 1 or not isinstance(node.value, cst.Call):
+            return
+        target = node.targets[0].target
+        if not isinstance(target, (cst.Tuple, cst.List)) or len(target.elements) != 3:
+            return
+        if any(isinstance(element, cst.StarredElement) for element in target.elements):
+            return
+        qualname = self.file.qualname(node.value.func)
+        if qualname not in table.api:
+            return
+        getter = table.json_getter(version) or "get_graph_json"
+        # graph_executor is graph_runtime's name from the release that deprecates the old one
+        executor = "graph_executor" if get_history().use("tvm.contrib.graph_runtime", version) else "graph_runtime"
+        self.report(
+            node,
+            f"Unpacking {qualname.replace('tvm.', '', 1)}(...) into three values is deprecated since TVM "
+            f"{table.deprecated} (DeprecationWarning; target {format_version(version)}): it returns a factory module. "
+            f"Keep it whole, `lib = relay.build(...)`, and use lib.{getter}(), lib.get_lib() and lib.get_params(), "
+            f"or run it with {executor}.GraphModule(lib['default'](dev))",
+        )

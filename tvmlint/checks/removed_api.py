@@ -1,0 +1,71 @@
+"""TVM201 removed-api: a module, function, class, attribute or config key the target release no longer has."""
+
+from __future__ import annotations
+
+from tvmlint.api_history import REMOVED
+from tvmlint.api_usage import HistoryRule
+from tvmlint.rule import Case
+
+
+class RemovedApi(HistoryRule):
+    status = REMOVED
+    code = "TVM201"
+
+    VALID = [
+        # still there at the target
+        Case("from tvm import relay\nwith relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
+        Case("import nnvm.compiler\ngraph, lib, params = nnvm.compiler.build(net, 'llvm')\n", target="0.6"),
+        Case("import tvm\ns = tvm.tir.Schedule(mod)\n", target="0.23"),
+        Case("from tvm.contrib import graph_executor\nm = graph_executor.GraphModule(lib['default'](dev))\n", target="0.19"),
+        Case("import tvm\nx = tvm.runtime.save_param_dict(params)\n", target="0.27"),
+        # a local name that looks like TVM's is not TVM's
+        Case("class relay:\n    @staticmethod\n    def build_config(**kw):\n        return kw\nrelay.build_config(opt_level=3)\n", target="0.27"),
+        Case("def f(nnvm):\n    return nnvm.compiler.build(1)\n", target="0.19"),
+        Case("import tvm\ndef f(tvm):\n    return tvm.tir.Schedule(1)\n", target="0.27"),
+        # new names are fine
+        Case("import tvm\ns = tvm.s_tir.Schedule(mod)\nT = tvm.tirx.transform.StmtSimplify()\n", target="0.27"),
+        Case("import tvm\nwith tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    pass\n", target="0.23"),
+    ]
+
+    INVALID = [
+        Case("import nnvm.compiler\n", expect="removed in 0.7", target="0.7"),
+        Case("from tvm import relay\nmod = relay.ir_pass.infer_type(mod)\n", expect="removed in 0.6", target="0.6"),
+        Case("from tvm import relay\n", expect="removed in 0.20", target="0.27"),
+        # one finding at the import; the later uses of the alias are not repeated
+        Case("from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\nlib = relay.build(mod, 'llvm')\n",
+             expect="removed in 0.20", target="0.20"),
+        # an attribute path through a removed module, reached without importing it
+        Case("import tvm\nmod = tvm.tir.transform.Simplify()(mod)\n", expect="tvm.tir was split", target="0.27"),
+        Case(
+            "import tvm\nsch = tvm.tir.Schedule(mod)\n", expect="tvm.s_tir.Schedule", target="0.27",
+            fixed="import tvm\nsch = tvm.s_tir.Schedule(mod)\n",
+        ),
+        # after `from tvm import tir` the use tells where the name went, the import cannot
+        Case("from tvm import tir\nsch = tir.Schedule(mod)\n", expect="tvm.tir", target="0.27", count=2),
+        # a call of an aliased name
+        Case("from tvm.relay import build_config as bc\n", expect="tvm.transform.PassContext", target="0.20"),
+        Case(
+            "from tvm.contrib import graph_runtime\nm = graph_runtime.create(graph, lib, ctx)\n",
+            expect="removed in 0.20", target="0.20",
+        ),
+        Case(
+            "import tvm\nfrom tvm import relay\nx = relay.save_param_dict(params)\n",
+            expect="0.20", target="0.20", count=2,
+            fixed="import tvm\nfrom tvm import relay\nx = tvm.runtime.save_param_dict(params)\n",
+        ),
+        Case(
+            "from tvm.script import tir as T\n", expect="tvm.script.tirx", target="0.27",
+            fixed="from tvm.script import tirx as T\n",
+        ),
+        Case(
+            "import tvm\nwith tvm.transform.PassContext(opt_level=3, config={\"tir.disable_vectorize\": True}):\n    pass\n",
+            expect="'tirx.disable_vectorize'", target="0.27",
+            fixed="import tvm\nwith tvm.transform.PassContext(opt_level=3, config={\"tirx.disable_vectorize\": True}):\n    pass\n",
+        ),
+        Case(
+            "import tvm\nx = tvm.nd.array(data, dev)\n", expect="removed in 0.22", target="0.22",
+            fixed="import tvm\nx = tvm.runtime.tensor(data, dev)\n",
+        ),
+        # the call passes ctx=, which runtime.tensor does not take: reported, not rewritten
+        Case("import tvm\nx = tvm.nd.array(data, ctx=dev)\n", expect="removed in 0.22", target="0.27"),
+    ]
