@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Tuple
+from typing import Any, Mapping, Optional, Tuple
 
 
 @dataclass(frozen=True, order=True)
@@ -63,6 +63,9 @@ class Finding:
     # Set by the runtime companion (`check --confirm`): True, False or None with why.
     confirmed: Optional[bool] = None
     confirmation: Optional[str] = field(default=None, compare=False)
+    # What the finding rests on, for the companion to check (a deferred finding's
+    # payload and resolved context); never printed, not part of equality.
+    facts: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
 
     @property
     def sort_key(self) -> tuple:

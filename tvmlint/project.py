@@ -107,6 +107,7 @@ class Project:
                         Finding(
                             result.path, deferred.start, deferred.end, deferred.code,
                             rule_info(deferred.code).severity, message, fix,
+                            facts={"payload": deferred.payload, "ctx": ctx, "target": result.version},
                         )
                     )
                     break  # one finding per site: the first context that gets it wrong

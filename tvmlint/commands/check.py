@@ -7,6 +7,7 @@ import sys
 
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
 from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from
+from tvmlint.companion.options import add_companion_options
 
 
 def add_parser(subparsers) -> None:
@@ -14,6 +15,8 @@ def add_parser(subparsers) -> None:
     add_selection_options(parser)
     parser.add_argument("--format", choices=("text", "concise", "json"), default="text")
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    parser.add_argument("--confirm", action="store_true", help="confirm or refute each finding with the installed TVM (run in a child process)")
+    add_companion_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -26,6 +29,11 @@ def run(args: argparse.Namespace) -> int:
     report = check_paths(paths, resolver)
     for note in report.notes:
         print(f"tvmlint: {note}", file=sys.stderr)
+    if args.confirm:
+        from tvmlint.companion.options import confirm_findings, print_refuted, target_resolver
+
+        report.findings, refuted = confirm_findings(args, report.findings, target_resolver(resolver))
+        print_refuted(refuted)
     renderer(args.format)(report.findings, report.files_seen, sys.stdout)
     if args.exit_zero:
         return EXIT_CLEAN

@@ -1,0 +1,89 @@
+"""`tvmlint registry`: the installed TVM's passes and config keys, or (--verify) rules/ against them."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tvmlint.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
+from tvmlint.commands.options import codes
+from tvmlint.companion.options import add_companion_options
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "registry", help="show the installed TVM's passes and levels, or check rules/ against them (--verify)"
+    )
+    parser.add_argument("--opt-level", type=int, metavar="N", help="mark what a Sequential skips at this opt_level")
+    parser.add_argument("--required", type=codes, default=[], metavar="NAMES", help="required_pass for --opt-level (comma-separated)")
+    parser.add_argument("--disabled", type=codes, default=[], metavar="NAMES", help="disabled_pass for --opt-level (comma-separated)")
+    parser.add_argument("--pass", dest="pass_name", metavar="NAME", help="show one pass (registered name, API path or its last part)")
+    parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--verify", action="store_true", help="compare rules/ with the installed TVM; exit 1 on any difference")
+    add_companion_options(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tvmlint.companion import CompanionError
+    from tvmlint.companion.listing import Setting, pass_json, render_text, select
+    from tvmlint.companion.registry import load_snapshot
+
+    if args.opt_level is not None and args.opt_level < 0:
+        raise UsageError("--opt-level must be 0 or more")
+    try:
+        snapshot = load_snapshot(args.tvm_python, args.tvm_timeout, use_cache=not args.no_registry_cache)
+    except CompanionError as error:
+        print(f"tvmlint: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.verify:
+        return _verify(snapshot, args.format)
+    setting = None
+    if args.opt_level is not None or args.required or args.disabled:
+        level = args.opt_level if args.opt_level is not None else 2  # PassContext's default
+        setting = Setting(level, frozenset(args.required), frozenset(args.disabled))
+    passes = select(snapshot, args.pass_name)
+    if args.pass_name and not passes:
+        raise UsageError(f"the installed {snapshot.describe} has no pass {args.pass_name!r}")
+    if args.format == "json":
+        data = {
+            "tvm": {"version": snapshot.version, "location": snapshot.location, "python": snapshot.python},
+            "setting": None if setting is None else {
+                "opt_level": setting.opt_level, "required": sorted(setting.required), "disabled": sorted(setting.disabled)
+            },
+            "passes": [pass_json(p, setting) for p in passes],
+        }
+        if not args.pass_name:
+            data["configs"] = [{"key": key, "type": snapshot.configs[key]} for key in sorted(snapshot.configs)]
+        json.dump(data, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(render_text(snapshot, passes, setting, show_configs=not args.pass_name))
+    return EXIT_CLEAN
+
+
+def _verify(snapshot, output: str) -> int:
+    from tvmlint.companion.verify import verify
+
+    release = snapshot.release
+    if release is None:
+        print(f"tvmlint: cannot tell which release {snapshot.describe} is, so there is nothing to verify", file=sys.stderr)
+        return EXIT_ERROR
+    differences = verify(snapshot, release)
+    if output == "json":
+        json.dump(
+            {"tvm": {"version": snapshot.version, "location": snapshot.location},
+             "differences": [d.to_json() for d in differences]},
+            sys.stdout, indent=2,
+        )
+        sys.stdout.write("\n")
+    else:
+        for difference in differences:
+            cited = f"  [rules/ cites: {difference.source}]" if difference.source else ""
+            print(f"{difference.subject}: {difference.problem}{cited}")
+        counted = f"{len(snapshot.passes)} passes and {len(snapshot.configs)} config keys"
+        if differences:
+            print(f"{len(differences)} difference{'s' if len(differences) != 1 else ''} between rules/ and {snapshot.describe} ({counted} checked).")
+        else:
+            print(f"rules/ agrees with {snapshot.describe}: {counted} checked.")
+    return EXIT_FINDINGS if differences else EXIT_CLEAN

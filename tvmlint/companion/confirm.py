@@ -1,0 +1,349 @@
+"""`check --confirm`: each finding checked against the installed TVM.
+
+A verdict is True (TVM agrees), False (TVM contradicts the table the finding
+rests on: the finding is dropped and listed) or None (the installed TVM cannot
+speak to it), always with the reason. One function per rule code.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+
+from tvmlint.companion import CompanionError
+from tvmlint.companion.registry import LivePass, Snapshot, build_recipe
+from tvmlint.companion.process import run_child
+from tvmlint.contexts import Gated, PassCtx, and_list, gate
+from tvmlint.diagnostics import Finding
+from tvmlint.knowledge import entries_at, get_knowledge, load_table
+from tvmlint.versions import Version, format_version
+
+RELAY_GONE = "0.20"  # rules/api_history.toml: tvm.relay removed in v0.20.0
+
+
+@dataclass(frozen=True)
+class Verdict:
+    confirmed: Optional[bool]
+    reason: str
+
+
+class Confirmer:
+    def __init__(
+        self,
+        snapshot: Snapshot,
+        python: str,
+        timeout: float,
+        target_for: Callable[[Finding], Optional[Version]] = lambda finding: None,
+    ):
+        self.snapshot = snapshot
+        self.python = python
+        self.timeout = timeout
+        self.target_for = target_for
+        self._probes: Dict[str, dict] = {}
+
+    # -- helpers --------------------------------------------------------------------
+    @property
+    def tvm(self) -> str:
+        return f"TVM {self.snapshot.version}"
+
+    def target(self, finding: Finding) -> Optional[Version]:
+        facts = finding.facts or {}
+        return facts.get("target") or self.target_for(finding)
+
+    def other_release(self, finding: Finding) -> Optional[Verdict]:
+        """A finding about another release than the installed one: TVM cannot speak to it."""
+        target, live = self.target(finding), self.snapshot.release
+        if target is None or live is None or target == live:
+            return None
+        return Verdict(None, f"the finding is about TVM {format_version(target)}; the installed {self.tvm} cannot speak for that release")
+
+    def no_relay(self, names: Iterable[str], target: Optional[Version]) -> Optional[Verdict]:
+        if self.snapshot.has_relay or target is None:
+            return None
+        relay = relay_names(target)
+        shown = sorted(set(names) & relay)
+        if not shown:
+            return None
+        return Verdict(
+            None,
+            f"the installed {self.tvm} has no Relay (removed in {RELAY_GONE}), so it cannot check "
+            f"{and_list(shown)}; install the TVM release you target (or use --tvm-python) to confirm",
+        )
+
+    def cannot_speak(self, finding: Finding, names: Iterable[str]) -> Optional[Verdict]:
+        """Why the installed TVM cannot judge this finding (no Relay, another release), if it cannot."""
+        return self.no_relay(names, self.target(finding)) or self.other_release(finding)
+
+    def run(self, request: dict) -> dict:
+        return run_child(self.python, request, self.timeout)
+
+    # -- entry point ----------------------------------------------------------------
+    def verdict(self, finding: Finding) -> Verdict:
+        check = CHECKS[finding.code]
+        try:
+            return check(self, finding)
+        except CompanionError as error:
+            return Verdict(None, f"the companion could not check it: {error}")
+
+    def confirm_all(self, findings: Sequence[Finding]) -> Tuple[List[Finding], List[Finding]]:
+        """(kept findings with their verdicts, refuted findings)."""
+        kept: List[Finding] = []
+        refuted: List[Finding] = []
+        for finding in findings:
+            if finding.code not in CHECKS:  # about how the code is written: nothing to ask TVM
+                kept.append(finding)
+                continue
+            verdict = self.verdict(finding)
+            marked = dataclasses.replace(finding, confirmed=verdict.confirmed, confirmation=verdict.reason)
+            (refuted if verdict.confirmed is False else kept).append(marked)
+        return kept, refuted
+
+    # -- probes ---------------------------------------------------------------------
+    def probe(self, api: str, settings: List[dict]) -> List[bool]:
+        request = {"op": "probe", "api": api, "build": build_recipe(api), "settings": settings}
+        key = repr(request)
+        if key not in self._probes:
+            self._probes[key] = self.run(request)
+        return [row["changed"] for row in self._probes[key]["results"]]
+
+
+def relay_names(target: Version) -> Set[str]:
+    """Every pass name the tables give a tvm.relay API at `target`, members included."""
+    names: Set[str] = set()
+
+    def collect(rows):
+        for row in rows:
+            names.add(row["name"])
+            collect(row.get("members", ()))
+
+    for entry in entries_at(load_table("passes.toml").get("pass", []), target):
+        if any(api.startswith("tvm.relay.") for api in entry.get("api", ())):
+            collect([entry])
+    for entry in entries_at(load_table("runners.toml").get("runner", []), target):
+        if any(api.startswith("tvm.relay.") for api in entry.get("api", ())):
+            collect(entry.get("runs", ()))
+    return names
+
+
+def literal_at(finding: Finding) -> object:
+    """The Python literal the finding points at (a pass name, a config key), read from the file."""
+    try:
+        lines = Path(finding.path).read_text(encoding="utf-8").splitlines(keepends=True)
+    except (OSError, UnicodeDecodeError):
+        return None
+    start, end = finding.start, finding.end
+    if start.line == end.line:
+        text = lines[start.line - 1][start.column - 1 : end.column - 1]
+    else:
+        text = lines[start.line - 1][start.column - 1 :] + "".join(lines[start.line : end.line - 1])
+        text += lines[end.line - 1][: end.column - 1]
+    try:
+        return ast.literal_eval(text.strip())
+    except (ValueError, SyntaxError):
+        return None
+
+
+def subject(finding: Finding, key: str) -> Optional[str]:
+    facts = finding.facts or {}
+    value = facts.get(key)
+    if value is None:
+        payload = facts.get("payload")
+        value = getattr(payload, key, None)
+    if value is None:
+        value = literal_at(finding)
+        if isinstance(value, dict) and len(value) == 1:
+            value = next(iter(value))
+    return value if isinstance(value, str) else None
+
+
+def live_gated(live: LivePass, label: Optional[str] = None) -> Gated:
+    return Gated(live.name, live.opt_level, tuple(live_gated(m) for m in live.members), label)
+
+
+def levels(members: Iterable[Gated]) -> str:
+    shown = dict.fromkeys(f"{m.name} (opt_level {m.opt_level})" for m in members)  # a pass nested twice, once
+    return and_list(shown)
+
+
+def setting(ctx: PassCtx, level: int) -> dict:
+    return {"opt_level": level, "required": sorted(ctx.required or ()), "disabled": sorted(ctx.disabled or ())}
+
+
+# -- TVM101 ----------------------------------------------------------------------------
+def confirm_gated(self: Confirmer, finding: Finding) -> Verdict:
+    facts = finding.facts or {}
+    payload, ctx = facts.get("payload"), facts.get("ctx")
+    if payload is None or not isinstance(ctx, PassCtx):
+        return Verdict(None, "the finding carries no pass facts to check")
+    target = self.target(finding)
+    static_skipped = gate(payload.members, ctx) or []
+    silent = self.cannot_speak(finding, [s.member.name for s in static_skipped])
+    if silent:
+        return silent
+    known = get_knowledge(target).registered_names() if target else frozenset()
+    missing: List[str] = []
+    from_tvm: Set[str] = set()
+
+    def rebuild(members: Tuple[Gated, ...]) -> Tuple[Gated, ...]:
+        out = []
+        for member in members:
+            if member.label == "Sequential":  # built in the checked code: its own level stands
+                out.append(Gated(member.name, member.opt_level, rebuild(member.children), member.label))
+                continue
+            live = self.snapshot.by_name.get(member.name)
+            if live is None:
+                if member.name in known:
+                    missing.append(member.name)
+                out.append(member)
+                continue
+            for found in live.walk():
+                from_tvm.add(found.name)
+            out.append(live_gated(live, member.label))
+        return tuple(out)
+
+    tree = rebuild(payload.members)
+    if missing:
+        return Verdict(None, f"the installed {self.tvm} registers no pass named {and_list(sorted(set(missing)))}")
+    skipped = gate(tree, ctx)
+    if skipped is None:
+        return Verdict(None, "the active context is not fully known")
+    by_tvm = [s.member for s in skipped if s.member.name in from_tvm]
+    where = f"opt_level {ctx.opt_level}" + (f", required_pass {sorted(ctx.required)}" if ctx.required else "") + (
+        f", disabled_pass {sorted(ctx.disabled)}" if ctx.disabled else ""
+    )
+    if skipped and not by_tvm:
+        return Verdict(None, f"the skipped passes ({levels(s.member for s in skipped)}) are defined in the checked code, not registered in TVM")
+    if not skipped:
+        checked = [s.member.name for s in static_skipped]
+        shown = levels(m for m in _flatten(tree) if m.name in checked) or and_list(checked)
+        return Verdict(
+            False,
+            f"the installed {self.tvm} registers {shown}: its gate runs them at {where}; "
+            "the table in rules/ is wrong here (`tvmlint registry --verify` lists the difference)",
+        )
+    reason = f"the installed {self.tvm} registers {levels(by_tvm)}: its Sequential gate skips them at {where}"
+    return Verdict(True, reason + _probe_note(self, payload, ctx, max(m.opt_level for m in by_tvm), target))
+
+
+def _flatten(members: Iterable[Gated]) -> List[Gated]:
+    out: List[Gated] = []
+    for member in members:
+        out.append(member)
+        out.extend(_flatten(member.children))
+    return out
+
+
+def _probe_note(self: Confirmer, payload, ctx: PassCtx, needed: int, target: Optional[Version]) -> str:
+    from tvmlint.companion.probes import PROBES
+
+    wrapper = getattr(payload, "wrapper", None)
+    spec = get_knowledge(target).passes_by_name.get(wrapper) if (wrapper and target) else None
+    api = next((a for a in (spec.api if spec else ()) if a in PROBES), None)
+    if api is None:
+        return ""
+    try:
+        at_active, at_needed = self.probe(api, [setting(ctx, ctx.opt_level), setting(ctx, needed)])
+    except CompanionError as error:
+        return f" (the probe run failed: {error})"
+    short = api.replace("tvm.", "", 1)
+    if not at_active and at_needed:
+        return (
+            f"; a real run of {short} on a probe module leaves it unchanged at opt_level {ctx.opt_level} "
+            f"and changes it at opt_level {needed}"
+        )
+    return (
+        f"; a real run of {short} on a probe module was {'changed' if at_active else 'unchanged'} at opt_level "
+        f"{ctx.opt_level} and {'changed' if at_needed else 'unchanged'} at {needed}, which shows nothing either way"
+    )
+
+
+# -- TVM104 / TVM105 ---------------------------------------------------------------------
+def _pass_named(self: Confirmer, finding: Finding, *keys: str) -> Tuple[Optional[str], Optional[Verdict]]:
+    """The pass name a finding is about, or the verdict when TVM cannot judge it."""
+    name = next((found for found in (subject(finding, key) for key in keys) if found), None)
+    if name is None:
+        return None, Verdict(None, "tvmlint could not tell which pass name the finding is about")
+    return name, self.cannot_speak(finding, [name])
+
+
+def confirm_unknown_name(self: Confirmer, finding: Finding) -> Verdict:
+    name, silent = _pass_named(self, finding, "name", "unless_defined")
+    if silent:
+        return silent
+    live = self.snapshot.by_name.get(name)
+    if live is not None:
+        return Verdict(False, f"the installed {self.tvm} registers a pass named {name!r} ({live.kind}, opt_level {live.opt_level})")
+    unbuilt = [p.api for p in self.snapshot.passes if p.error]
+    caveat = f"; {len(unbuilt)} constructors could not be built" if unbuilt else ""
+    return Verdict(
+        True,
+        f"none of the {len(self.snapshot.passes)} pass constructors of the installed {self.tvm} builds a pass "
+        f"named {name!r}, and no Sequential among them holds one{caveat}",
+    )
+
+
+def confirm_wrapper(self: Confirmer, finding: Finding) -> Verdict:
+    name, silent = _pass_named(self, finding, "name", "wrapper")
+    if silent:
+        return silent
+    live = self.snapshot.by_name.get(name)
+    if live is None:
+        return Verdict(None, f"the installed {self.tvm} registers no pass named {name!r}")
+    if live.kind != "sequential" or not live.members:
+        return Verdict(False, f"the installed {self.tvm} registers {name!r} as a {live.kind} pass, not a Sequential wrapper")
+    return Verdict(
+        True,
+        f"the installed {self.tvm} builds {name!r} as a Sequential of {levels(live_gated(m) for m in live.members)}: "
+        "the gate checks each member's own name",
+    )
+
+
+# -- TVM107 ------------------------------------------------------------------------------
+def confirm_config_key(self: Confirmer, finding: Finding) -> Verdict:
+    key = subject(finding, "key")
+    if key is None:
+        return Verdict(None, "tvmlint could not tell which config key the finding is about")
+    other = self.other_release(finding)
+    if other:
+        return other
+    facts = finding.facts or {}
+    value = facts.get("value", True)
+    answer = self.run({"op": "config", "items": [[key, value]]})["results"][0]
+    if key in self.snapshot.configs or not answer["raised"]:
+        return Verdict(False, f"the installed {self.tvm} accepts PassContext(config={{{key!r}: ...}})")
+    error = answer.get("error", "").split(" candidates are")[0]
+    return Verdict(True, f"PassContext(config={{{key!r}: {value!r}}}) raises in the installed {self.tvm}: {error}")
+
+
+# -- TVM302 ------------------------------------------------------------------------------
+FAST_MATH = "FastMath"
+
+
+def confirm_fast_math(self: Confirmer, finding: Finding) -> Verdict:
+    target = self.target(finding)
+    relay = self.no_relay([FAST_MATH], target)
+    if relay:
+        return relay
+    ctx = (finding.facts or {}).get("ctx")
+    live = self.snapshot.by_name.get(FAST_MATH)
+    if live is None:
+        return Verdict(None, f"the installed {self.tvm} registers no pass named {FAST_MATH!r}")
+    if not isinstance(ctx, PassCtx) or ctx.opt_level is None:
+        return Verdict(None, f"the installed {self.tvm} registers {FAST_MATH} at opt_level {live.opt_level}; the context is not known")
+    if ctx.disabled and FAST_MATH in ctx.disabled:
+        return Verdict(False, f"{FAST_MATH} is in disabled_pass: the installed {self.tvm} skips it")
+    if (ctx.required and FAST_MATH in ctx.required) or ctx.opt_level >= live.opt_level:
+        return Verdict(True, f"the installed {self.tvm} registers {FAST_MATH} at opt_level {live.opt_level}: it runs at opt_level {ctx.opt_level}")
+    return Verdict(False, f"the installed {self.tvm} registers {FAST_MATH} at opt_level {live.opt_level}: the gate skips it at opt_level {ctx.opt_level}")
+
+
+CHECKS: Dict[str, Callable[[Confirmer, Finding], Verdict]] = {
+    "TVM101": confirm_gated,
+    "TVM104": confirm_unknown_name,
+    "TVM105": confirm_wrapper,
+    "TVM107": confirm_config_key,
+    "TVM302": confirm_fast_math,
+}

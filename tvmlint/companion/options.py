@@ -1,0 +1,66 @@
+"""The companion's command-line options, and `check --confirm` from the command's side."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence, TextIO, Tuple
+
+from tvmlint.companion import CompanionError
+from tvmlint.diagnostics import Finding
+
+
+def add_companion_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--tvm-python", metavar="PATH",
+        help="ask the TVM installed under this Python interpreter (default: the one running tvmlint)",
+    )
+    parser.add_argument(
+        "--tvm-timeout", type=float, metavar="SECONDS",
+        help="give up on the TVM child process after this long (default 120, or $TVMLINT_TVM_TIMEOUT)",
+    )
+    parser.add_argument("--no-registry-cache", action="store_true", help="ask TVM afresh instead of the cached registry snapshot")
+
+
+def confirm_findings(
+    args: argparse.Namespace,
+    findings: Sequence[Finding],
+    target_for: Callable[[Finding], object],
+    err: TextIO = sys.stderr,
+) -> Tuple[List[Finding], List[Finding]]:
+    """(findings with verdicts, refuted ones); on any companion failure one line and the static findings."""
+    from tvmlint.companion.confirm import Confirmer
+    from tvmlint.companion.process import default_timeout, interpreter
+    from tvmlint.companion.registry import load_snapshot
+
+    try:
+        timeout = args.tvm_timeout if args.tvm_timeout is not None else default_timeout()
+        snapshot = load_snapshot(args.tvm_python, timeout, use_cache=not args.no_registry_cache)
+    except CompanionError as error:
+        print(f"tvmlint: --confirm skipped: {error}; the findings below are static only", file=err)
+        return list(findings), []
+    confirmer = Confirmer(snapshot, interpreter(args.tvm_python), timeout, target_for)
+    return confirmer.confirm_all(findings)
+
+
+def print_refuted(refuted: Sequence[Finding], err: TextIO = sys.stderr) -> None:
+    if not refuted:
+        return
+    print(
+        f"tvmlint: {len(refuted)} finding{'s' if len(refuted) != 1 else ''} refuted by the installed TVM and dropped "
+        "(the table in rules/ is wrong; `tvmlint registry --verify` says where):",
+        file=err,
+    )
+    for finding in refuted:
+        print(f"  {finding.path}:{finding.start.line}:{finding.start.column}: {finding.code} {finding.confirmation}", file=err)
+
+
+def target_resolver(resolver) -> Callable[[Finding], object]:
+    def target_for(finding: Finding):
+        try:
+            return resolver.for_path(Path(finding.path)).target_version
+        except Exception:  # a finding whose path no longer resolves: no target, no claim
+            return None
+
+    return target_for
