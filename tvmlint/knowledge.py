@@ -255,6 +255,8 @@ class Knowledge:
             names = set(self.passes_by_api)
             names.update(self.sequential_classes, self.decorators, self.context_factories)
             names.update(self.current_context_apis, self.runners)
+            # packages the API history knows that are not TVM's any more (nnvm): their roots count too
+            names.update(raw["old"].split(".")[0] for raw in load_table("api_history.toml").get("symbol", []))
             self._api_prefixes = frozenset(names)
         return self._api_prefixes
 

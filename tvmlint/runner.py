@@ -34,11 +34,8 @@ def display_path(path: Path, cwd: Path) -> str:
 
 def prefilter_tokens(settings: Settings) -> frozenset:
     """Words without which no TVM name can appear in a file: the roots of every known API."""
-    from tvmlint.api_history import get_history
-
     knowledge = get_knowledge(settings.target_version)
-    # the API history adds roots that are not TVM's package any more (nnvm)
-    return frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"} | get_history().roots
+    return frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"}
 
 
 @dataclass
