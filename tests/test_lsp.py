@@ -77,13 +77,33 @@ def apply(text: str, edits) -> str:
     return text
 
 
+async def code_actions(client: LanguageClient, uri: str, range_: types.Range, only=None):
+    return await client.text_document_code_action_async(types.CodeActionParams(
+        text_document=types.TextDocumentIdentifier(uri=uri),
+        range=range_,
+        context=types.CodeActionContext(diagnostics=[], only=only),
+    ))
+
+
+def change_by(uri: str, version: int, edits) -> types.DidChangeTextDocumentParams:
+    """The user takes a code action: the editor sends its edits as an incremental change."""
+    return types.DidChangeTextDocumentParams(
+        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+        content_changes=[
+            types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text)
+            for edit in sorted(edits, key=lambda e: (e.range.start.line, e.range.start.character), reverse=True)
+        ],
+    )
+
+
 @pytest.mark.asyncio
 async def test_diagnostics_fix_change_close(client: LanguageClient, tmp_path):
     uri = (tmp_path / "job.py").as_uri()
     published = await publish_after(client, lambda: open_buffer(client, uri, BUFFER), uri)
-    by_code = {d.code: d for d in published.diagnostics}
-    assert set(by_code) == {"TVM101", "TVM103"}, [d.message for d in published.diagnostics]
-    fold = by_code["TVM101"]
+    codes = sorted(d.code for d in published.diagnostics)
+    assert codes == ["TVM101", "TVM103", "TVM202", "TVM202"], [d.message for d in published.diagnostics]
+    assert published.version == 1
+    fold = next(d for d in published.diagnostics if d.code == "TVM101")
     assert fold.source == "tvmlint"
     assert fold.severity == types.DiagnosticSeverity.Error
     assert fold.code_description.href.endswith("/TVM101.toml")
@@ -91,34 +111,44 @@ async def test_diagnostics_fix_change_close(client: LanguageClient, tmp_path):
     # line 4, columns 7..43 in tvmlint's 1-based counting
     assert (fold.range.start.line, fold.range.start.character) == (3, 6)
     assert (fold.range.end.line, fold.range.end.character) == (3, 42)
-    assert published.version == 1
+    deprecated = [d for d in published.diagnostics if d.code == "TVM202"]
+    assert all(d.severity == types.DiagnosticSeverity.Warning for d in deprecated)
+    assert [(d.range.start.line, d.range.start.character) for d in deprecated] == [(4, 5), (6, 0)]
 
-    actions = await client.text_document_code_action_async(types.CodeActionParams(
-        text_document=types.TextDocumentIdentifier(uri=uri),
-        range=fold.range,
-        context=types.CodeActionContext(diagnostics=[fold]),
-    ))
+    # on the FoldScaleAxis line: its own (unsafe) fix, and the document-wide safe fixes
+    actions = await code_actions(client, uri, fold.range)
     quick = [a for a in actions if a.kind == types.CodeActionKind.QuickFix]
     assert len(quick) == 1, [a.title for a in actions]
-    action = quick[0]
-    assert action.title.startswith("TVM101: ") and "unsafe" in action.title
-    assert not action.is_preferred
-    fixed = apply(BUFFER, action.edit.changes[uri])
+    unsafe = quick[0]
+    assert unsafe.title.startswith("TVM101: ") and "unsafe" in unsafe.title
+    assert not unsafe.is_preferred and unsafe.diagnostics[0].code == "TVM101"
+    fixed = apply(BUFFER, unsafe.edit.changes[uri])
     assert "with tvm.transform.PassContext(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n" in fixed
-    # the TVM101 fix is unsafe, and nothing else here has a safe one: no "fix all safe"
-    assert not [a for a in actions if a.kind and a.kind.startswith("source.fixAll")]
+    assert [a.kind for a in actions if a not in quick] == ["source.fixAll.tvmlint"]
 
-    # the user takes the fix: an incremental change, as an editor sends it
-    change = types.DidChangeTextDocumentParams(
-        text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-        content_changes=[
-            types.TextDocumentContentChangePartial(range=edit.range, text=edit.new_text)
-            for edit in action.edit.changes[uri]
-        ],
-    )
-    published = await publish_after(client, lambda: client.text_document_did_change(change), uri)
-    assert [d.code for d in published.diagnostics] == ["TVM103"]
+    # on a build_config: a safe, preferred quick fix
+    [safe] = [a for a in await code_actions(client, uri, deprecated[0].range) if a.kind == "quickfix"]
+    assert safe.is_preferred and "unsafe" not in safe.title
+    assert apply(BUFFER, safe.edit.changes[uri]).splitlines()[4] == "with tvm.transform.PassContext(opt_level=3):"
+
+    # "fix all safe", asked for the way editors do on save (only: source.fixAll)
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=7, character=0))
+    [fix_all] = await code_actions(client, uri, whole, only=[types.CodeActionKind.SourceFixAll])
+    after_fix_all = apply(BUFFER, fix_all.edit.changes[uri])
+    assert after_fix_all == BUFFER.replace("relay.build_config", "tvm.transform.PassContext")
+
+    published = await publish_after(
+        client, lambda: client.text_document_did_change(change_by(uri, 2, fix_all.edit.changes[uri])), uri)
+    assert sorted(d.code for d in published.diagnostics) == ["TVM101", "TVM103"]
     assert published.version == 2
+
+    # then the unsafe one, asked for again on the changed buffer
+    fold = next(d for d in published.diagnostics if d.code == "TVM101")
+    [unsafe] = [a for a in await code_actions(client, uri, fold.range) if a.kind == "quickfix"]
+    published = await publish_after(
+        client, lambda: client.text_document_did_change(change_by(uri, 3, unsafe.edit.changes[uri])), uri)
+    assert [d.code for d in published.diagnostics] == ["TVM103"]
+    assert published.version == 3
     assert published.diagnostics[0].range.start.line == 7  # one line further down now
 
     published = await publish_after(client, lambda: client.text_document_did_close(
@@ -197,7 +227,7 @@ async def configured_client(lsp_client: LanguageClient, tmp_path):
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("neovim"),
         root_uri=tmp_path.as_uri(),
-        initialization_options={"target-version": "0.19", "ignore": ["TVM103"]},
+        initialization_options={"target-version": "0.19", "select": ["TVM1"], "ignore": ["TVM103"]},
     ))
     yield
     await lsp_client.shutdown_session()

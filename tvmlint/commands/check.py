@@ -6,15 +6,20 @@ import argparse
 import sys
 
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
-from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from
+from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from, positive_int
+from tvmlint.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
+from tvmlint.output import FORMATS
 
 
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("check", help="check files and report findings")
     add_selection_options(parser)
-    parser.add_argument("--format", choices=("text", "concise", "json"), default="text")
+    parser.add_argument("--format", choices=FORMATS, default="text")
+    add_stdin_option(parser)
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    parser.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the number of cores)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (.tvmlint_cache)")
     parser.add_argument("--confirm", action="store_true", help="confirm or refute each finding with the installed TVM (run in a child process)")
     add_companion_options(parser)
 
@@ -24,17 +29,23 @@ def run(args: argparse.Namespace) -> int:
     from tvmlint.output import renderer
     from tvmlint.runner import check_paths
 
-    paths = existing_paths(args)
-    resolver = SettingsResolver(overrides_from(args))
-    report = check_paths(paths, resolver)
-    for note in report.notes:
-        print(f"tvmlint: {note}", file=sys.stderr)
+    if reads_stdin(args):
+        resolver = SettingsResolver(overrides_from(args))
+        findings, source = check_stdin(args, resolver)
+        files, sources = 1, ({source.shown: source.text} if source.text is not None else {})
+    else:
+        paths = existing_paths(args)
+        resolver = SettingsResolver(overrides_from(args))
+        report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache)
+        for note in report.notes:
+            print(f"tvmlint: {note}", file=sys.stderr)
+        findings, files, sources = report.findings, report.files_seen, {}
     if args.confirm:
         from tvmlint.companion.options import confirm_findings, print_refuted, target_resolver
 
-        report.findings, refuted = confirm_findings(args, report.findings, target_resolver(resolver))
+        findings, refuted = confirm_findings(args, findings, target_resolver(resolver))
         print_refuted(refuted)
-    renderer(args.format)(report.findings, report.files_seen, sys.stdout)
+    renderer(args.format)(findings, files, sys.stdout, sources=sources)
     if args.exit_zero:
         return EXIT_CLEAN
-    return EXIT_FINDINGS if report.findings else EXIT_CLEAN
+    return EXIT_FINDINGS if findings else EXIT_CLEAN

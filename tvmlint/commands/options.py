@@ -11,6 +11,16 @@ def codes(text: str) -> List[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
+    return value
+
+
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
     parser.add_argument("--target-version", metavar="X.Y", help="the TVM release to check against, e.g. 0.18")
@@ -18,6 +28,8 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--extend-select", type=codes, default=[], metavar="CODES", help="rules to add to the selection")
     parser.add_argument("--ignore", type=codes, default=[], metavar="CODES", help="rules to leave out")
     parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this pyproject.toml for every file")
+    # pre-commit can call a hook with no file names; checking `.` then would check the whole repository
+    parser.add_argument("--no-default-path", action="store_true", help="with no PATHS, check nothing instead of `.` (for pre-commit hooks)")
 
 
 def overrides_from(args: argparse.Namespace):
@@ -35,6 +47,8 @@ def overrides_from(args: argparse.Namespace):
 def existing_paths(args: argparse.Namespace) -> List[Path]:
     from tvmlint.commands import UsageError
 
+    if not args.paths and getattr(args, "no_default_path", False):
+        return []
     paths = args.paths or [Path(".")]
     missing = [str(p) for p in paths if not p.exists()]
     if missing:
