@@ -244,6 +244,26 @@ def test_confirm_tvm104_by_the_names_absence(tmp_path, cache_dir):
 
 @pytest.mark.tvm
 @needs_tvm
+def test_confirm_tvm107_tvm105_and_tvm302_config(tmp_path, cache_dir):
+    code = (
+        "import tvm\nfrom tvm import relax\n"
+        "with tvm.transform.PassContext(opt_level=0, required_pass=['CanonicalizeBindings'], config={'tir.disable_vectorize': True}):\n"
+        "    mod = relax.transform.FoldConstant()(mod)\n"
+        "with tvm.transform.PassContext(opt_level=3, config={'tirx.enable_fast_math': True}):\n"
+        "    ex = tvm.compile(mod, target='llvm')\n"
+    )
+    write_tree(tmp_path, {"keys.py": code})
+    done = tvmlint("check", "--confirm", "--target-version", "0.27", "--select", "TVM105,TVM107,TVM302", "--format", "json",
+                   "keys.py", cwd=tmp_path, cache=cache_dir)
+    found = {f["code"]: f for f in findings_json(done)}
+    assert {code: f["confirmed"] for code, f in found.items()} == {"TVM105": True, "TVM107": True, "TVM302": True}
+    assert "raises in the installed TVM" in found["TVM107"]["confirmation"]
+    assert "Invalid config option 'tir.disable_vectorize'" in found["TVM107"]["confirmation"]
+    assert "as a Sequential of CanonicalizeTIRVariables (opt_level 1)" in found["TVM105"]["confirmation"]
+
+
+@pytest.mark.tvm
+@needs_tvm
 def test_confirm_text_output_says_confirmed(tmp_path, cache_dir):
     write_tree(tmp_path, {"lower.py": RELAX_AT_0})
     done = tvmlint("check", "--confirm", "--target-version", "0.27", "lower.py", cwd=tmp_path, cache=cache_dir)

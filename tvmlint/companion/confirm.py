@@ -172,6 +172,33 @@ def setting(ctx: PassCtx, level: int) -> dict:
     return {"opt_level": level, "required": sorted(ctx.required or ()), "disabled": sorted(ctx.disabled or ())}
 
 
+class LiveTree:
+    """A finding's pass tree with each registered pass's level and members as the installed TVM has them."""
+
+    def __init__(self, snapshot: Snapshot, target: Optional[Version], members: Tuple[Gated, ...]):
+        self.snapshot = snapshot
+        self.known = get_knowledge(target).registered_names() if target else frozenset()
+        self.missing: List[str] = []  # names tvmlint knows for the target that TVM does not register
+        self.from_tvm: Set[str] = set()
+        self.tree = self.rebuild(members)
+
+    def rebuild(self, members: Tuple[Gated, ...]) -> Tuple[Gated, ...]:
+        out = []
+        for member in members:
+            if member.label == "Sequential":  # built in the checked code: its own level stands
+                out.append(Gated(member.name, member.opt_level, self.rebuild(member.children), member.label))
+                continue
+            live = self.snapshot.by_name.get(member.name)
+            if live is None:
+                if member.name in self.known:
+                    self.missing.append(member.name)
+                out.append(member)  # defined in the checked code
+                continue
+            self.from_tvm.update(found.name for found in live.walk())
+            out.append(live_gated(live, member.label))
+        return tuple(out)
+
+
 # -- TVM101 ----------------------------------------------------------------------------
 def confirm_gated(self: Confirmer, finding: Finding) -> Verdict:
     facts = finding.facts or {}
@@ -183,30 +210,10 @@ def confirm_gated(self: Confirmer, finding: Finding) -> Verdict:
     silent = self.cannot_speak(finding, [s.member.name for s in static_skipped])
     if silent:
         return silent
-    known = get_knowledge(target).registered_names() if target else frozenset()
-    missing: List[str] = []
-    from_tvm: Set[str] = set()
-
-    def rebuild(members: Tuple[Gated, ...]) -> Tuple[Gated, ...]:
-        out = []
-        for member in members:
-            if member.label == "Sequential":  # built in the checked code: its own level stands
-                out.append(Gated(member.name, member.opt_level, rebuild(member.children), member.label))
-                continue
-            live = self.snapshot.by_name.get(member.name)
-            if live is None:
-                if member.name in known:
-                    missing.append(member.name)
-                out.append(member)
-                continue
-            for found in live.walk():
-                from_tvm.add(found.name)
-            out.append(live_gated(live, member.label))
-        return tuple(out)
-
-    tree = rebuild(payload.members)
-    if missing:
-        return Verdict(None, f"the installed {self.tvm} registers no pass named {and_list(sorted(set(missing)))}")
+    live = LiveTree(self.snapshot, target, payload.members)
+    if live.missing:
+        return Verdict(None, f"the installed {self.tvm} registers no pass named {and_list(sorted(set(live.missing)))}")
+    tree, from_tvm = live.tree, live.from_tvm
     skipped = gate(tree, ctx)
     if skipped is None:
         return Verdict(None, "the active context is not fully known")
@@ -319,25 +326,32 @@ def confirm_config_key(self: Confirmer, finding: Finding) -> Verdict:
 
 
 # -- TVM302 ------------------------------------------------------------------------------
-FAST_MATH = "FastMath"
-
-
 def confirm_fast_math(self: Confirmer, finding: Finding) -> Verdict:
-    target = self.target(finding)
-    relay = self.no_relay([FAST_MATH], target)
-    if relay:
-        return relay
-    ctx = (finding.facts or {}).get("ctx")
-    live = self.snapshot.by_name.get(FAST_MATH)
-    if live is None:
-        return Verdict(None, f"the installed {self.tvm} registers no pass named {FAST_MATH!r}")
-    if not isinstance(ctx, PassCtx) or ctx.opt_level is None:
-        return Verdict(None, f"the installed {self.tvm} registers {FAST_MATH} at opt_level {live.opt_level}; the context is not known")
-    if ctx.disabled and FAST_MATH in ctx.disabled:
-        return Verdict(False, f"{FAST_MATH} is in disabled_pass: the installed {self.tvm} skips it")
-    if (ctx.required and FAST_MATH in ctx.required) or ctx.opt_level >= live.opt_level:
-        return Verdict(True, f"the installed {self.tvm} registers {FAST_MATH} at opt_level {live.opt_level}: it runs at opt_level {ctx.opt_level}")
-    return Verdict(False, f"the installed {self.tvm} registers {FAST_MATH} at opt_level {live.opt_level}: the gate skips it at opt_level {ctx.opt_level}")
+    facts = finding.facts or {}
+    payload, ctx = facts.get("payload"), facts.get("ctx")
+    key = getattr(payload, "key", None)
+    if key is not None:  # fast math asked for through the PassContext config
+        silent = self.other_release(finding)
+        if silent:
+            return silent
+        if key in self.snapshot.configs:
+            return Verdict(True, f"the installed {self.tvm} registers the config key {key!r} ({self.snapshot.configs[key]})")
+        return Verdict(False, f"the installed {self.tvm} does not register the config key {key!r}")
+    name = getattr(payload, "name", None)
+    if name is None or not isinstance(ctx, PassCtx) or ctx.opt_level is None:
+        return Verdict(None, "the finding carries no pass facts to check")
+    silent = self.cannot_speak(finding, [name])
+    if silent:
+        return silent
+    live = LiveTree(self.snapshot, self.target(finding), payload.members)
+    pass_live = self.snapshot.by_name.get(name)
+    if live.missing or pass_live is None:
+        return Verdict(None, f"the installed {self.tvm} registers no pass named {name!r}")
+    from tvmlint.checks.fast_math_enabled import runs
+
+    if runs(live.tree, ctx, name):
+        return Verdict(True, f"the installed {self.tvm} registers {name} at opt_level {pass_live.opt_level}: the gate lets it run here")
+    return Verdict(False, f"the installed {self.tvm} registers {name} at opt_level {pass_live.opt_level}: the gate skips it here")
 
 
 CHECKS: Dict[str, Callable[[Confirmer, Finding], Verdict]] = {
