@@ -26,6 +26,7 @@ KEYS: Dict[str, str] = {
     "per-file-ignores": "a table of glob -> list of rule codes",
     "exclude": "a list of glob patterns",
     "extend-exclude": "a list of glob patterns",
+    "cache-dir": "a directory for the result cache, relative to this file (default .tvmlint_cache)",
 }
 
 
@@ -51,6 +52,7 @@ class Settings:
     extend_select: Tuple[str, ...] = ()
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
     exclude: Tuple[str, ...] = ()
+    cache_dir: Optional[Path] = None  # from `cache-dir`; None: .tvmlint_cache beside the config
 
     @property
     def target_text(self) -> str:
@@ -214,8 +216,18 @@ def settings_from_table(table: dict, path: Path, overrides: Overrides) -> Settin
         extend_select=extend,
         per_file_ignores=tuple(per_file_ignores),
         exclude=string_list("exclude") + string_list("extend-exclude"),
+        cache_dir=_cache_dir(table, path, where),
     )
     return apply_overrides(settings, overrides)
+
+
+def _cache_dir(table: dict, path: Path, where: str) -> Optional[Path]:
+    if "cache-dir" not in table:
+        return None
+    value = table["cache-dir"]
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"{where}: 'cache-dir' must be {KEYS['cache-dir']}, got {value!r}")
+    return path.parent / Path(value).expanduser()
 
 
 def apply_overrides(settings: Settings, overrides: Overrides) -> Settings:

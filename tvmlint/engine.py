@@ -1,24 +1,28 @@
-"""Checking one module's text: parse, analyse, run the selected rules."""
+"""Checking one module's text: parse, analyse, run the selected rules.
+
+libcst (and everything built on it: the analysis, the rules) is imported only
+when a file gets past the cheap stage (`tvmlint.cheap`): importing it costs
+more than checking a small file, and a pre-commit run on a file with no TVM
+in it should not pay for it.
+"""
 
 from __future__ import annotations
 
-import ast
-
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, FrozenSet, List, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 
-import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
-
-from tvmlint.analysis import ModuleAnalysis
 from tvmlint.catalog import rule_info
 from tvmlint.contexts import ContextRef, PassCtx
 from tvmlint.diagnostics import Finding, Position
 from tvmlint.knowledge import get_knowledge
 from tvmlint.noqa import suppressions
-from tvmlint.rule import Deferred, FileContext
 from tvmlint.versions import Version
+
+if TYPE_CHECKING:
+    import libcst as cst
+
+    from tvmlint.rule import Deferred
 
 PARSE_ERROR = "TVM001"
 
@@ -67,17 +71,61 @@ def parse_error(path: str, codes: FrozenSet[str], line: int, column: int, why: s
     return [Finding(path, where, where, PARSE_ERROR, rule_info(PARSE_ERROR).severity, why)]
 
 
-def syntax_check(text: str, path: str, codes: FrozenSet[str]) -> List[Finding]:
-    """TVM001 for a file no other rule needs to read: the stdlib parser is enough and ten times cheaper."""
-    if PARSE_ERROR not in codes:
-        return []
-    try:
-        ast.parse(text, filename=path)
-    except SyntaxError as error:
-        return parse_error(path, codes, error.lineno or 1, error.offset or 1, f"The file could not be parsed: {error.msg}")
-    except (RecursionError, MemoryError, ValueError):
-        return parse_error(path, codes, 1, 1, "The file could not be parsed: it is too deeply nested")
-    return []
+@dataclass
+class Checked:
+    """One file through `check_module`: its result, whether libcst analysed it, and
+    (when it did not) the identifiers it names, for the rounds that follow helpers."""
+
+    result: FileResult
+    analysed: bool
+    mentions: str = ""
+
+
+def check_module(
+    text: str,
+    path: str,
+    codes: FrozenSet[str],
+    version: Version,
+    module_name: str,
+    is_package: bool = False,
+    cheap: bool = True,
+    force: bool = False,
+) -> Checked:
+    """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
+    when one can (`cheap`), or always (`cheap=False`, `force`)."""
+    from tvmlint import cheap as stage
+
+    tree, error = stage.parse(text, path)
+    if tree is None:
+        result = FileResult(path, module_name, version, codes)
+        result.noqa = suppressions(text)
+        result.findings = parse_error(path, codes, *error)
+        return Checked(result, False)
+    if cheap and not force:
+        selection = selection_for(codes, version)
+        wanted = selection.text_may_need(text, module_name) and selection.wanted(tree, module_name, is_package)
+        if not wanted:
+            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(tree))
+    del tree
+    return Checked(analyze_text(text, path, codes, version, module_name, is_package), True)
+
+
+_SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
+
+
+def selection_for(codes: FrozenSet[str], version: Version):
+    """The cheap stage's view of these rules at this release, built once per process."""
+    from tvmlint.cheap import Selection
+    from tvmlint.checks import all_rules
+    from tvmlint.knowledge import rules_dir
+
+    key = (codes, version, str(rules_dir()))
+    selection = _SELECTIONS.get(key)
+    if selection is None:
+        knowledge = get_knowledge(version)
+        selection = Selection([cls for code, cls in all_rules().items() if code in codes], knowledge)
+        _SELECTIONS[key] = selection
+    return selection
 
 
 def analyze_text(
@@ -89,6 +137,8 @@ def analyze_text(
     is_package: bool = False,
 ) -> FileResult:
     """Check one module. Never raises for bad input: that becomes TVM001."""
+    import libcst as cst
+
     result = FileResult(path, module_name, version, codes)
     result.noqa = suppressions(text)
     try:
@@ -108,8 +158,13 @@ def analyze_text(
         return result
 
 
-def _analyze_module(module: cst.Module, text: str, result: FileResult, is_package: bool) -> FileResult:
+def _analyze_module(module: "cst.Module", text: str, result: FileResult, is_package: bool) -> FileResult:
+    import libcst as cst
+    from libcst.metadata import MetadataWrapper, PositionProvider
+
+    from tvmlint.analysis import ModuleAnalysis
     from tvmlint.checks import all_rules
+    from tvmlint.rule import FileContext
 
     knowledge = get_knowledge(result.version)
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)

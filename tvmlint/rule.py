@@ -10,13 +10,14 @@ resolves the context across the project and asks the rule's `judge`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, List, Optional, Sequence, Union
+from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange
 
 from tvmlint.analysis import ModuleAnalysis
 from tvmlint.catalog import RuleInfo, rule_info
+from tvmlint.cheap import UsedNames, roots_of
 from tvmlint.contexts import ContextRef, PassCtx
 from tvmlint.diagnostics import Finding, Fix, Position
 from tvmlint.knowledge import Knowledge
@@ -96,6 +97,31 @@ class Rule(cst.BatchableCSTVisitor):
     @classmethod
     def info(cls) -> RuleInfo:
         return rule_info(cls.code)
+
+    # -- the cheap stage (tvmlint.cheap): which files are worth a libcst parse --------
+
+    @classmethod
+    def triggers(cls, knowledge: Knowledge) -> Optional[FrozenSet[str]]:
+        """TVM qualified names one of which a module must use for this rule to fire in it.
+
+        Read them from the knowledge tables, never list them by hand. None (the
+        default) means any TVM name will do: always right, only slower.
+        """
+        return None
+
+    @classmethod
+    def tokens(cls, knowledge: Knowledge) -> FrozenSet[str]:
+        """Words one of which a file's text must contain for this rule to fire (the text pre-filter)."""
+        names = cls.triggers(knowledge)
+        if names is None:
+            return roots_of(knowledge)
+        return frozenset(name.rsplit(".", 1)[-1] for name in names)
+
+    @classmethod
+    def wants(cls, used: UsedNames, knowledge: Knowledge) -> bool:
+        """Whether the libcst analysis must see a module, given the names it uses."""
+        names = cls.triggers(knowledge)
+        return used.uses_roots if names is None else used.uses_any(names)
 
     def start(self) -> None:
         """Called after the analysis, before the walk: rules built on its events work here."""

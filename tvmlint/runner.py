@@ -1,27 +1,37 @@
-"""A whole run: find files, read them, check those that can have findings, resolve, filter."""
+"""A whole run: find files, check each (in worker processes, through the cache), resolve, filter.
+
+Per file (`tvmlint.engine.check_module`): the stdlib parser checks the syntax
+and decides whether any selected rule can fire; only then does libcst analyse
+it. Files left out can still call a project helper whose context matters, or
+define one: later rounds analyse those whose identifiers name such a helper,
+until none turns up. The project step (contexts across modules, noqa,
+selection, sorting) then runs over every file's result, cached or not.
+"""
 
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Set
+from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.config import Settings, SettingsResolver
+from tvmlint.contexts import FromCall, Inherited
 from tvmlint.diagnostics import Finding
 from tvmlint.discovery import discover
-from tvmlint.engine import FileResult, analyze_text, module_name_for, parse_error, syntax_check
-from tvmlint.knowledge import get_knowledge
+from tvmlint.engine import Checked, FileResult, check_module, module_name_for, parse_error
 from tvmlint.noqa import is_suppressed
-from tvmlint.project import Project
 from tvmlint.source import decode
+from tvmlint.versions import Version
 
 
 @dataclass
 class RunReport:
     findings: List[Finding] = field(default_factory=list)
     files_seen: int = 0
-    files_analysed: int = 0
+    files_analysed: int = 0  # by libcst; the others only by the stdlib parser
+    cache_hits: int = 0
     notes: List[str] = field(default_factory=list)
 
 
@@ -32,18 +42,225 @@ def display_path(path: Path, cwd: Path) -> str:
         return str(path)
 
 
-def prefilter_tokens(settings: Settings) -> frozenset:
-    """Words without which no TVM name can appear in a file: the roots of every known API."""
-    knowledge = get_knowledge(settings.target_version)
-    return frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"}
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+@dataclass(frozen=True)
+class Task:
+    """One file to check: plain data, so it can go to a worker process."""
+
+    index: int
+    path: str
+    shown: str
+    module_name: str
+    is_package: bool
+    codes: frozenset
+    version: Version
+    cheap: bool
+    force: bool = False
+
+
+def _run_task(task: Task) -> Tuple[int, Optional[str], Checked]:
+    """Read and check one file; (index, content digest, what was found)."""
+    from tvmlint.cache import content_digest
+
+    def failed(why: str) -> Checked:
+        result = FileResult(task.shown, task.module_name, task.version, task.codes)
+        result.findings = parse_error(task.shown, task.codes, 1, 1, why)
+        return Checked(result, False)
+
+    try:
+        data = Path(task.path).read_bytes()
+    except OSError as error:
+        return task.index, None, failed(f"The file could not be read: {error.strerror}")
+    digest = content_digest(data)
+    source, why = decode(data)
+    del data
+    if source is None:
+        return task.index, digest, failed(f"The file could not be decoded: {why}")
+    checked = check_module(
+        source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
+        cheap=task.cheap, force=task.force,
+    )
+    return task.index, digest, checked
+
+
+def _execute(tasks: List[Task], jobs: int) -> Iterator[Tuple[int, Optional[str], Checked]]:
+    """Results in completion order; the caller files them by index."""
+    if jobs <= 1 or len(tasks) <= 1:
+        for task in tasks:
+            yield _run_task(task)
+        return
+    import multiprocessing
+
+    # fork shares what the parent already imported and loaded (rules, knowledge);
+    # elsewhere the platform's default start method is used.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
+    # the largest files first, so one of them does not start last and hold the run up
+    ordered = sorted(tasks, key=lambda task: -_size(task.path))
+    with context.Pool(min(jobs, len(tasks))) as pool:
+        yield from pool.imap_unordered(_run_task, ordered, chunksize=1)
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 @dataclass
-class _Pending:
-    path: Path
-    shown: str
-    settings: Settings
-    text: str
+class _Entry:
+    task: Task
+    settings_print: str
+    digest: Optional[str] = None
+    checked: Optional[Checked] = None
+
+
+def check_paths(
+    paths: Sequence[Path],
+    resolver: SettingsResolver,
+    jobs: Optional[int] = None,
+    use_cache: bool = True,
+    cheap: bool = True,
+) -> RunReport:
+    """Check files and directories. `jobs`: worker processes (default: the cores);
+    `use_cache`: read and write the result cache; `cheap`: let the cheap stage skip
+    libcst where no selected rule can fire (off only to test that it loses nothing)."""
+    report = RunReport()
+    jobs = default_jobs() if jobs is None else max(1, jobs)
+    found = discover(paths, lambda p: resolver.for_path(p).is_excluded(p))
+    report.notes.extend(found.problems)
+    entries: List[_Entry] = []
+    fingerprints: Dict[int, str] = {}
+    for index, path in enumerate(found.files):
+        settings = resolver.for_path(path)
+        module_name, is_package = module_name_for(path)
+        task = Task(
+            index, str(path), display_path(path, resolver.cwd), module_name, is_package,
+            settings.codes_for(path), settings.target_version, cheap,
+        )
+        if id(settings) not in fingerprints:
+            fingerprints[id(settings)] = settings.fingerprint()
+        entries.append(_Entry(task, fingerprints[id(settings)]))
+    report.files_seen = len(entries)
+    cache = _open_cache(resolver) if use_cache and entries else None
+
+    def key(entry: _Entry, stage: str) -> str:
+        task = entry.task
+        return cache.key(
+            entry.digest or "", entry.settings_print, sorted(task.codes), task.shown, task.module_name,
+            task.is_package, stage,
+        )
+
+    def run(chosen: List[_Entry], stage: str) -> None:
+        todo = chosen
+        if cache is not None:
+            todo = []
+            for entry in chosen:
+                if entry.digest is None:
+                    entry.digest = _digest(entry.task.path)
+                hit = cache.get(key(entry, stage)) if entry.digest else None
+                if hit is not None:
+                    entry.checked = hit
+                else:
+                    todo.append(entry)
+        by_index = {entry.task.index: entry for entry in todo}
+        for index, digest, checked in _execute([entry.task for entry in todo], jobs):
+            entry = by_index[index]
+            entry.checked = checked
+            if cache is not None and digest is not None:
+                entry.digest = digest
+                cache.put(key(entry, stage), checked)
+
+    run(entries, "cheap" if cheap else "full")
+    # Later rounds: files the cheap stage left out that name a helper whose context matters.
+    done: Set[str] = set()
+    while cheap:
+        names = _followed_names(entry.checked for entry in entries) - done
+        if not names:
+            break
+        done |= names
+        picked = [
+            entry for entry in entries
+            if not entry.checked.analysed and entry.checked.mentions
+            and any(f"\n{name}\n" in entry.checked.mentions for name in names)
+        ]
+        if not picked:
+            break
+        for entry in picked:
+            entry.task = _forced(entry.task)
+        run(picked, "full")
+    report.files_analysed = sum(1 for entry in entries if entry.checked.analysed)
+    if cache is not None:
+        report.cache_hits = cache.hits
+        if cache.writes:
+            cache.prune()
+    report.findings = finalize([entry.checked.result for entry in entries])
+    return report
+
+
+def _forced(task: Task) -> Task:
+    from dataclasses import replace
+
+    return replace(task, force=True)
+
+
+def _digest(path: str) -> Optional[str]:
+    from tvmlint.cache import content_digest
+
+    try:
+        return content_digest(Path(path).read_bytes())
+    except OSError:
+        return None
+
+
+def _open_cache(resolver: SettingsResolver):
+    from tvmlint.cache import ResultCache, cache_directory
+
+    return ResultCache(cache_directory(resolver.for_path(resolver.cwd)))
+
+
+def _chain(ctx) -> Iterator[str]:
+    """The project functions a context depends on: helpers it comes from, the function it is inherited in."""
+    while True:
+        if isinstance(ctx, FromCall):
+            yield ctx.function
+            ctx = ctx.outer
+        elif isinstance(ctx, Inherited):
+            yield ctx.function
+            return
+        else:
+            return
+
+
+def _followed_names(checked_files) -> Set[str]:
+    """Short names of the functions whose callers, definitions or returned contexts some
+    deferred finding depends on (directly or through further callers)."""
+    deferred_ctxs = []
+    callers: Dict[str, list] = {}
+    for checked in checked_files:
+        if not checked.analysed:
+            continue
+        result = checked.result
+        deferred_ctxs.extend(d.ctx for d in result.deferred)
+        for call in result.callsites:
+            callers.setdefault(call.callee, []).append(call.ctx)
+    found: Set[str] = set()
+    todo = [name for ctx in deferred_ctxs for name in _chain(ctx)]
+    while todo:
+        name = todo.pop()
+        if name in found:
+            continue
+        found.add(name)
+        for ctx in callers.get(name, ()):
+            todo.extend(_chain(ctx))
+    return {name.rsplit(".", 1)[-1] for name in found if not name.endswith(">")}
 
 
 def _judges() -> Dict[str, object]:
@@ -52,69 +269,12 @@ def _judges() -> Dict[str, object]:
     return {code: cls.judge for code, cls in all_rules().items() if "judge" in cls.__dict__}
 
 
-def _analyse(item: _Pending) -> FileResult:
-    module_name, is_package = module_name_for(item.path)
-    return analyze_text(
-        item.text, item.shown, item.settings.codes_for(item.path), item.settings.target_version,
-        module_name, is_package,
-    )
-
-
-def check_paths(paths: Sequence[Path], resolver: SettingsResolver) -> RunReport:
-    report = RunReport()
-    cwd = resolver.cwd
-    found = discover(paths, lambda p: resolver.for_path(p).is_excluded(p))
-    report.notes.extend(found.problems)
-    results: List[FileResult] = []
-    waiting: List[_Pending] = []
-    for path in found.files:
-        report.files_seen += 1
-        settings = resolver.for_path(path)
-        shown = display_path(path, cwd)
-        try:
-            data = path.read_bytes()
-        except OSError as error:
-            result = FileResult(shown, "", settings.target_version, settings.codes_for(path))
-            result.findings = parse_error(shown, result.codes, 1, 1, f"The file could not be read: {error.strerror}")
-            results.append(result)
-            continue
-        source, why = decode(data)
-        if source is None:
-            result = FileResult(shown, "", settings.target_version, settings.codes_for(path))
-            result.findings = parse_error(shown, result.codes, 1, 1, f"The file could not be decoded: {why}")
-            results.append(result)
-            continue
-        item = _Pending(path, shown, settings, source.text)
-        if any(token in source.text for token in prefilter_tokens(settings)):
-            results.append(_analyse(item))
-            report.files_analysed += 1
-        else:
-            waiting.append(item)
-    # Files with no TVM name can still call a project helper that runs gated passes:
-    # check those whose text names such a helper, until no new one turns up.
-    while waiting:
-        names = {name.rsplit(".", 1)[-1] for name in Project(results).sensitive_functions()}
-        if not names:
-            break
-        picked = [item for item in waiting if any(name in item.text for name in names)]
-        if not picked:
-            break
-        waiting = [item for item in waiting if item not in picked]
-        for item in picked:
-            results.append(_analyse(item))
-            report.files_analysed += 1
-    for item in waiting:
-        result = FileResult(item.shown, "", item.settings.target_version, item.settings.codes_for(item.path))
-        result.findings = syntax_check(item.text, item.shown, result.codes)
-        results.append(result)
-    report.findings = finalize(results)
-    return report
-
-
 def finalize(results: Sequence[FileResult]) -> List[Finding]:
     """Judge deferred findings across the project, apply selection and noqa, sort."""
-    project = Project(results)
-    judged = project.findings(_judges())
+    from tvmlint.project import Project
+
+    judges = _judges() if any(result.deferred for result in results) else {}
+    judged = Project(results).findings(judges) if judges else {}
     findings: List[Finding] = []
     for result in results:
         for finding in list(result.findings) + judged.get(result.path, []):
@@ -127,9 +287,24 @@ def finalize(results: Sequence[FileResult]) -> List[Finding]:
     return findings
 
 
+# Buffers the editor sent recently, checked: typing, code actions and fix-all ask
+# about the same text again and again. Keyed by everything the result depends on.
+_RECENT: Dict[tuple, Checked] = {}
+_RECENT_SIZE = 16
+
+
 def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] = None) -> List[Finding]:
     """One buffer on its own (stdin, the editor): contexts are followed within it."""
+    from tvmlint.knowledge import rules_dir
+
     shown = shown or str(path)
     module_name, is_package = module_name_for(path)
-    result = analyze_text(text, shown, settings.codes_for(path), settings.target_version, module_name, is_package)
-    return finalize([result])
+    codes = settings.codes_for(path)
+    key = (text, shown, codes, settings.target_version, module_name, is_package, str(rules_dir()))
+    checked = _RECENT.pop(key, None)
+    if checked is None:
+        checked = check_module(text, shown, codes, settings.target_version, module_name, is_package)
+    _RECENT[key] = checked  # most recent last
+    while len(_RECENT) > _RECENT_SIZE:
+        _RECENT.pop(next(iter(_RECENT)))
+    return finalize([checked.result])

@@ -130,6 +130,13 @@ class GatedPassSkipped(Rule):
              "    mod = relax.transform.CanonicalizeBindings()(mod)\n", expect="opt_level 0", target="0.27"),
     ]
 
+    @classmethod
+    def triggers(cls, knowledge):
+        # a gate only applies where a Sequential runs: one built here, a pass that is one, a runner
+        wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.members}
+        runners = {api for api, runner in knowledge.runners.items() if runner.report == cls.code}
+        return frozenset(knowledge.sequential_classes) | frozenset(wrappers) | frozenset(runners)
+
     def start(self) -> None:
         analysis = self.file.analysis
         for run in analysis.runs:

@@ -35,6 +35,10 @@ class ImplicitOptLevel(Rule):
              expect="when build is called from"),
     ]
 
+    @classmethod
+    def triggers(cls, knowledge):
+        return frozenset(api for api, runner in knowledge.runners.items() if runner.report == cls.code)
+
     def start(self) -> None:
         for run in self.file.analysis.runs:
             if run.runner is not None and run.runner.report == self.code:

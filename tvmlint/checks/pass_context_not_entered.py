@@ -33,6 +33,15 @@ class PassContextNotEntered(Rule):
              "    return relay.build(mod)\n", expect="never entered"),
     ]
 
+    @classmethod
+    def triggers(cls, knowledge):
+        return frozenset(knowledge.context_factories)
+
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        # a context created right in a `with` item is entered: only other calls can be findings
+        return used.calls_outside_with(cls.triggers(knowledge))
+
     def finish(self) -> None:
         for value in self.file.analysis.contexts:
             if value.state in ("discarded", "bound", "created"):

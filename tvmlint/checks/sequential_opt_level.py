@@ -25,6 +25,10 @@ class SequentialOptLevel(Rule):
              expect="opt_level"),
     ]
 
+    @classmethod
+    def triggers(cls, knowledge):
+        return frozenset(knowledge.sequential_classes)
+
     def finish(self) -> None:
         seen = set()
         for sequential in self.file.analysis.direct_sequential_runs:

@@ -1,0 +1,244 @@
+"""The speed machinery must not change a result: cheap stage, worker processes, result cache."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tvmlint.checks import all_rules
+from tvmlint.config import Overrides, SettingsResolver
+from tvmlint.rule import Case
+from tvmlint.runner import check_paths
+
+from helpers import CASE_TARGET, REPO, run_cli, write_tree
+
+
+def _findings(root: Path, cheap: bool, jobs: int = 1, select=("ALL",), target=CASE_TARGET, use_cache=False, cwd=None):
+    resolver = SettingsResolver(Overrides(target_version=target, select=tuple(select)), cwd=cwd or root)
+    return check_paths([root], resolver, jobs=jobs, use_cache=use_cache, cheap=cheap)
+
+
+def _shown(report):
+    return [(f.path, f.start, f.end, f.code, f.message, f.fix) for f in report.findings]
+
+
+def _all_cases():
+    for code, rule in all_rules().items():
+        for kind in ("VALID", "INVALID"):
+            for index, case in enumerate(getattr(rule, kind)):
+                case = case if isinstance(case, Case) else Case(case)
+                yield pytest.param(case, id=f"{code}-{kind.lower()}-{index}")
+
+
+@pytest.mark.parametrize("case", list(_all_cases()))
+def test_cheap_stage_loses_no_finding_in_the_cases(tmp_path, case):
+    write_tree(tmp_path, {"case.py": case.code, **case.files})
+    target = case.target or CASE_TARGET
+    on = _findings(tmp_path, cheap=True, target=target)
+    off = _findings(tmp_path, cheap=False, target=target)
+    assert _shown(on) == _shown(off)
+
+
+def test_cheap_stage_loses_no_finding_in_the_examples(tmp_path):
+    # each example directory has its own pyproject.toml (its TVM release): no overrides
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    resolver = SettingsResolver(Overrides(select=("ALL",)), cwd=tmp_path)
+    on = check_paths([tmp_path / "examples"], resolver, jobs=1, use_cache=False, cheap=True)
+    off = check_paths([tmp_path / "examples"], resolver, jobs=1, use_cache=False, cheap=False)
+    assert on.findings, "the examples hold findings"
+    assert _shown(on) == _shown(off)
+    assert on.files_analysed <= off.files_analysed
+
+
+def test_cheap_stage_skips_files_no_rule_can_fire_in(tmp_path):
+    write_tree(tmp_path, {
+        "plain.py": "import os\nprint(os.getcwd())\n",
+        # TVM, but only a context entered right in its `with` and no Sequential: nothing to find
+        "entered.py": "import tvm\nwith tvm.transform.PassContext(opt_level=3):\n    lib = tvm.build(f)\n",
+        "gated.py": "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n",
+    })
+    report = _findings(tmp_path, cheap=True, select=("TVM001", "TVM101", "TVM102", "TVM103"))
+    assert report.files_seen == 3
+    assert report.files_analysed == 1
+    assert [f.path for f in report.findings] == ["gated.py"]
+
+
+def test_a_caller_without_tvm_is_followed_into_its_helper(tmp_path):
+    # app.py names no TVM at all; only its call decides that fold's pass is skipped
+    files = {
+        "helpers.py": "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
+        "app.py": "from helpers import fold\nmod = fold(mod)\n",
+    }
+    write_tree(tmp_path, files)
+    on = _findings(tmp_path, cheap=True, select=("TVM101",))
+    off = _findings(tmp_path, cheap=False, select=("TVM101",))
+    assert _shown(on) == _shown(off)
+    assert [f.path for f in on.findings] == ["helpers.py"]
+    assert "app.py:2" in on.findings[0].message
+
+
+def test_a_rule_with_no_triggers_sees_every_tvm_module():
+    from tvmlint.cheap import UsedNames, roots_of
+    from tvmlint.knowledge import get_knowledge
+    from tvmlint.rule import Rule
+    from tvmlint.versions import parse_version
+    import ast
+
+    class Anything(Rule):
+        code = "TVM999"
+
+    knowledge = get_knowledge(parse_version(CASE_TARGET))
+    roots = roots_of(knowledge)
+    assert Anything.tokens(knowledge) == roots
+    uses = UsedNames(ast.parse("import tvm.relay as r\nr.foo()\n"), "m", False, roots)
+    assert Anything.wants(uses, knowledge)
+    inside = UsedNames(ast.parse("from . import _ffi_api\n"), "tvm.relay.op", False, roots)
+    assert Anything.wants(inside, knowledge)  # relative imports inside TVM's own package
+    plain = UsedNames(ast.parse("import numpy\nnumpy.zeros(3)\n"), "m", False, roots)
+    assert not Anything.wants(plain, knowledge)
+
+
+def _many_files(root: Path, count: int) -> None:
+    body = "import tvm\nfrom tvm import relay\n" + "x = 1\n" * 3
+    files = {}
+    for number in range(count):
+        files[f"pkg{number % 4}/m{number:03d}.py"] = body + (
+            "mod = relay.transform.FoldScaleAxis()(mod)\n" * (1 + number % 3)
+            + "tvm.transform.PassContext(opt_level=3)\n"
+        )
+    files["broken.py"] = "def f(:\n"
+    write_tree(root, files)
+
+
+def test_output_order_is_the_same_with_any_number_of_workers(tmp_path):
+    _many_files(tmp_path, 40)
+    one = _findings(tmp_path, cheap=True, jobs=1)
+    three = _findings(tmp_path, cheap=True, jobs=3)
+    assert len(one.findings) > 40
+    assert _shown(one) == _shown(three)
+    keys = [f.sort_key for f in three.findings]
+    assert keys == sorted(keys)
+
+
+def test_cli_jobs_gives_the_same_json(tmp_path):
+    _many_files(tmp_path, 24)
+    outputs = []
+    for jobs in ("1", "2", "4"):
+        done = run_cli("check", ".", "--format", "json", "--target-version", "0.19", "--no-cache", "--jobs", jobs, cwd=tmp_path)
+        assert done.returncode == 1, done.stderr
+        outputs.append(json.loads(done.stdout))
+    assert outputs[0] == outputs[1] == outputs[2]
+    bad = run_cli("check", ".", "--jobs", "0", cwd=tmp_path)
+    assert bad.returncode == 2
+
+
+# -- the result cache ----------------------------------------------------------------
+
+
+HELPER_GOOD = "def fold(mod):\n    return mod\n"
+HELPER_BAD = "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n"
+
+
+def _cached_run(root: Path, **kwargs):
+    resolver = SettingsResolver(Overrides(target_version=kwargs.pop("target", CASE_TARGET)), cwd=root)
+    return check_paths([root], resolver, jobs=1, use_cache=True, **kwargs)
+
+
+def test_cache_is_used_and_holds_a_gitignore(tmp_path):
+    write_tree(tmp_path, {"a.py": "import tvm\ntvm.transform.PassContext(opt_level=3)\n", "b.py": "x = 1\n"})
+    first = _cached_run(tmp_path)
+    second = _cached_run(tmp_path)
+    assert first.cache_hits == 0
+    assert second.cache_hits == 2
+    assert _shown(first) == _shown(second) and first.findings
+    assert (tmp_path / ".tvmlint_cache" / ".gitignore").read_text().strip().endswith("*")
+
+
+def test_cache_notices_a_changed_file(tmp_path):
+    write_tree(tmp_path, {"a.py": "import tvm\ntvm.transform.PassContext(opt_level=3)\n", "b.py": "x = 1\n"})
+    assert len(_cached_run(tmp_path).findings) == 1
+    write_tree(tmp_path, {"a.py": "import tvm\nwith tvm.transform.PassContext(opt_level=3):\n    pass\n"})
+    again = _cached_run(tmp_path)
+    assert again.findings == []
+    assert again.cache_hits == 1  # b.py only
+
+
+def test_cache_notices_a_changed_config(tmp_path):
+    write_tree(tmp_path, {
+        "pyproject.toml": "[tool.tvmlint]\ntarget-version = \"0.19\"\n",
+        "a.py": "from tvm import relay\nlib = relay.build(mod, 'llvm')\n",
+    })
+    resolver = lambda: SettingsResolver(Overrides(), cwd=tmp_path)  # noqa: E731
+    assert check_paths([tmp_path], resolver(), jobs=1).findings == []  # TVM108 is not selected by default
+    (tmp_path / "pyproject.toml").write_text("[tool.tvmlint]\ntarget-version = \"0.19\"\nextend-select = [\"TVM108\"]\n")
+    report = check_paths([tmp_path], resolver(), jobs=1)
+    assert [f.code for f in report.findings] == ["TVM108"]
+    assert report.cache_hits == 0
+
+
+def test_cache_dir_comes_from_the_config(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": "[tool.tvmlint]\ncache-dir = \"build-cache/tvmlint\"\n", "a.py": "x = 1\n"})
+    check_paths([tmp_path], SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path), jobs=1)
+    assert (tmp_path / "build-cache" / "tvmlint" / ".gitignore").is_file()
+    assert not (tmp_path / ".tvmlint_cache").exists()
+
+
+def test_cache_notices_changed_rules_data(tmp_path):
+    from tvmlint.knowledge import rules_dir
+
+    rules = tmp_path / "rules"
+    shutil.copytree(rules_dir(), rules)
+    project = tmp_path / "project"
+    write_tree(project, {"a.py": "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"})
+    env = {"TVMLINT_RULES_DIR": str(rules)}
+
+    def messages():
+        done = run_cli("check", ".", "--format", "json", "--target-version", "0.19", cwd=project, env=env)
+        return [finding["message"] for finding in json.loads(done.stdout)]
+
+    assert "BackwardFoldScaleAxis (opt_level 3)" in messages()[0]
+    # the same knowledge with a different level for one member
+    passes = rules / "passes.toml"
+    text = passes.read_text()
+    changed = text.replace('name = "BackwardFoldScaleAxis", opt_level = 3', 'name = "BackwardFoldScaleAxis", opt_level = 4')
+    assert changed != text
+    passes.write_text(changed)
+    assert "BackwardFoldScaleAxis (opt_level 4)" in messages()[0]
+
+
+def test_cache_notices_a_new_tvmlint(tmp_path, monkeypatch):
+    import tvmlint
+    import tvmlint.cache
+
+    write_tree(tmp_path, {"a.py": "x = 1\n"})
+    _cached_run(tmp_path)
+    assert _cached_run(tmp_path).cache_hits == 1
+    monkeypatch.setattr(tvmlint, "__version__", tvmlint.__version__ + ".post1")
+    assert _cached_run(tmp_path).cache_hits == 0
+
+
+def test_a_changed_helper_changes_its_callers_findings(tmp_path):
+    write_tree(tmp_path, {"helpers.py": HELPER_GOOD, "app.py": "import tvm\nfrom helpers import fold\nmod = fold(mod)\n"})
+    assert _cached_run(tmp_path).findings == []
+    write_tree(tmp_path, {"helpers.py": HELPER_BAD})
+    report = _cached_run(tmp_path)
+    assert [f.path for f in report.findings] == ["helpers.py"]
+    assert "app.py:3" in report.findings[0].message
+    # and now the caller enters a context: app.py changes, the helper's finding goes
+    write_tree(tmp_path, {"app.py": "import tvm\nfrom helpers import fold\nwith tvm.transform.PassContext(opt_level=3):\n    mod = fold(mod)\n"})
+    report = _cached_run(tmp_path)
+    assert report.findings == []
+    assert report.cache_hits >= 1  # helpers.py came from the cache
+
+
+def test_no_cache_writes_nothing(tmp_path):
+    write_tree(tmp_path, {"a.py": "x = 1\n"})
+    done = run_cli("check", ".", "--no-cache", "--target-version", "0.19", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert not (tmp_path / ".tvmlint_cache").exists()
+    done = run_cli("check", ".", "--target-version", "0.19", cwd=tmp_path)
+    assert (tmp_path / ".tvmlint_cache").is_dir()
