@@ -7,6 +7,7 @@ import sys
 
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
 from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from, positive_int
+from tvmlint.commands.fix import add_fix_options
 from tvmlint.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
 from tvmlint.output import FORMATS
@@ -22,9 +23,15 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (.tvmlint_cache)")
     parser.add_argument("--confirm", action="store_true", help="confirm or refute each finding with the installed TVM (run in a child process)")
     add_companion_options(parser)
+    parser.add_argument("--fix", action="store_true", help="apply fixes, as `tvmlint fix` does")
+    add_fix_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.fix:
+        from tvmlint.commands import fix
+
+        return fix.run(args)
     from tvmlint.config import SettingsResolver
     from tvmlint.output import renderer
     from tvmlint.runner import check_paths

@@ -1,0 +1,160 @@
+"""`tvmlint fix`: apply the fixes of the findings, then report what it fixed and what remains.
+
+Safe fixes by default, unsafe ones too with `--unsafe-fixes`; `--diff` prints a
+unified diff and writes nothing; `--stdin-filename PATH -` prints the fixed
+source. Exit 0 when no finding remains, 1 when some do (with --diff: would
+remain), 2 on a usage or internal error. `tvmlint check --fix` runs this.
+"""
+
+from __future__ import annotations
+
+import argparse
+import difflib
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Dict, List, Sequence
+
+from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
+from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from
+from tvmlint.commands.stdin import add_stdin_option, reads_stdin
+
+
+def add_fix_options(parser: argparse.ArgumentParser) -> None:
+    """The options `fix` and `check --fix` share."""
+    parser.add_argument("--unsafe-fixes", action="store_true", help="also apply fixes that may change behaviour (such as TVM101's PassContext wrapping)")
+    parser.add_argument("--diff", action="store_true", help="print a unified diff of the fixes and write nothing")
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("fix", help="apply fixes (safe ones; --unsafe-fixes for all) and report what remains")
+    add_selection_options(parser)
+    add_fix_options(parser)
+    parser.add_argument("--format", choices=("text", "concise"), default="text", help="how the remaining findings are shown")
+    add_stdin_option(parser)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tvmlint.config import SettingsResolver
+
+    resolver = SettingsResolver(overrides_from(args))
+    if reads_stdin(args):
+        return _run_stdin(args, resolver)
+    return _run_paths(args, existing_paths(args), resolver)
+
+
+def _checker(resolver, path: Path, shown: str):
+    from tvmlint.runner import check_text
+
+    settings = resolver.for_path(path)
+    return lambda text: check_text(text, path, settings, shown=shown)
+
+
+def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int:
+    from tvmlint.fixer import by_path, fix_file, wanted
+    from tvmlint.runner import check_paths
+
+    unsafe, write = args.unsafe_fixes, not args.diff
+    report = check_paths(paths, resolver)
+    for note in report.notes:
+        print(f"tvmlint: {note}", file=sys.stderr)
+    grouped = by_path(report.findings)
+    outcomes = []
+    for shown, findings in grouped.items():
+        if not any(wanted(f, unsafe) for f in findings):
+            continue
+        path = Path(shown) if Path(shown).is_absolute() else resolver.cwd / shown
+        outcome = fix_file(path, shown, _checker(resolver, path, shown), unsafe, write)
+        outcomes.append(outcome)
+        if args.diff and outcome.fix is not None and outcome.fix.changed:
+            sys.stdout.writelines(_diff(shown, outcome.fix.original, outcome.fix.fixed))
+    written = [o for o in outcomes if o.written]
+    if written:
+        remaining = check_paths(paths, resolver).findings  # across modules again, from the files as written
+    else:
+        # nothing written (--diff, or nothing fixed): the fixed texts' own findings stand for those files
+        changed = {o.shown: o.fix.remaining for o in outcomes if args.diff and o.fix is not None and o.fix.changed}
+        remaining = [f for shown, fs in grouped.items() if shown not in changed for f in fs]
+        remaining += [f for fs in changed.values() for f in fs]
+        remaining.sort(key=lambda f: f.sort_key)
+    _report(args, outcomes, remaining, report.files_seen)
+    return EXIT_FINDINGS if remaining else EXIT_CLEAN
+
+
+def _run_stdin(args: argparse.Namespace, resolver) -> int:
+    from tvmlint.commands.stdin import STDIN
+    from tvmlint.fixer import fix_text
+    from tvmlint.runner import display_path
+    from tvmlint.source import decode
+
+    if args.stdin_filename is not None:
+        path, shown = args.stdin_filename, display_path(args.stdin_filename, resolver.cwd)
+    else:
+        path, shown = resolver.cwd / "stdin.py", STDIN
+    data = sys.stdin.buffer.read()
+    source, why = decode(data)
+    if source is None:
+        sys.stdout.buffer.write(data)  # a formatter pipe gets its input back unchanged
+        print(f"tvmlint: {shown}: left untouched: could not be decoded: {why}", file=sys.stderr)
+        return EXIT_FINDINGS
+    result = fix_text(source.text, _checker(resolver, path, shown), args.unsafe_fixes)
+    if args.diff:
+        sys.stdout.writelines(_diff(shown, result.original, result.fixed))
+    else:
+        sys.stdout.buffer.write(source.encode(result.fixed))
+    sys.stdout.flush()
+    from tvmlint.fixer import FileOutcome
+
+    outcome = FileOutcome(path, shown, result, source)
+    # the fixed source owns stdout: the report goes to stderr
+    _report(args, [outcome], result.remaining, 1, stdin=True)
+    return EXIT_FINDINGS if result.remaining else EXIT_CLEAN
+
+
+def _diff(shown: str, before: str, after: str) -> List[str]:
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{shown}", tofile=f"b/{shown}"
+    )
+    return [line if line.endswith(("\n", "\r")) else line + "\n" for line in lines]
+
+
+def _counted(findings) -> str:
+    counts = Counter(f.code for f in findings)
+    return ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(counts.items()))
+
+
+def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bool = False) -> None:
+    """What was fixed (stderr when stdout carries a diff or the fixed source), then what remains."""
+    from tvmlint.output import renderer
+
+    fmt = getattr(args, "format", "text")
+    readable = fmt in ("text", "concise")
+    # stdout carries the diff, the fixed source, or a machine-readable format: notes go to stderr
+    notes = sys.stdout if (readable and not args.diff and not stdin) else sys.stderr
+    verb = "Would fix" if args.diff else "Fixed"
+    fixed_total, fixed_files, sources = 0, 0, {}
+    for outcome in outcomes:
+        if outcome.problem:
+            print(f"tvmlint: {outcome.shown}: {outcome.problem}", file=sys.stderr)
+        result = outcome.fix
+        if result is None:
+            continue
+        for finding, why in result.discarded:
+            print(
+                f"tvmlint: {outcome.shown}:{finding.start.line}:{finding.start.column}: {finding.code} fix not applied: {why}",
+                file=sys.stderr,
+            )
+        if result.applied and (outcome.written or args.diff or stdin):
+            fixed_total += len(result.applied)
+            fixed_files += 1
+            sources[outcome.shown] = result.fixed
+            print(f"{outcome.shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
+    if stdin and remaining:
+        renderer("concise")(remaining, files, sys.stderr)
+    elif not args.diff and not stdin and (remaining or not readable):
+        renderer(fmt)(remaining, files, sys.stdout, sources=sources)
+    print(
+        f"{verb} {fixed_total} finding{'s' if fixed_total != 1 else ''} in {fixed_files} file{'s' if fixed_files != 1 else ''}; "
+        f"{len(remaining)} remaining.",
+        file=notes,
+    )

@@ -1,0 +1,215 @@
+"""Applying fixes: rounds of non-overlapping edits, each re-checked, and atomic writes.
+
+A round takes every selected fix whose edits do not touch another's (two fixes
+that both add `import tvm` at the same place never go together, so the import
+is added once), applies them, and re-checks the text. A fix whose finding is
+still there afterwards is discarded and reported; a round whose result does not
+parse is retried without the fixes that break it. Rounds repeat until nothing
+changes (at most MAX_ROUNDS), so a second `tvmlint fix` finds nothing to do.
+
+A file is written only when its fixed text parses, through a temporary file in
+the same directory renamed over it (permissions kept), in its own encoding,
+BOM and line endings, and only if it has not changed on disk since it was read.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import tempfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+import libcst as cst
+
+from tvmlint.diagnostics import Finding
+from tvmlint.edits import apply_edits, offsets, to_offset
+from tvmlint.source import SourceText, decode
+
+MAX_ROUNDS = 10
+
+
+@dataclass
+class TextFix:
+    """What fixing one text did."""
+
+    original: str
+    fixed: str
+    applied: List[Finding] = field(default_factory=list)
+    discarded: List[Tuple[Finding, str]] = field(default_factory=list)
+    remaining: List[Finding] = field(default_factory=list)
+
+    @property
+    def changed(self) -> bool:
+        return self.fixed != self.original
+
+
+def wanted(finding: Finding, unsafe: bool) -> bool:
+    return finding.fix is not None and bool(finding.fix.edits) and (finding.fix.safe or unsafe)
+
+
+def _key(finding: Finding) -> Tuple[str, str]:
+    return finding.code, finding.message
+
+
+def _fix_key(finding: Finding) -> tuple:
+    fix = finding.fix
+    return (finding.code, finding.message, fix.edits if fix else ())
+
+
+def choose(findings: Iterable[Finding], text: str, unsafe: bool, rejected: set) -> List[Finding]:
+    """Fixes whose edits neither overlap nor touch an already chosen one."""
+    starts = offsets(text)
+    taken: List[Tuple[int, int]] = []
+    chosen: List[Finding] = []
+    for finding in findings:
+        if not wanted(finding, unsafe) or _fix_key(finding) in rejected:
+            continue
+        spans = [(to_offset(starts, e.start), to_offset(starts, e.end)) for e in finding.fix.edits]
+        if any(begin <= other_end and other_begin <= end for begin, end in spans for other_begin, other_end in taken):
+            continue
+        taken.extend(spans)
+        chosen.append(finding)
+    return chosen
+
+
+def parses(text: str) -> Optional[str]:
+    """None when libcst parses `text`, else why not."""
+    try:
+        cst.parse_module(text)
+    except cst.ParserSyntaxError as error:
+        return f"line {error.raw_line}: {error.message}"
+    except RecursionError:
+        return "too deeply nested"
+    return None
+
+
+def _apply(text: str, batch: Sequence[Finding]) -> str:
+    return apply_edits(text, [edit for finding in batch for edit in finding.fix.edits])
+
+
+def fix_text(text: str, check, unsafe: bool) -> TextFix:
+    """Fix `text`; `check(text) -> findings` re-checks it the way the run does."""
+    result = TextFix(text, text)
+    rejected: set = set()
+    findings = check(text)
+    for _ in range(MAX_ROUNDS):
+        batch = choose(findings, text, unsafe, rejected)
+        applied = False
+        while batch:
+            candidate = _apply(text, batch)
+            why = parses(candidate)
+            if why is not None:
+                broken = [f for f in batch if parses(_apply(text, [f])) is not None] or batch
+                for finding in broken:
+                    result.discarded.append((finding, f"the fixed code would not parse ({parses(_apply(text, [finding])) or why})"))
+                    rejected.add(_fix_key(finding))
+                batch = [f for f in batch if f not in broken]
+                continue
+            after = check(candidate)
+            failed = _still_there(findings, batch, after)
+            if failed:
+                for finding in failed:
+                    result.discarded.append((finding, "the finding is still there after the fix"))
+                    rejected.add(_fix_key(finding))
+                batch = [f for f in batch if f not in failed]
+                continue
+            text, findings = candidate, after
+            result.applied.extend(batch)
+            applied = True
+            break
+        if not applied:
+            break
+    result.fixed = text
+    result.remaining = list(findings)
+    return result
+
+
+def _still_there(before: Sequence[Finding], batch: Sequence[Finding], after: Sequence[Finding]) -> List[Finding]:
+    """The fixes of `batch` whose finding the re-check still shows (counted by code and message)."""
+    had, fixing, has = Counter(map(_key, before)), Counter(map(_key, batch)), Counter(map(_key, after))
+    return [f for f in batch if has[_key(f)] > had[_key(f)] - fixing[_key(f)]]
+
+
+# -- files ----------------------------------------------------------------------------
+
+
+class FileChanged(Exception):
+    """The file on disk is not the one that was read."""
+
+
+def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
+    """Replace `path` with `data` if it still holds `expected`; a reader sees the old or the new file, never half."""
+    target = path.resolve()
+    if target.read_bytes() != expected:
+        raise FileChanged(str(path))
+    mode = stat.S_IMODE(os.stat(target).st_mode)
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tvmlint")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        if target.read_bytes() != expected:  # changed while we wrote
+            raise FileChanged(str(path))
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+@dataclass
+class FileOutcome:
+    path: Path
+    shown: str
+    fix: Optional[TextFix] = None
+    source: Optional[SourceText] = None
+    problem: Optional[str] = None  # why the file was left untouched
+    written: bool = False
+
+
+def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool) -> FileOutcome:
+    outcome = FileOutcome(path, shown)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        outcome.problem = f"could not be read: {error.strerror}"
+        return outcome
+    source, why = decode(data)
+    if source is None:
+        outcome.problem = f"could not be decoded: {why}"
+        return outcome
+    outcome.source = source
+    outcome.fix = fix_text(source.text, check, unsafe)
+    if not outcome.fix.changed or not write:
+        return outcome
+    why = parses(outcome.fix.fixed)
+    if why is not None:  # every round is checked; this guards the file itself
+        outcome.problem = f"left untouched: the fixed code would not parse ({why})"
+        return outcome
+    try:
+        encoded = source.encode(outcome.fix.fixed)
+    except UnicodeEncodeError as error:
+        outcome.problem = f"left untouched: the fixed code cannot be written as {source.encoding} ({error.reason})"
+        return outcome
+    try:
+        write_atomic(path, encoded, data)
+    except FileChanged:
+        outcome.problem = "left untouched: it changed on disk while tvmlint was fixing it"
+        return outcome
+    except OSError as error:
+        outcome.problem = f"left untouched: could not be written ({error.strerror})"
+        return outcome
+    outcome.written = True
+    return outcome
+
+
+def by_path(findings: Iterable[Finding]) -> Dict[str, List[Finding]]:
+    grouped: Dict[str, List[Finding]] = {}
+    for finding in findings:
+        grouped.setdefault(finding.path, []).append(finding)
+    return grouped
