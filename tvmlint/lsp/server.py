@@ -22,7 +22,6 @@ from pygls.lsp.server import LanguageServer
 from tvmlint import __version__
 from tvmlint.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.diagnostics import Finding
-from tvmlint.edits import apply_edits
 from tvmlint.lsp.convert import SOURCE, diagnostic, quick_fix, split_lines, whole_change
 from tvmlint.runner import check_text
 
@@ -30,7 +29,6 @@ log = logging.getLogger(__name__)
 
 DEBOUNCE_SECONDS = 0.3  # after the last keystroke; open and save check at once
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.tvmlint"
-FIX_ROUNDS = 10  # a fix can make room for another; stop when nothing changes
 PYTHON_SUFFIXES = (".py", ".pyi")
 
 
@@ -68,24 +66,10 @@ def options_to_overrides(options: object) -> Overrides:
 
 
 def apply_safe_fixes(text: str, path: Path, settings: Settings) -> str:
-    """The text with every safe fix applied; fixes whose edits would collide wait for the next round."""
-    for _ in range(FIX_ROUNDS):
-        taken: List[Tuple[Tuple[int, int], Tuple[int, int]]] = []
-        edits = []
-        for finding in check_text(text, path, settings):
-            fix = finding.fix
-            if fix is None or not fix.safe:
-                continue
-            spans = [((e.start.line, e.start.column), (e.end.line, e.end.column)) for e in fix.edits]
-            if any(not (end < other_start or other_end < start) for start, end in spans for other_start, other_end in taken):
-                continue
-            taken.extend(spans)
-            edits.extend(fix.edits)
-        fixed = apply_edits(text, edits) if edits else text
-        if fixed == text:
-            break
-        text = fixed
-    return text
+    """The text with every safe fix applied, as `tvmlint fix` would (rounds, each re-checked)."""
+    from tvmlint.fixer import fix_text
+
+    return fix_text(text, lambda candidate: check_text(candidate, path, settings), unsafe=False).fixed
 
 
 class TvmlintLanguageServer(LanguageServer):

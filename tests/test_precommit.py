@@ -1,0 +1,179 @@
+"""The pre-commit hooks, run by pre-commit itself (from PyPI) on temporary git repositories.
+
+pre-commit installs this repository into its own virtualenv with pip, so these
+tests need a reachable package index: `-m "not network"` leaves them out.
+The hooks repository is a snapshot of this working tree (tracked and untracked,
+not ignored files) committed in a temporary repository, so the tests see the
+tree as it is, clean checkout or not.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Dict
+
+import pytest
+import yaml
+
+from helpers import REPO
+
+pytestmark = pytest.mark.network
+
+PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+SILENT_FOLD = "import tvm\nfrom tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\nmod = fold(mod)\n"
+CLEAN = (
+    "import tvm\nfrom tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\n"
+    "with tvm.transform.PassContext(opt_level=3):\n    mod = fold(mod)\n"
+)
+GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "tvmlint tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "tvmlint tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+}
+
+
+def git(*args: str, cwd: Path) -> str:
+    done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **GIT_IDENTITY}, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def hooks_repo(tmp_path_factory) -> Dict[str, str]:
+    """This working tree committed in a fresh repository: (path, commit)."""
+    listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             cwd=REPO, capture_output=True)
+    if listing.returncode != 0:
+        pytest.skip("not a git checkout: pre-commit installs hooks from a git repository")
+    snapshot = tmp_path_factory.mktemp("hooks-repo")
+    for name in listing.stdout.decode().split("\0"):
+        source = REPO / name
+        if name and source.is_file():
+            target = snapshot / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    git("init", "-q", cwd=snapshot)
+    git("add", "-A", cwd=snapshot)
+    git("commit", "-q", "-m", "snapshot", cwd=snapshot)
+    return {"path": str(snapshot), "rev": git("rev-parse", "HEAD", cwd=snapshot).strip()}
+
+
+@pytest.fixture(scope="module")
+def pre_commit_home(tmp_path_factory) -> Path:
+    # shared by the tests here, so the hook's environment is built once for `pre-commit run`
+    return tmp_path_factory.mktemp("pre-commit-home")
+
+
+def project(root: Path, files: Dict[str, str]) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    git("init", "-q", cwd=root)
+    for name, text in files.items():
+        (root / name).write_text(text, encoding="utf-8")
+    return root
+
+
+def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess:
+    env = {**os.environ, **GIT_IDENTITY, "PRE_COMMIT_HOME": str(home), "PRE_COMMIT_COLOR": "never"}
+    return subprocess.run([*PRE_COMMIT, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
+
+
+def test_try_repo_fails_on_a_silent_fold_and_passes_a_clean_file(tmp_path, hooks_repo, pre_commit_home):
+    root = project(tmp_path / "work", {
+        "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n',
+        "bad.py": SILENT_FOLD,
+        "good.py": CLEAN,
+    })
+    git("add", "-A", cwd=root)
+    bad = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "bad.py", cwd=root, home=pre_commit_home)
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "TVM101" in bad.stdout and "bad.py" in bad.stdout
+    good = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "good.py", "pyproject.toml",
+                      cwd=root, home=pre_commit_home)
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert re.search(r"^tvmlint\.+Passed$", good.stdout, re.M), good.stdout
+
+
+def readme_pre_commit_config() -> dict:
+    """The .pre-commit-config.yaml the README tells users to write."""
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```yaml\n(.*?)```", readme, re.S)
+    configs = [yaml.safe_load(block) for block in blocks if "repos:" in block and "id: tvmlint" in block]
+    assert len(configs) == 1, "the README should show one pre-commit configuration"
+    return configs[0]
+
+
+def test_readme_snippet_blocks_a_bad_commit_and_lets_a_clean_one_through(tmp_path, hooks_repo, pre_commit_home):
+    config = readme_pre_commit_config()
+    [entry] = config["repos"]
+    assert entry["repo"].startswith("https://") and [hook["id"] for hook in entry["hooks"]] == ["tvmlint"]
+    # the snippet's target version comes through args: no pyproject.toml in this project
+    assert "--target-version" in entry["hooks"][0].get("args", [])
+    entry.update(repo=hooks_repo["path"], rev=hooks_repo["rev"])
+    root = project(tmp_path / "work", {".pre-commit-config.yaml": yaml.safe_dump(config), "job.py": SILENT_FOLD})
+    installed = pre_commit("install", cwd=root, home=pre_commit_home)
+    assert installed.returncode == 0, installed.stderr
+
+    git("add", "-A", cwd=root)
+    blocked = subprocess.run(["git", "commit", "-m", "a silent fold"], cwd=root, capture_output=True, text=True,
+                             env={**os.environ, **GIT_IDENTITY, "PRE_COMMIT_HOME": str(pre_commit_home)}, timeout=900)
+    assert blocked.returncode != 0, blocked.stdout + blocked.stderr
+    assert "TVM101" in blocked.stdout + blocked.stderr
+    assert subprocess.run(["git", "rev-parse", "--verify", "HEAD"], cwd=root, capture_output=True).returncode != 0
+
+    (root / "job.py").write_text(CLEAN, encoding="utf-8")
+    git("add", "-A", cwd=root)
+    git("commit", "-q", "-m", "the fold under opt_level 3", cwd=root)  # the hook runs, and passes
+    assert git("log", "--format=%s", cwd=root).strip() == "the fold under opt_level 3"
+
+
+def test_args_pass_through_and_no_files_checks_nothing(tmp_path, hooks_repo, pre_commit_home):
+    hook = {"id": "tvmlint", "args": ["--target-version", "0.19", "--select", "TVM103"]}
+    config = {"repos": [{"repo": hooks_repo["path"], "rev": hooks_repo["rev"], "hooks": [hook]}]}
+    root = project(tmp_path / "work", {
+        ".pre-commit-config.yaml": yaml.safe_dump(config), "job.py": SILENT_FOLD, "notes.txt": "not Python\n",
+    })
+    git("add", "-A", cwd=root)
+    # --select TVM103 leaves TVM101 out
+    selected = pre_commit("run", "--files", "job.py", cwd=root, home=pre_commit_home)
+    assert selected.returncode == 0, selected.stdout + selected.stderr
+
+    # always_run with no Python file among those given: the hook gets no file names,
+    # and must not check the whole repository (where job.py would fail at 0.19)
+    hook.update(args=["--target-version", "0.19"], always_run=True)
+    (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    git("add", "-A", cwd=root)
+    nothing = pre_commit("run", "--files", "notes.txt", cwd=root, home=pre_commit_home)
+    assert nothing.returncode == 0, nothing.stdout + nothing.stderr
+    # ... while the same hook on job.py fails: the target came through
+    failing = pre_commit("run", "--files", "job.py", cwd=root, home=pre_commit_home)
+    assert failing.returncode == 1 and "TVM101" in failing.stdout, failing.stdout + failing.stderr
+
+
+DEPRECATED = 'import tvm\nfrom tvm import relay\n\nwith relay.build_config(opt_level=3):\n    lib = relay.build(mod, target="llvm")\n'
+
+
+def test_fix_hook_rewrites_and_then_passes(tmp_path, hooks_repo, pre_commit_home):
+    root = project(tmp_path / "work", {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n', "job.py": DEPRECATED})
+    git("add", "-A", cwd=root)
+    first = pre_commit("try-repo", hooks_repo["path"], "tvmlint-fix", "--files", "job.py", cwd=root, home=pre_commit_home)
+    # the safe TVM202 fix is applied; pre-commit fails the run because a file changed
+    assert first.returncode == 1, first.stdout + first.stderr
+    assert "files were modified by this hook" in first.stdout
+    assert (root / "job.py").read_text(encoding="utf-8") == DEPRECATED.replace("relay.build_config", "tvm.transform.PassContext")
+    git("add", "-A", cwd=root)
+    second = pre_commit("try-repo", hooks_repo["path"], "tvmlint-fix", "--files", "job.py", cwd=root, home=pre_commit_home)
+    assert second.returncode == 0, second.stdout + second.stderr
+
+
+def test_only_python_files_are_passed():
+    manifest = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+    hooks = {hook["id"]: hook for hook in manifest}
+    assert set(hooks) == {"tvmlint", "tvmlint-fix"}
+    for hook in hooks.values():
+        assert hook["language"] == "python" and hook["types"] == ["python"]
+        assert hook["entry"].split()[:2] in (["tvmlint", "check"], ["tvmlint", "fix"])
