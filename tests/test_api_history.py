@@ -135,3 +135,49 @@ def test_tir_names_go_where_the_member_lists_put_them(tmp_path):
     # a name neither list has (Simplify was renamed StmtSimplify): reported, not guessed
     findings = check_tree(tmp_path, {"case.py": "import tvm\nx = tvm.tir.transform.Simplify()\n"}, select=["TVM201"], target="0.27")
     assert len(findings) == 1 and findings[0].fix is None
+
+
+def test_the_examples_get_the_seed_findings():
+    import json
+
+    from helpers import run_cli
+
+    result = run_cli("check", "examples", "--format", "json", "--select", "TVM2", cwd=REPO)
+    found = {(f["path"], f["line"], f["code"]) for f in json.loads(result.stdout)}
+    expected = {
+        ("examples/nnvm_era/tune_and_build.py", 6, "TVM202"),  # import nnvm.compiler at 0.6
+        ("examples/relay_era/port_from_nnvm.py", 7, "TVM202"),  # graph_runtime at 0.8
+        ("examples/relay_era/port_from_nnvm.py", 15, "TVM202"),  # relay.build_config at 0.8
+        ("examples/relay_era/port_from_nnvm.py", 16, "TVM203"),  # graph, lib, params = relay.build(...)
+        ("examples/relay_era/port_from_nnvm.py", 18, "TVM202"),  # relay.save_param_dict at 0.8
+        ("examples/relax_era/fp16_conv2d.py", 7, "TVM201"),  # from tvm.script import tir at 0.27
+        ("examples/relax_era/fp16_conv2d.py", 28, "TVM201"),  # tvm.tir.Schedule at 0.27
+        ("examples/relax_era/pass_settings.py", 10, "TVM201"),  # config key tir.disable_vectorize at 0.27
+    }
+    assert expected <= found, (expected - found, result.stdout)
+
+
+PORT = (REPO / "examples" / "relay_era" / "port_from_nnvm.py").read_text(encoding="utf-8")
+NNVM = (REPO / "examples" / "nnvm_era" / "tune_and_build.py").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "source, target, expected",
+    [
+        # at 0.6 build_config, the tuple, graph_runtime and relay.save_param_dict are the normal API
+        (PORT, "0.6", []),
+        (NNVM, "0.6", ["TVM202", "TVM202"]),
+        # at 0.18 NNVM is gone (both imports; and the two uses that have a successor, which the imports cannot name)
+        # and the relay habits are deprecated
+        (NNVM, "0.18", ["TVM201"] * 4),
+        (PORT, "0.18", ["TVM202", "TVM202", "TVM203", "TVM202"]),
+        (
+            "from tvm import relay\nmod = relay.ir_pass.infer_type(mod)\n", "0.18", ["TVM201"],
+        ),
+        # at 0.27 every relay import is removed; relay.save_param_dict still names its successor
+        (PORT, "0.27", ["TVM201", "TVM201", "TVM201", "TVM201"]),
+    ],
+)
+def test_version_aware_both_ways(tmp_path, source, target, expected):
+    findings = check_tree(tmp_path, {"case.py": source}, select=["TVM2"], target=target)
+    assert [f.code for f in findings] == expected, [(f.start.line, f.code, f.message) for f in findings]

@@ -143,8 +143,10 @@ class _Collector:
             text += f": {_sentence(symbol.advice)}"
         if use.replacement is not None and use.replaced is not None:
             new_path = use.replacement + use.qualname[len(use.replaced):]
+            if not use.fixable:
+                new_path = use.replacement  # what is under it may have been renamed on the way
             if new_path not in symbol.advice:
-                text += f" At {self.target} it is `{new_path}`."
+                text += f" At {self.target} it is `{new_path}`." if use.fixable else f" Its successor: `{new_path}`."
         return text
 
     # -- fixes -----------------------------------------------------------------------
