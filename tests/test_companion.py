@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -342,3 +343,28 @@ def test_the_checking_process_never_imports_tvm(tmp_path, cache_dir):
     done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
     assert done.returncode == 1, done.stderr
     assert all(f["confirmed"] is True for f in json.loads(done.stdout))
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for the interpreter")
+@pytest.mark.parametrize("body, expect", [("exec sleep 30", "gave no answer within 1s"), ("kill -SEGV $$", "crashed (SIGSEGV)")])
+def test_the_long_lived_child_is_bounded_too(tmp_path, body, expect):
+    from tvmlint.companion import CompanionError
+    from tvmlint.companion.process import ChildSession
+
+    session = ChildSession(str(_fake_python(tmp_path, body)), timeout=1)
+    with pytest.raises(CompanionError, match=re.escape(expect)):
+        session.ask({"op": "locate"})
+    session.close()
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_the_long_lived_child_answers_many_questions(tmp_path):
+    from tvmlint.companion.process import ChildSession
+
+    session = ChildSession(sys.executable, timeout=300)
+    try:
+        keys = [session.ask({"op": "config", "items": [[key, True]]})["results"][0] for key in ("tirx.disable_vectorize", "tir.nope")]
+    finally:
+        session.close()
+    assert [k["raised"] for k in keys] == [False, True]

@@ -245,17 +245,26 @@ def config(request):
 OPS = {"locate": locate, "snapshot": snapshot, "probe": probe, "config": config}
 
 
+def answer(request):
+    try:
+        return OPS[request.get("op", "locate")](request)
+    except ImportError as error:
+        return {"error": "TVM could not be imported: " + one_line(error), "import_error": True}
+    except Exception as error:
+        return {"error": one_line(error)}
+
+
 def main():
     answer_stream = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)  # whatever TVM prints goes to stderr
-    try:
-        request = json.loads(sys.stdin.read() or "{}")
-        answer = OPS[request.get("op", "locate")](request)
-    except ImportError as error:
-        answer = {"error": "TVM could not be imported: " + one_line(error), "import_error": True}
-    except Exception as error:
-        answer = {"error": one_line(error)}
-    answer_stream.write(json.dumps(answer))
+    if "--serve" in sys.argv[1:]:
+        # one request per line, one answer per line: TVM is imported once for many questions
+        for line in sys.stdin:
+            if line.strip():
+                answer_stream.write(json.dumps(answer(json.loads(line))) + "\n")
+                answer_stream.flush()
+        return
+    answer_stream.write(json.dumps(answer(json.loads(sys.stdin.read() or "{}"))))
     answer_stream.flush()
 
 

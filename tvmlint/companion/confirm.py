@@ -15,7 +15,7 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 
 from tvmlint.companion import CompanionError
 from tvmlint.companion.registry import LivePass, Snapshot, build_recipe
-from tvmlint.companion.process import run_child
+from tvmlint.companion.process import ChildSession
 from tvmlint.contexts import Gated, PassCtx, and_list, gate
 from tvmlint.diagnostics import Finding
 from tvmlint.knowledge import entries_at, get_knowledge, load_table
@@ -43,6 +43,7 @@ class Confirmer:
         self.timeout = timeout
         self.target_for = target_for
         self._probes: Dict[str, dict] = {}
+        self.session = ChildSession(python, timeout)
 
     # -- helpers --------------------------------------------------------------------
     @property
@@ -78,7 +79,7 @@ class Confirmer:
         return self.no_relay(names, self.target(finding)) or self.other_release(finding)
 
     def run(self, request: dict) -> dict:
-        return run_child(self.python, request, self.timeout)
+        return self.session.ask(request)
 
     # -- entry point ----------------------------------------------------------------
     def verdict(self, finding: Finding) -> Verdict:
@@ -92,13 +93,16 @@ class Confirmer:
         """(kept findings with their verdicts, refuted findings)."""
         kept: List[Finding] = []
         refuted: List[Finding] = []
-        for finding in findings:
-            if finding.code not in CHECKS:  # about how the code is written: nothing to ask TVM
-                kept.append(finding)
-                continue
-            verdict = self.verdict(finding)
-            marked = dataclasses.replace(finding, confirmed=verdict.confirmed, confirmation=verdict.reason)
-            (refuted if verdict.confirmed is False else kept).append(marked)
+        try:
+            for finding in findings:
+                if finding.code not in CHECKS:  # about how the code is written: nothing to ask TVM
+                    kept.append(finding)
+                    continue
+                verdict = self.verdict(finding)
+                marked = dataclasses.replace(finding, confirmed=verdict.confirmed, confirmation=verdict.reason)
+                (refuted if verdict.confirmed is False else kept).append(marked)
+        finally:
+            self.session.close()
         return kept, refuted
 
     # -- probes ---------------------------------------------------------------------

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import subprocess
 import sys
+import tempfile
+import threading
 from pathlib import Path
 from typing import Optional
 
@@ -33,6 +36,95 @@ def interpreter(tvm_python: Optional[str]) -> str:
     return str(tvm_python) if tvm_python else sys.executable
 
 
+def _crash(what: str, returncode: int) -> CompanionError:
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    return CompanionError(f"{what} crashed ({name}) while importing or running TVM")
+
+
+def _checked(what: str, answer: object) -> dict:
+    if not isinstance(answer, dict):
+        raise CompanionError(f"{what} gave an answer tvmlint does not understand")
+    if "error" in answer:
+        raise CompanionError(f"{what}: {answer['error']}")
+    return answer
+
+
+class ChildSession:
+    """One child for many questions (probe runs, config checks), so TVM is imported once.
+
+    Each question has the full time limit; a child that overruns it is killed.
+    """
+
+    def __init__(self, python: str, timeout: float):
+        self.python = python
+        self.timeout = timeout
+        self.what = f"the TVM companion ({python})"
+        self._process: Optional[subprocess.Popen] = None
+        self._lines: "queue.Queue[Optional[str]]" = queue.Queue()
+        self._stderr = None
+
+    def _start(self) -> subprocess.Popen:
+        self._stderr = tempfile.TemporaryFile(mode="w+")
+        try:
+            process = subprocess.Popen(
+                [self.python, str(CHILD), "--serve"],
+                stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+            )
+        except OSError as error:
+            raise CompanionError(f"{self.what} could not be started: {error.strerror or error}") from None
+
+        def pump() -> None:
+            for line in process.stdout:
+                self._lines.put(line)
+            self._lines.put(None)
+
+        threading.Thread(target=pump, daemon=True).start()
+        return process
+
+    def ask(self, request: dict) -> dict:
+        if self._process is None:
+            self._process = self._start()
+        process = self._process
+        try:
+            process.stdin.write(json.dumps(request) + "\n")
+            process.stdin.flush()
+        except OSError:
+            pass  # it has died: the reader reports how
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            self.close()
+            raise CompanionError(f"{self.what} gave no answer within {self.timeout:g}s and was stopped") from None
+        if line is None:
+            returncode = process.wait()
+            self._process = None
+            if returncode < 0:
+                raise _crash(self.what, returncode)
+            raise CompanionError(f"{self.what} stopped answering (exit {returncode}): {self._last_stderr()}")
+        try:
+            return _checked(self.what, json.loads(line))
+        except ValueError:
+            raise CompanionError(f"{self.what} gave an answer tvmlint does not understand") from None
+
+    def _last_stderr(self) -> str:
+        self._stderr.seek(0)
+        return (self._stderr.read().strip().splitlines() or ["no output"])[-1]
+
+    def close(self) -> None:
+        process, self._process = self._process, None
+        if process is None:
+            return
+        try:
+            process.stdin.close()
+            process.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            process.kill()
+            process.wait()
+
+
 def run_child(python: str, request: dict, timeout: float) -> dict:
     """The child's answer; CompanionError (one line) when there is none to be had."""
     what = f"the TVM companion ({python})"
@@ -49,18 +141,10 @@ def run_child(python: str, request: dict, timeout: float) -> dict:
     except OSError as error:
         raise CompanionError(f"{what} could not be started: {error.strerror or error}") from None
     if done.returncode < 0:
-        try:
-            name = signal.Signals(-done.returncode).name
-        except ValueError:
-            name = f"signal {-done.returncode}"
-        raise CompanionError(f"{what} crashed ({name}) while importing or running TVM")
+        raise _crash(what, done.returncode)
     try:
         answer = json.loads(done.stdout)
     except ValueError:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise CompanionError(f"{what} did not answer (exit {done.returncode}): {last}") from None
-    if not isinstance(answer, dict):
-        raise CompanionError(f"{what} gave an answer tvmlint does not understand")
-    if "error" in answer:
-        raise CompanionError(f"{what}: {answer['error']}")
-    return answer
+    return _checked(what, answer)
