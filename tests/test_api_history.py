@@ -152,7 +152,6 @@ def test_the_examples_get_the_seed_findings():
         ("examples/relay_era/port_from_nnvm.py", 18, "TVM202"),  # relay.save_param_dict at 0.8
         ("examples/relax_era/fp16_conv2d.py", 7, "TVM201"),  # from tvm.script import tir at 0.27
         ("examples/relax_era/fp16_conv2d.py", 28, "TVM201"),  # tvm.tir.Schedule at 0.27
-        ("examples/relax_era/pass_settings.py", 10, "TVM201"),  # config key tir.disable_vectorize at 0.27
     }
     assert expected <= found, (expected - found, result.stdout)
 

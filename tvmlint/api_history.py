@@ -1,4 +1,4 @@
-"""rules/api_history.toml and the config-key renames, asked about one target release.
+"""rules/api_history.toml, asked about one target release.
 
 A [[symbol]] entry covers its own path and, for modules and classes, every path
 under it. The most specific entry that says something at the target wins: at
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from tvmlint.knowledge import load_table, rules_dir
-from tvmlint.versions import Version, format_version, in_range, parse_version
+from tvmlint.versions import Version, in_range, parse_version
 
 REMOVED, DEPRECATED = "removed", "deprecated"
 
@@ -92,7 +92,7 @@ class Use:
 
 
 class History:
-    def __init__(self, table: dict, config_keys: dict):
+    def __init__(self, table: dict):
         self.symbols: List[Symbol] = [
             Symbol(
                 old=raw["old"], kind=raw["kind"], advice=raw.get("advice", ""), new=raw.get("new"),
@@ -124,7 +124,6 @@ class History:
             if raw_tuple
             else None
         )
-        self.keys: Dict[str, dict] = {row["name"]: row for row in config_keys.get("key", [])}
         self.not_modules: FrozenSet[str] = frozenset(table.get("not_modules", {}).get("paths", []))
         self.roots: FrozenSet[str] = frozenset(s.old.split(".")[0] for s in self.symbols)
 
@@ -185,29 +184,10 @@ class History:
             return Use(qualname, symbol, status, candidate, module.old, True)
         return Use(qualname, symbol, status, None, None, False)
 
-    # -- config keys ---------------------------------------------------------------
-
-    def renamed_key(self, key: str, version: Version) -> Optional[Tuple[str, str]]:
-        """(the key's name at `version`, release that renamed it) for a key renamed before `version`."""
-        row = self.keys.get(key)
-        if row is None or row.get("until") is None or version < parse_version(row["until"]):
-            return None
-        renamed_in = row["until"]
-        seen = {key}
-        while row.get("renamed_to") and row.get("until") and version >= parse_version(row["until"]):
-            name = row["renamed_to"]
-            if name in seen or name not in self.keys:
-                return None
-            seen.add(name)
-            row = self.keys[name]
-        if row["name"] == key or not in_range(version, row.get("since"), row.get("until")):
-            return None
-        return row["name"], renamed_in
-
 
 @functools.lru_cache(maxsize=None)
 def _history(directory: str) -> History:
-    return History(load_table("api_history.toml"), load_table("config_keys.toml"))
+    return History(load_table("api_history.toml"))
 
 
 def get_history() -> History:

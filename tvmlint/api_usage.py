@@ -1,5 +1,7 @@
 """Where a module uses API the target release no longer has or deprecates, and the renames that fix it.
 
+(PassContext config keys renamed between releases are TVM107's: it reports and renames them.)
+
 Read from the analysis' resolved names, so aliases, `from ... import` and
 attribute paths reached through `import tvm` all count, and names the module
 binds itself (a local class called `relay`) never do. Each use is reported where
@@ -93,7 +95,6 @@ class _Collector:
             if use is None or self._said_at_import(node, use):
                 continue
             self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
-        self._config_keys()
         return self.out
 
     # -- which uses to report --------------------------------------------------------
@@ -266,42 +267,6 @@ class _Collector:
         if len(statement.names) != 1 or new_parent in self.history.not_modules or not new_parent:
             return None
         return self._fix(use, [self._replace(statement.module, new_parent), self._replace(alias, imported)])
-
-    # -- PassContext(config={...}) keys -----------------------------------------------
-
-    def _config_keys(self) -> None:
-        from tvmlint.analysis import call_arguments
-
-        for value in self.analysis.contexts:
-            call = value.node
-            if not isinstance(call, cst.Call):
-                continue
-            factory = self.file.knowledge.context_factories.get(self.analysis.qualnames.get(call.func, ""))
-            if factory is None:
-                continue
-            args, _ = call_arguments(call, factory.params)
-            config = args.get("config")
-            if not isinstance(config, cst.Dict):
-                continue
-            for element in config.elements:
-                key = element.key if isinstance(element, cst.DictElement) else None
-                if not isinstance(key, cst.SimpleString) or not isinstance(key.evaluated_value, str):
-                    continue
-                renamed = self.history.renamed_key(key.evaluated_value, self.version)
-                if renamed is None:
-                    continue
-                new_key, renamed_in = renamed
-                old_key = key.evaluated_value
-                message = (
-                    f"PassContext config key '{old_key}' does not exist in TVM {self.target}: it was renamed in "
-                    f"{renamed_in}, and PassContext raises AttributeError for an unknown key. Use '{new_key}'."
-                )
-                quote = key.quote
-                fix = None
-                if "\\" not in key.value and quote not in new_key:
-                    text = f"{key.prefix}{quote}{new_key}{quote}"
-                    fix = Fix(f"Rename the key to '{new_key}'", (self._replace(key, text),), safe=True)
-                self.out.append(ApiFinding(key, REMOVED, message, fix))
 
 
 def other_first(statement: cst.ImportFrom, alias: cst.ImportAlias) -> bool:
