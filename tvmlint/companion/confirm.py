@@ -83,7 +83,9 @@ class Confirmer:
 
     # -- entry point ----------------------------------------------------------------
     def verdict(self, finding: Finding) -> Verdict:
-        check = CHECKS[finding.code]
+        check = CHECKS.get(finding.code)
+        if check is None:
+            return Verdict(None, f"{finding.code} is about how the code is written, not about what TVM registers: nothing to confirm")
         try:
             return check(self, finding)
         except CompanionError as error:
@@ -95,9 +97,6 @@ class Confirmer:
         refuted: List[Finding] = []
         try:
             for finding in findings:
-                if finding.code not in CHECKS:  # about how the code is written: nothing to ask TVM
-                    kept.append(finding)
-                    continue
                 verdict = self.verdict(finding)
                 marked = dataclasses.replace(finding, confirmed=verdict.confirmed, confirmation=verdict.reason)
                 (refuted if verdict.confirmed is False else kept).append(marked)
