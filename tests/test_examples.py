@@ -16,6 +16,15 @@ EXPECTED = {
     ("examples/relay_era/quantize_layout.py", "TVM101"),  # seed 004: quantize under opt_level 2
     ("examples/relay_era/quantize_layout.py", "TVM108"),  # seed 004: AlterOpLayout needs opt_level 3
     ("examples/relax_era/canonicalize_at_opt0.py", "TVM101"),
+    ("examples/nnvm_era/tune_and_build.py", "TVM301"),  # seed 000: NNVM at opt_level 3, 93% -> 62%
+    ("examples/nnvm_era/tune_and_build.py", "TVM304"),  # seed 000: OPT_PASS_LEVEL edited by hand
+    ("examples/relax_era/pass_settings.py", "TVM104"),  # 'FuseOP'
+    ("examples/relax_era/pass_settings.py", "TVM107"),  # tir.disable_vectorize at 0.27
+    ("examples/relax_era/pass_settings.py", "TVM303"),  # opt_level=7
+    ("examples/relax_era/fp16_conv2d.py", "TVM401"),  # seed 003: float16 accumulator
+    ("examples/relay_era/fast_math_build.py", "TVM302"),
+    ("examples/relay_era/fast_math_build.py", "TVM105"),
+    ("examples/relay_era/fast_math_build.py", "TVM106"),
 }
 
 

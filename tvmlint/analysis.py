@@ -16,7 +16,7 @@ It never imports or runs the code it reads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple, Union
 
 import libcst as cst
 
@@ -214,6 +214,7 @@ class ModuleAnalysis(cst.CSTVisitor):
         self.functions: List[str] = []
         self.context_returns: Dict[str, List[ContextRef]] = {}
         self.user_passes: Dict[str, int] = {}  # registered name -> opt_level, for passes defined here
+        self.defined_pass_names: Set[str] = set()  # every pass name defined here, whatever its level
         # walk state
         self._scope = Scope("module", qualname=module_name)
         self._frames: List[Frame] = [Frame(default_context(knowledge.default_opt_level))]
@@ -415,16 +416,16 @@ class ModuleAnalysis(cst.CSTVisitor):
         self, call: cst.Call, params: Tuple[str, ...], default_name: Optional[str]
     ) -> Optional[Gated]:
         args, hidden = call_arguments(call, params)
-        level = int_literal(args.get("opt_level"))
-        if level is None or hidden:
-            return None
         name_node = args.get("name")
         name = default_name
         if isinstance(name_node, cst.SimpleString):
             name = name_node.evaluated_value
         elif name_node is not None:
-            return None
-        if name is None:
+            name = None
+        if name is not None:
+            self.defined_pass_names.add(name)  # known to pass-list checks even when its level is not
+        level = int_literal(args.get("opt_level"))
+        if level is None or hidden or name is None:
             return None
         self.user_passes[name] = level
         return Gated(name, level)

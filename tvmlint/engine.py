@@ -50,6 +50,7 @@ class FileResult:
     functions: List[str] = field(default_factory=list)
     context_returns: Dict[str, List[PassCtx]] = field(default_factory=dict)
     noqa: Dict[int, FrozenSet[str]] = field(default_factory=dict)
+    defined_passes: List[str] = field(default_factory=list)  # pass names the module defines itself
 
 
 def module_name_for(path: Path) -> Tuple[str, bool]:
@@ -187,6 +188,7 @@ def _analyze_module(module: "cst.Module", text: str, result: FileResult, is_pack
         result.callsites.append(CallFact(site.callee, site.ctx, where.line, where.column + 1))
     result.escaped = list(analysis.escaped_functions)
     result.functions = list(analysis.functions)
+    result.defined_passes = sorted(analysis.defined_pass_names)
     result.context_returns = {
         name: [ctx for ctx in ctxs if isinstance(ctx, PassCtx)] for name, ctxs in analysis.context_returns.items()
     }

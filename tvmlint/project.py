@@ -41,6 +41,8 @@ class Project:
         for result in results:
             self.returns.update(result.context_returns)
         self._memo: Dict[str, List[Reached]] = {}
+        # a pass-list entry naming a pass some module of the project defines is not unknown
+        self.defined_passes: Set[str] = {name for result in results for name in result.defined_passes}
 
     def sensitive_functions(self) -> Set[str]:
         """Functions whose context matters to some deferred finding, directly or through calls."""
@@ -94,7 +96,7 @@ class Project:
         for result in self.results:
             for deferred in result.deferred:
                 judge = judges.get(deferred.code)
-                if judge is None:
+                if judge is None or getattr(deferred.payload, "unless_defined", None) in self.defined_passes:
                     continue
                 for ctx, chain in self.reach(deferred.ctx):
                     message = judge(deferred.payload, ctx)

@@ -1,0 +1,37 @@
+"""TVM106 conflicting-pass-lists: one pass in both required_pass and disabled_pass."""
+
+from __future__ import annotations
+
+from tvmlint.context_args import ContextSettingsRule, context_calls, string_elements
+from tvmlint.rule import Case
+
+HEAD = "import tvm\nfrom tvm import relay\n"
+
+
+class ConflictingPassLists(ContextSettingsRule):
+    code = "TVM106"
+
+    VALID = [
+        HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['AlterOpLayout']):\n"
+        "    lib = relay.build(mod, 'llvm')\n",
+        # names differ in case: two different (if odd) names
+        HEAD + "with tvm.transform.PassContext(required_pass=['FoldConstant'], disabled_pass=['foldconstant']):\n    pass\n",
+        HEAD + "with tvm.transform.PassContext(required_pass=names, disabled_pass=['FoldConstant']):\n    pass\n",
+    ]
+    INVALID = [
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['FastMath']):\n"
+             "    lib = relay.build(mod, 'llvm')\n", expect="disabled_pass wins"),
+        Case(HEAD + "with relay.build_config(3, ['AlterOpLayout', 'FoldConstant'], ('FoldConstant',)):\n    pass\n",
+             expect="'FoldConstant'"),
+    ]
+
+    def start(self) -> None:
+        for call in context_calls(self.file):
+            disabled = {name for name, _ in string_elements(call.args.get("disabled_pass"))}
+            for name, node in string_elements(call.args.get("required_pass")):
+                if name in disabled:
+                    self.report(
+                        node,
+                        f"'{name}' is in both required_pass and disabled_pass: disabled_pass wins, so no Sequential "
+                        f"runs it. Remove it from one of the lists",
+                    )

@@ -1,0 +1,344 @@
+"""TVM401 float16-accumulation: a sum that accumulates in float16 or bfloat16.
+
+Two shapes: a TVMScript block whose `T.init()` initialises a low-precision
+buffer that the block then adds into (`C[i] = C[i] + ...`, `C[i] += ...`), and a
+tensor-expression `te.sum` over low-precision tensors with no cast to a wider
+type. The accumulator's dtype is followed through `T.Buffer` annotations,
+`T.match_buffer`, `T.alloc_buffer` and `te.placeholder`; the store into the
+buffer casts whatever is added back to the buffer's dtype, so the buffer is
+what decides.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import ChainMap
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Tuple
+
+import libcst as cst
+
+from tvmlint.analysis import call_arguments
+from tvmlint.knowledge import load_table
+from tvmlint.rule import Case, Rule
+from tvmlint.versions import in_range
+
+UNKNOWN = None  # a buffer whose dtype is not a literal
+
+
+@dataclass
+class Declared:
+    dtype: Optional[str]
+    node: cst.CSTNode
+
+
+@functools.lru_cache(maxsize=None)
+def _facts() -> dict:
+    return load_table("numerics.toml")
+
+
+class _Walker(cst.CSTVisitor):
+    """Buffer and tensor dtypes per function, and the blocks and sums to judge under them."""
+
+    def __init__(self, rule: "Float16Accumulation"):
+        super().__init__()
+        self.rule = rule
+        self.scopes: List[ChainMap] = [ChainMap()]
+        self.blocks: List[Tuple[cst.With, Dict[str, Declared]]] = []
+        self.sums: List[Tuple[cst.Call, Dict[str, Declared]]] = []
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        scope = self.scopes[-1].new_child()  # names of enclosing functions and the module stay visible
+        for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
+            if param.annotation is not None:
+                found = self.rule.declared_dtype(param.annotation.annotation)
+                if found is not False:
+                    scope[param.name.value] = Declared(found, param)
+        self.scopes.append(scope)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.scopes.pop()
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return
+        found = self.rule.declared_dtype(node.value)
+        if found is not False:
+            self.scopes[-1][node.targets[0].target.value] = Declared(found, node)
+
+    def visit_With(self, node: cst.With) -> None:
+        self.blocks.append((node, self.scopes[-1]))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.rule.file.qualname(node.func) in self.rule.sum_apis:
+            self.sums.append((node, self.scopes[-1]))
+
+
+class Float16Accumulation(Rule):
+    code = "TVM401"
+
+    TIR = "from tvm.script import tir as T\n"
+    TIRX = "from tvm.script import tirx as T\n"
+    GEMM = (
+        "def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), {c})):\n"
+        "    for i, j, k in T.grid(16, 16, 16):\n"
+        "        with T.block('mm'):\n"
+        "            vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
+        "            with T.init():\n"
+        "                C[vi, vj] = T.float16(0)\n"
+        "            {update}\n"
+    )
+    TE = "import tvm\nfrom tvm import te\n"
+
+    VALID = [
+        # float16 inputs, float32 accumulator
+        TIR + "@T.prim_func\n" + GEMM.format(c="'float32'", update="C[vi, vj] = C[vi, vj] + T.Cast('float32', A[vi, vk]) * T.Cast('float32', B[vk, vj])"),
+        # T.Buffer's default dtype is float32
+        TIR + "@T.prim_func\n" + GEMM.format(c="'float32'", update="C[vi, vj] += A[vi, vk] * B[vk, vj]").replace("C: T.Buffer((16, 16), 'float32')", "C: T.Buffer((16, 16))"),
+        # max/min reductions are exact in any dtype
+        TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = T.max(C[vi, vj], A[vi, vk])"),
+        # the dtype is not a literal
+        TIR + "@T.prim_func\n" + GEMM.format(c="dtype", update="C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"),
+        # a float16 output written once from a float32 accumulator
+        TIRX + "@T.prim_func\ndef f(a: T.handle, d: T.handle):\n"
+        "    A = T.match_buffer(a, (16, 16), 'float16')\n    D = T.match_buffer(d, (16,), 'float16')\n"
+        "    acc = T.alloc_buffer((16,), 'float32')\n"
+        "    for i, k in T.grid(16, 16):\n        with T.block('sum'):\n            vi, vk = T.axis.remap('SR', [i, k])\n"
+        "            with T.init():\n                acc[vi] = T.float32(0)\n            acc[vi] = acc[vi] + T.Cast('float32', A[vi, vk])\n"
+        "    for i in range(16):\n        with T.block('cast'):\n            vi = T.axis.spatial(16, i)\n            D[vi] = T.Cast('float16', acc[vi])\n",
+        # TE: a float32 accumulator fed by float16 inputs
+        TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((1,), lambda i: te.sum(A[k].astype('float32'), axis=k))\n",
+        TE + "A = te.placeholder((64,), name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n",
+        TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((1,), lambda i: te.max(A[k], axis=k))\n",
+        # an init block elsewhere than TVMScript is not TVMScript
+        "class T:\n    pass\nwith T.init():\n    C[0] = 0\nC[0] = C[0] + 1\n",
+    ]
+    INVALID = [
+        Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"),
+             expect="float16 buffer"),
+        # the store's implicit cast: the float32 product is rounded back into float16 at every step
+        Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = C[vi, vj] + T.Cast('float32', A[vi, vk])"),
+             expect="C"),
+        Case(TIRX + "@T.prim_func\n" + GEMM.format(c="'bfloat16'", update="C[vi, vj] += A[vi, vk] * B[vk, vj]").replace("T.block(", "T.sblock("),
+             expect="bfloat16", target="0.27"),
+        # the old subscript annotation, and a match_buffer with the dtype as a keyword
+        Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = A[vi, vk] * B[vk, vj] + C[vi, vj]")
+             .replace("C: T.Buffer((16, 16), 'float16')", "C: T.Buffer[(16, 16), 'float16']"), target="0.10"),
+        Case(TIR + "@T.prim_func\ndef f(a: T.handle, c: T.handle):\n"
+             "    A = T.match_buffer(a, (16, 16), dtype='float16')\n    C = T.match_buffer(c, (16,), dtype='float16')\n"
+             "    for i, k in T.grid(16, 16):\n        with T.block('sum'):\n            vi, vk = T.axis.remap('SR', [i, k])\n"
+             "            with T.init():\n                C[vi] = T.float16(0)\n            C[vi] = C[vi] + A[vi, vk]\n",
+             expect="declared on line 5"),
+        # an intermediate buffer
+        Case(TIRX + "@T.prim_func\ndef f(A: T.Buffer((16, 16), 'float16')):\n    acc = T.alloc_buffer((16,), 'float16')\n"
+             "    for i, k in T.grid(16, 16):\n        with T.sblock('sum'):\n            vi, vk = T.axis.remap('SR', [i, k])\n"
+             "            with T.init():\n                acc[vi] = T.float16(0)\n            acc[vi] = acc[vi] + A[vi, vk]\n",
+             target="0.27", expect="acc"),
+        Case(TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nB = te.placeholder((64, 64), dtype='float16', name='B')\n"
+             "k = te.reduce_axis((0, 64), name='k')\n"
+             "C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n", expect="te.sum"),
+    ]
+
+    @classmethod
+    def triggers(cls, knowledge):
+        facts = _facts()
+        inits = {f"{row['namespace']}.init" for row in facts.get("tvmscript", [])}
+        sums = {
+            api for row in facts.get("te_sum", [])
+            if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
+        }
+        return frozenset(inits | sums)
+
+    def start(self) -> None:
+        facts = _facts()
+        accumulation = facts.get("accumulation", {})
+        version = self.file.knowledge.version
+        self.low = frozenset(accumulation.get("low_precision", ()))
+        namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
+        self.init_apis = frozenset(f"{ns}.init" for ns in namespaces)
+        self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in ("block", "sblock"))
+        self.decls = {
+            f"{ns}.{row['name']}": row for ns in namespaces for row in facts.get("buffer_decl", [])
+        }
+        self.buffer_types = frozenset(f"{ns}.Buffer" for ns in namespaces)
+        self.tensors = {
+            api: row for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until"))
+            for api in row["api"]
+        }
+        self.sum_apis = frozenset(
+            api for row in facts.get("te_sum", []) if in_range(version, row.get("since"), row.get("until"))
+            for api in row["api"]
+        )
+        self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
+        self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
+        walker = _Walker(self)
+        self.file.module.visit(walker)
+        for block, scope in walker.blocks:
+            self._judge_block(block, scope)
+        for call, scope in walker.sums:
+            self._judge_sum(call, scope)
+
+    # -- dtypes ----------------------------------------------------------------------
+
+    def declared_dtype(self, node: cst.BaseExpression):
+        """The dtype a buffer/tensor declaration gives (None when not a literal); False when `node` declares none."""
+        if isinstance(node, cst.Subscript) and self.file.qualname(node.value) in self.buffer_types:
+            parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
+            if len(parts) >= 2:
+                return parts[1].evaluated_value if isinstance(parts[1], cst.SimpleString) else UNKNOWN
+            return self.decls[self.file.qualname(node.value)].get("default_dtype", "float32")
+        if not isinstance(node, cst.Call):
+            return False
+        qualname = self.file.qualname(node.func)
+        row = self.decls.get(qualname) or self.tensors.get(qualname)
+        if row is None:
+            return False
+        args, hidden = call_arguments(node, tuple(row["params"]))
+        dtype = args.get("dtype")
+        if dtype is None:
+            return UNKNOWN if hidden else row.get("default_dtype", "float32")
+        return dtype.evaluated_value if isinstance(dtype, cst.SimpleString) else UNKNOWN
+
+    # -- TVMScript blocks -----------------------------------------------------------------
+
+    def _is_call_to(self, node: cst.BaseExpression, apis) -> bool:
+        return isinstance(node, cst.Call) and self.file.qualname(node.func) in apis
+
+    def _judge_block(self, block: cst.With, scope: Dict[str, Declared]) -> None:
+        if not isinstance(block.body, cst.IndentedBlock):
+            return
+        statements = block.body.body
+        inits = [s for s in statements if isinstance(s, cst.With) and any(self._is_call_to(i.item, self.init_apis) for i in s.items)]
+        if not inits:
+            return
+        accumulators = {name for init in inits for name, _ in _stores(init.body)}
+        for small in _small_statements(block.body):
+            target = _summed_into(small, accumulators)
+            if target is None:
+                continue
+            declared = scope.get(target.value.value)
+            if declared is None or declared.dtype not in self.low:
+                continue
+            self.report(target, self._block_message(block, target.value.value, declared))
+
+    def _block_message(self, block: cst.With, buffer: str, declared: Declared) -> str:
+        name = ""
+        for item in block.items:
+            if self._is_call_to(item.item, self.block_apis) and item.item.args:
+                first = item.item.args[0].value
+                if isinstance(first, cst.SimpleString):
+                    name = f" of block '{first.evaluated_value}'"
+        line = self.file.span(declared.node)[0].line
+        return (
+            f"The reduction{name} accumulates in {buffer}, a {declared.dtype} buffer (declared on line {line}): "
+            f"every partial sum is rounded to {declared.dtype}, so the result depends on the order of the additions "
+            "and changes when a schedule or tuning reorders the loops (a reported conv2d moved by up to 0.5). "
+            "Accumulate in a float32 buffer (T.alloc_buffer(..., \"float32\")) and cast once at the end"
+        )
+
+    # -- tensor expressions -------------------------------------------------------------
+
+    def _judge_sum(self, call: cst.Call, scope: Dict[str, Declared]) -> None:
+        args, hidden = call_arguments(call, ("expr", "axis"))
+        expr = args.get("expr")
+        if expr is None or hidden:
+            return
+        reads = _Reads(self)
+        expr.visit(reads)
+        if reads.cast or not reads.tensors:
+            return
+        dtypes = set()
+        for name in reads.tensors:
+            declared = scope.get(name)
+            if declared is None:
+                return
+            dtypes.add(declared.dtype)
+        if len(dtypes) != 1 or not dtypes <= self.low:
+            return
+        dtype = dtypes.pop()
+        self.report(
+            call,
+            f"te.sum adds {dtype} values in {dtype}: every partial sum is rounded, so the result depends on the "
+            "order of the additions and changes when a schedule reorders the reduction. Sum in float32: "
+            "te.sum(x.astype(\"float32\"), axis=...), and cast the result back if you need",
+        )
+
+
+def _stores(body: cst.BaseSuite) -> List[Tuple[str, cst.Subscript]]:
+    """Buffers stored into (`X[...] = ...`) directly in a block body."""
+    out = []
+    for small in _small_statements(body):
+        if isinstance(small, cst.Assign):
+            for target in small.targets:
+                if isinstance(target.target, cst.Subscript) and isinstance(target.target.value, cst.Name):
+                    out.append((target.target.value.value, target.target))
+    return out
+
+
+def _small_statements(body: cst.BaseSuite) -> List[cst.BaseSmallStatement]:
+    """The simple statements directly in a suite (an indented block or `with x: a = b` on one line)."""
+    if isinstance(body, cst.SimpleStatementSuite):
+        return list(body.body)
+    return [small for line in body.body if isinstance(line, cst.SimpleStatementLine) for small in line.body]
+
+
+def _summed_into(small: cst.BaseSmallStatement, accumulators) -> Optional[cst.Subscript]:
+    """The accumulator subscript when `small` adds into one (`C[i] = C[i] + x`, `C[i] += x`)."""
+    if isinstance(small, cst.AugAssign):
+        target = small.target
+        if isinstance(small.operator, (cst.AddAssign, cst.SubtractAssign)) and _is_buffer(target, accumulators):
+            return target
+        return None
+    if not isinstance(small, cst.Assign) or len(small.targets) != 1:
+        return None
+    target = small.targets[0].target
+    if not _is_buffer(target, accumulators):
+        return None
+    if _sum_reads(small.value, target.value.value):
+        return target
+    return None
+
+
+def _is_buffer(node: cst.BaseExpression, names) -> bool:
+    return isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and node.value.value in names
+
+
+def _sum_reads(node: cst.BaseExpression, buffer: str) -> bool:
+    """Whether `node` is a chain of + / - with a read of `buffer` as one of its terms."""
+    while isinstance(node, cst.BinaryOperation) and isinstance(node.operator, (cst.Add, cst.Subtract)):
+        if _is_buffer(node.right, {buffer}):
+            return True
+        if _is_buffer(node.left, {buffer}):
+            return True
+        if _sum_reads(node.right, buffer):
+            return True
+        node = node.left
+    return False
+
+
+class _Reads(cst.CSTVisitor):
+    """The tensors a te.sum expression reads, and whether it casts anything."""
+
+    def __init__(self, rule: Float16Accumulation):
+        super().__init__()
+        self.rule = rule
+        self.tensors: List[str] = []
+        self.cast = False
+
+    def visit_Subscript(self, node: cst.Subscript) -> None:
+        if isinstance(node.value, cst.Name):
+            self.tensors.append(node.value.value)
+        else:
+            self.tensors.append("")  # a tensor reached some other way: its dtype is unknown
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in self.rule.cast_methods:
+            self.cast = True
+        elif self.rule.file.qualname(func) in self.rule.cast_calls:
+            self.cast = True
+        elif not isinstance(func, cst.Attribute) or self.rule.file.qualname(func) is None:
+            self.cast = True  # a call tvmlint cannot see into may change the dtype

@@ -1,0 +1,70 @@
+"""TVM301 nnvm-fold-scale-axis: NNVM build_config at the level that enables its FoldScaleAxis."""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from tvmlint.analysis import call_arguments, int_literal
+from tvmlint.context_args import string_elements
+from tvmlint.knowledge import load_table
+from tvmlint.rule import Case, Rule
+from tvmlint.versions import parse_version
+
+HEAD = "import nnvm.compiler\n"
+
+
+def nnvm_in_use(version) -> bool:
+    """NNVM's Python package exists at `version` (it was removed in 0.7)."""
+    removed = load_table("nnvm.toml").get("lifecycle", {}).get("removed")
+    return removed is None or version < parse_version(removed)
+
+
+class NnvmFoldScaleAxis(Rule):
+    code = "TVM301"
+
+    VALID = [
+        Case(HEAD + "with nnvm.compiler.build_config(opt_level=2):\n    graph, lib, params = nnvm.compiler.build(net, 'llvm')\n",
+             target="0.6"),
+        Case(HEAD + "with nnvm.compiler.build_config(opt_level=level):\n    pass\n", target="0.6"),
+        Case(HEAD + "with nnvm.compiler.build_config(opt_level=2, add_pass=['AlterOpLayout']):\n    pass\n", target="0.5"),
+        # Relay's build_config is not NNVM's
+        Case("from tvm import relay\nwith relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
+    ]
+    INVALID = [
+        Case(HEAD + "with nnvm.compiler.build_config(opt_level=3):\n    graph, lib, params = nnvm.compiler.build(net, 'llvm')\n",
+             target="0.6", expect="93% to 62%"),
+        Case("from nnvm.compiler import build_module as bm\nwith bm.build_config(opt_level=3):\n    pass\n",
+             target="0.5", expect="opt_level=2"),
+        Case("import nnvm.compiler as nc\nwith nc.build_config(opt_level=2, add_pass=['FoldScaleAxis']):\n    pass\n",
+             target="0.6", expect="add_pass"),
+    ]
+
+    @classmethod
+    def triggers(cls, knowledge):
+        return frozenset(load_table("nnvm.toml").get("build_config", {}).get("api", []))
+
+    def start(self) -> None:
+        self.enabled = nnvm_in_use(self.file.knowledge.version)
+        facts = load_table("nnvm.toml")
+        self.apis = frozenset(facts.get("build_config", {}).get("api", []))
+        self.params = tuple(facts.get("build_config", {}).get("params", ["opt_level", "add_pass"]))
+        self.min_level = int(facts.get("fold_scale_axis_bug", {}).get("min_opt_level", 3))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if not self.enabled or self.file.qualname(node.func) not in self.apis:
+            return
+        args, _hidden = call_arguments(node, ())  # build_config(**kwargs): keywords only
+        level_node = args.get("opt_level")
+        level = int_literal(level_node)
+        if level is not None and level >= self.min_level:
+            self.report(level_node, self._message(f"opt_level={level}"))
+        for name, element in string_elements(args.get("add_pass")):
+            if name == "FoldScaleAxis":
+                self.report(element, self._message("add_pass=['FoldScaleAxis']"))
+
+    def _message(self, setting: str) -> str:
+        return (
+            f"nnvm.compiler.build_config({setting}) enables NNVM's FoldScaleAxis, which also folds negative scales "
+            "and can change the model's outputs (a user's auto-tuned CNN fell from 93% to 62% accuracy at opt_level 3). "
+            "Build with opt_level=2, or port the model to Relay, whose FoldScaleAxis folds only positive constant scales"
+        )

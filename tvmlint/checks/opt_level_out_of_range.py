@@ -1,0 +1,87 @@
+"""TVM303 opt-level-out-of-range: a literal opt_level that is not an int from 0 to the highest pass level."""
+
+from __future__ import annotations
+
+import functools
+from typing import Optional
+
+import libcst as cst
+
+from tvmlint.analysis import int_literal
+from tvmlint.context_args import context_calls
+from tvmlint.knowledge import load_table
+from tvmlint.rule import Case, Rule
+
+HEAD = "import tvm\nfrom tvm import relay\n"
+
+
+@functools.lru_cache(maxsize=None)
+def highest_pass_level() -> int:
+    """The highest opt_level any pass of any release has (passes.toml)."""
+    levels = [0]
+    for entry in load_table("passes.toml").get("pass", []):
+        levels.append(int(entry.get("opt_level", 0)))
+        levels.extend(int(member.get("opt_level", 0)) for member in entry.get("members", []))
+    return max(levels)
+
+
+class OptLevelOutOfRange(Rule):
+    code = "TVM303"
+
+    VALID = [
+        HEAD + "with tvm.transform.PassContext(opt_level=3):\n    pass\n",
+        HEAD + "with tvm.transform.PassContext(opt_level=0):\n    pass\n",
+        HEAD + "with relay.build_config(opt_level=5):\n    pass\n",
+        HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)\n",
+        HEAD + "with tvm.transform.PassContext(opt_level=args.level):\n    pass\n",
+        # another library's function with an opt_level parameter
+        "import mylib\nmylib.compile(model, opt_level=10)\n",
+    ]
+    INVALID = [
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=7):\n    pass\n", expect="above 5"),
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=10):\n    pass\n", expect="opt_level=10"),
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=-1):\n    pass\n", expect="below 0"),
+        Case(HEAD + "with tvm.transform.PassContext('3'):\n    pass\n", expect="a string"),
+        Case(HEAD + "with relay.build_config(opt_level=3.0):\n    pass\n", expect="a float"),
+        Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=9)\n", expect="above 5"),
+        Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=7, disabled_pass=['FuseOps']):\n"
+             "    mod = relax.transform.FuseOps()(mod)\n", target="0.27", expect="opt_level=7"),
+    ]
+
+    @classmethod
+    def triggers(cls, knowledge):
+        return frozenset(knowledge.context_factories) | frozenset(knowledge.sequential_classes)
+
+    def start(self) -> None:
+        for call in context_calls(self.file):
+            self._check(call.args.get("opt_level"))
+        for sequential in self.file.analysis.sequentials:
+            self._check(sequential.opt_level_arg)
+
+    def _check(self, node: Optional[cst.BaseExpression]) -> None:
+        message = self._problem(node)
+        if message is not None:
+            self.report(node, message)
+
+    @staticmethod
+    def _problem(node: Optional[cst.BaseExpression]) -> Optional[str]:
+        top = highest_pass_level()
+        if isinstance(node, cst.SimpleString):
+            return f"opt_level={node.value} is a string, not an int: write opt_level={node.evaluated_value.strip()}"
+        if isinstance(node, cst.Float):
+            return f"opt_level={node.value} is a float, not an int (TVM 0.27 raises TypeError for it): write an int from 0 to {top}"
+        level = int_literal(node)
+        if level is None:
+            return None
+        if level > top:
+            return (
+                f"opt_level={level} is above {top}, the highest level any TVM pass has: TVM accepts it without a word "
+                f"and it runs what opt_level={top} runs. Write the level you mean (3 is what TVM's tutorials use)"
+            )
+        if level < 0:
+            return (
+                f"opt_level={level} is below 0: every pass a Sequential gates is skipped, even level-0 ones such as "
+                "InferType, unless required_pass names it. Write a level from 0 to "
+                f"{top}"
+            )
+        return None

@@ -1,0 +1,86 @@
+"""TVM304 pass-level-table-mutation: writing to NNVM's process-wide OPT_PASS_LEVEL."""
+
+from __future__ import annotations
+
+from typing import Optional
+
+import libcst as cst
+
+from tvmlint.checks.nnvm_fold_scale_axis import nnvm_in_use
+from tvmlint.knowledge import load_table
+from tvmlint.rule import Case, Rule
+
+MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})
+HEAD = "import nnvm.compiler.build_module as bm\n"
+
+
+class PassLevelTableMutation(Rule):
+    code = "TVM304"
+
+    VALID = [
+        Case(HEAD + "level = bm.OPT_PASS_LEVEL['FoldScaleAxis']\nnames = sorted(bm.OPT_PASS_LEVEL)\n", target="0.6"),
+        Case(HEAD + "levels = dict(bm.OPT_PASS_LEVEL)\nlevels['FoldScaleAxis'] = 2\n", target="0.6"),
+        # a local name that happens to be called the same
+        Case("OPT_PASS_LEVEL = {}\nOPT_PASS_LEVEL['FoldScaleAxis'] = 2\n", target="0.6"),
+        # nnvm.compiler does not re-export the table
+        Case("import nnvm.compiler as nc\nnc.OPT_PASS_LEVEL = {}\n", target="0.6"),
+    ]
+    INVALID = [
+        Case(HEAD + "bm.OPT_PASS_LEVEL['FoldScaleAxis'] = 2\n", target="0.6", expect="every later build"),
+        Case("import nnvm.compiler\nnnvm.compiler.build_module.OPT_PASS_LEVEL['AlterOpLayout'] += 1\n", target="0.6"),
+        Case("from nnvm.compiler.build_module import OPT_PASS_LEVEL\nOPT_PASS_LEVEL.update({'OpFusion': 3})\n",
+             target="0.5", expect="calls update() on"),
+        Case(HEAD + "del bm.OPT_PASS_LEVEL['AlterOpLayout']\n", target="0.6"),
+        Case("from nnvm.compiler import build_module\nbuild_module.OPT_PASS_LEVEL = {'FoldScaleAxis': 4}\n", target="0.6"),
+    ]
+
+    @classmethod
+    def triggers(cls, knowledge):
+        return frozenset(load_table("nnvm.toml").get("opt_pass_level", {}).get("api", []))
+
+    def start(self) -> None:
+        self.enabled = nnvm_in_use(self.file.knowledge.version)
+        self.apis = frozenset(load_table("nnvm.toml").get("opt_pass_level", {}).get("api", []))
+
+    def _is_table(self, node: Optional[cst.CSTNode]) -> bool:
+        return node is not None and self.file.qualname(node) in self.apis
+
+    def _written(self, target: cst.BaseExpression, item: str, whole: str) -> Optional[str]:
+        """What writing to `target` does to the table (`item` or `whole`), or None when it is not the table."""
+        if isinstance(target, cst.Subscript) and self._is_table(target.value):
+            return item
+        if isinstance(target, cst.Attribute) and self._is_table(target):
+            return whole
+        return None
+
+    def _report(self, node: cst.CSTNode, how: str) -> None:
+        if self.enabled:
+            self.report(
+                node,
+                f"This {how} NNVM's OPT_PASS_LEVEL, the table every later build in the process reads to "
+                "decide which passes run: the change outlives this code and surprises every other caller. "
+                "Use build_config(opt_level=..., add_pass=[...]) for one build instead",
+            )
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            how = self._written(target.target, "changes a level in", "replaces")
+            if how:
+                self._report(target.target, how)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        how = self._written(node.target, "changes a level in", "replaces")
+        if how:
+            self._report(node.target, how)
+
+    def visit_Del(self, node: cst.Del) -> None:
+        targets = node.target.elements if isinstance(node.target, cst.Tuple) else ()
+        for target in [node.target, *(element.value for element in targets)]:
+            how = self._written(target, "deletes an entry of", "deletes")
+            if how:
+                self._report(target, how)
+
+    def visit_Call(self, node: cst.Call) -> None:
+        func = node.func
+        if isinstance(func, cst.Attribute) and func.attr.value in MUTATORS and self._is_table(func.value):
+            self._report(node, f"calls {func.attr.value}() on")

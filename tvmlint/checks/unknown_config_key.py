@@ -1,0 +1,71 @@
+"""TVM107 unknown-config-key: a PassContext config key the target release does not register."""
+
+from __future__ import annotations
+
+import difflib
+
+from tvmlint.context_args import ContextSettingsRule, context_calls, literal_keys, replace_string
+from tvmlint.diagnostics import Fix
+from tvmlint.registry import config_key_verdict, keys_at
+from tvmlint.rule import Case
+
+HEAD = "import tvm\n"
+
+
+class UnknownConfigKey(ContextSettingsRule):
+    code = "TVM107"
+
+    VALID = [
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):\n    pass\n",
+             target="0.27"),
+        HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    pass\n",
+        HEAD + "with tvm.transform.PassContext(config={'relay.FuseOps.max_depth': 10}):\n    pass\n",
+        # registered only in builds with that backend: TVM cannot be judged without the build
+        Case(HEAD + "with tvm.transform.PassContext(config={'relax.ext.tensorrt.options': {}}):\n    pass\n", target="0.27"),
+        # a namespace TVM never used: an extension's own key
+        Case(HEAD + "with tvm.transform.PassContext(config={'mylib.tile': 4}):\n    pass\n", target="0.27"),
+        HEAD + "with tvm.transform.PassContext(config=settings):\n    pass\n",
+    ]
+    INVALID = [
+        Case(
+            HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    pass\n",
+            target="0.27", expect="renamed in 0.24",
+            fixed=HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):\n    pass\n",
+        ),
+        # a chain of renames ends at the key the target registers
+        Case(HEAD + "ctx = tvm.transform.PassContext(config={\"tir.ptx_ldg32\": True})\n", target="0.27",
+             expect="'tirx.s_tir.ldg32'"),
+        # too new for the target
+        Case(HEAD + "with tvm.transform.PassContext(config={'tirx.disable_vectorize': True}):\n    pass\n",
+             expect="'tir.disable_vectorize'"),
+        # removed with Relay
+        Case(HEAD + "with tvm.transform.PassContext(config={'relay.FuseOps.max_depth': 10}):\n    pass\n",
+             target="0.27", expect="removed in 0.20"),
+        # a typo in a TVM namespace
+        Case(HEAD + "with tvm.transform.PassContext(3, None, None, None, {'tir.disable_vectorise': True}):\n    pass\n",
+             expect="Did you mean 'tir.disable_vectorize'"),
+    ]
+
+    def start(self) -> None:
+        knowledge = self.file.knowledge
+        for call in context_calls(self.file):
+            if "config" not in knowledge.context_factories[call.qualname].params:
+                continue
+            for key, node, _value in literal_keys(call.args.get("config")):
+                verdict = config_key_verdict(knowledge.version, key)
+                if verdict is None:
+                    continue
+                replacement = verdict.replacement
+                if replacement is None:
+                    close = difflib.get_close_matches(key, keys_at(knowledge.version), n=1, cutoff=0.8)
+                    replacement = close[0] if close else None
+                message = (
+                    f"Config key '{key}' is not registered in TVM {knowledge.version_text} ({verdict.reason}): "
+                    "creating this PassContext raises AttributeError"
+                )
+                fix = None
+                if replacement is not None:
+                    message += f". {'Use' if verdict.replacement else 'Did you mean'} '{replacement}'"
+                    message += "?" if not verdict.replacement else ""
+                    fix = Fix(f"Use '{replacement}'", (replace_string(self.file, node, replacement),), safe=False)
+                self.report(node, message, fix)
