@@ -105,6 +105,10 @@ class History:
         ]
         # longest first: the most specific entry is found first
         self.symbols.sort(key=lambda s: -len(s.old))
+        self._uses: Dict[Tuple[str, Version], Optional[Use]] = {}
+        self.by_old: Dict[str, List[Symbol]] = {}
+        for symbol in self.symbols:
+            self.by_old.setdefault(symbol.old, []).append(symbol)
         self.moved_modules = sorted(
             (MovedModule(m["old"], tuple(m["candidates"]), m["removed"], m.get("source", "")) for m in table.get("moved_module", [])),
             key=lambda m: -len(m.old),
@@ -131,11 +135,13 @@ class History:
 
     def entry(self, qualname: str, version: Version) -> Optional[Tuple[Symbol, str]]:
         """The most specific entry covering `qualname` that has a status at `version`."""
-        for symbol in self.symbols:
-            if symbol.covers(qualname):
-                status = symbol.status(version)
-                if status is not None:
-                    return symbol, status
+        parts = qualname.split(".")
+        for length in range(len(parts), 0, -1):  # longest prefix first
+            for symbol in self.by_old.get(".".join(parts[:length]), ()):
+                if symbol.covers(qualname):
+                    status = symbol.status(version)
+                    if status is not None:
+                        return symbol, status
         return None
 
     def exists(self, qualname: str, version: Version) -> bool:
@@ -171,6 +177,12 @@ class History:
         return None
 
     def use(self, qualname: str, version: Version) -> Optional[Use]:
+        key = (qualname, version)
+        if key not in self._uses:
+            self._uses[key] = self._use(qualname, version)
+        return self._uses[key]
+
+    def _use(self, qualname: str, version: Version) -> Optional[Use]:
         found = self.entry(qualname, version)
         if found is None:
             return None

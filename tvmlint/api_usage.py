@@ -82,19 +82,22 @@ class _Collector:
         self.out: List[ApiFinding] = []
 
     def collect(self) -> List[ApiFinding]:
-        in_imports = self._import_nodes()
         for alias, full in self.analysis.import_refs:
             use = self.history.use(full, self.version)
             if use is not None:
                 self.out.append(ApiFinding(alias, use.status, self._message(use), self._import_fix(alias, use)))
         inner = {node.value for node in self.analysis.qualnames if isinstance(node, cst.Attribute)}
+        candidates = []
         for node, qualname in self.analysis.qualnames.items():
-            if node in inner or node in in_imports:
-                continue
-            use = self.history.use(qualname, self.version)
-            if use is None or self._said_at_import(node, use):
-                continue
-            self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
+            if node not in inner:
+                use = self.history.use(qualname, self.version)
+                if use is not None:
+                    candidates.append((node, use))
+        if candidates:  # most modules have none: the import walk below is only paid for when needed
+            in_imports = self._import_nodes()
+            for node, use in candidates:
+                if node not in in_imports and not self._said_at_import(node, use):
+                    self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
         return self.out
 
     # -- which uses to report --------------------------------------------------------
