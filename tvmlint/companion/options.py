@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, TextIO, Tuple
+from typing import Callable, List, Sequence, TextIO, Tuple
 
 from tvmlint.companion import CompanionError
 from tvmlint.diagnostics import Finding

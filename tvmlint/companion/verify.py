@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Optional, Sequence, Tuple
+from typing import Iterable, List, Sequence
 
 from tvmlint.companion.registry import LivePass, Snapshot
 from tvmlint.knowledge import entries_at, load_table
