@@ -368,3 +368,12 @@ def test_the_long_lived_child_answers_many_questions(tmp_path):
     finally:
         session.close()
     assert [k["raised"] for k in keys] == [False, True]
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_verify_checks_the_default_levels(tmp_path, cache_dir):
+    rules = rules_copy(tmp_path, "default_opt_level = 2", "default_opt_level = 3", "[meta]")
+    done = tvmlint("registry", "--verify", cwd=tmp_path, cache=cache_dir, env={"TVMLINT_RULES_DIR": str(rules)})
+    assert done.returncode == 1
+    assert "PassContext(): has opt_level 2 in TVM, 3 in rules/" in done.stdout

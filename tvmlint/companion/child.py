@@ -174,9 +174,20 @@ def snapshot(request):
         has_relay = True
     except Exception:
         has_relay = False
+    defaults = {}
+    try:
+        empty = tvm.transform.Sequential([])
+        defaults = {
+            "pass_context_opt_level": int(tvm.transform.PassContext().opt_level),
+            "sequential_opt_level": int(empty.info.opt_level),
+            "sequential_name": str(empty.info.name),
+        }
+    except Exception as error:
+        defaults = {"error": one_line(error)}
     answer = locate(request)
     answer.update(
         {
+            "defaults": defaults,
             "version": answer.get("version") or str(getattr(tvm, "__version__", "")),
             "tvm_version": str(getattr(tvm, "__version__", "")),
             "modules": modules,

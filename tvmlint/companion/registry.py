@@ -52,6 +52,7 @@ class Snapshot:
     configs: Dict[str, str]
     modules: Dict[str, object]  # module path -> True, or why it could not be imported
     has_relay: bool
+    defaults: Dict[str, object] = field(default_factory=dict)  # PassContext() and Sequential([]) as built
     cache_file: Optional[str] = None
     from_cache: bool = False
     by_api: Dict[str, LivePass] = field(default_factory=dict)
@@ -91,6 +92,7 @@ class Snapshot:
             configs=dict(answer.get("configs", {})),
             modules=dict(answer.get("modules", {})),
             has_relay=bool(answer.get("has_relay")),
+            defaults=dict(answer.get("defaults", {})),
         )
 
 

@@ -117,5 +117,33 @@ def _same_type(table: str, live: str) -> bool:
     return norm(table) == norm(live)
 
 
+def verify_defaults(snapshot: Snapshot, version: Version) -> List[Difference]:
+    """The levels a context and a Sequential get when the code gives none."""
+    live = snapshot.defaults
+    if "error" in live or not live:
+        return [Difference("defaults", f"could not be read: {live.get('error', 'not reported')}")]
+    table = load_table("passes.toml")
+    meta = table.get("meta", {})
+    differences: List[Difference] = []
+    if int(meta.get("default_opt_level", 2)) != live["pass_context_opt_level"]:
+        differences.append(Difference(
+            "PassContext()", f"has opt_level {live['pass_context_opt_level']} in TVM, {meta.get('default_opt_level')} in rules/",
+            meta.get("default_opt_level_source", ""),
+        ))
+    for entry in entries_at(table.get("sequential_class", []), version):
+        api = entry["api"][0]
+        if int(entry.get("default_opt_level", 0)) != live["sequential_opt_level"]:
+            differences.append(Difference(
+                api, f"defaults to opt_level {live['sequential_opt_level']} in TVM, {entry.get('default_opt_level')} in rules/",
+                entry.get("source", ""),
+            ))
+        if entry.get("default_name", live["sequential_name"]) != live["sequential_name"]:
+            differences.append(Difference(
+                api, f"defaults to the name {live['sequential_name']!r} in TVM, {entry['default_name']!r} in rules/",
+                entry.get("source", ""),
+            ))
+    return differences
+
+
 def verify(snapshot: Snapshot, version: Version) -> List[Difference]:
-    return verify_passes(snapshot, version) + verify_configs(snapshot, version)
+    return verify_passes(snapshot, version) + verify_configs(snapshot, version) + verify_defaults(snapshot, version)
