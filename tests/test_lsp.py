@@ -222,6 +222,45 @@ async def test_other_languages_are_left_alone(client: LanguageClient, tmp_path):
     assert toml_uri not in client.diagnostics
 
 
+@pytest.mark.asyncio
+async def test_save_checks_and_a_saved_pyproject_rechecks_open_buffers(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "job.py").as_uri()
+    published = await publish_after(client, lambda: open_buffer(client, uri, BUFFER), uri)
+    assert "TVM101" in [d.code for d in published.diagnostics]
+
+    def save(target: str) -> None:
+        client.text_document_did_save(types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=target)))
+
+    published = await publish_after(client, lambda: save(uri), uri)
+    assert "TVM101" in [d.code for d in published.diagnostics]
+
+    # the user narrows the selection in pyproject.toml and saves it: the open buffer follows
+    pyproject = tmp_path / "pyproject.toml"
+    pyproject.write_text('[tool.tvmlint]\ntarget-version = "0.19"\nselect = ["TVM103"]\n', encoding="utf-8")
+    published = await publish_after(client, lambda: save(pyproject.as_uri()), uri)
+    assert [d.code for d in published.diagnostics] == ["TVM103"]
+
+
+@pytest.mark.asyncio
+async def test_excluded_and_installed_files_get_no_diagnostics(client: LanguageClient, tmp_path):
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.tvmlint]\ntarget-version = "0.19"\nexclude = ["generated"]\n', encoding="utf-8")
+    generated = (tmp_path / "generated" / "job.py").as_uri()
+    # a file of an installed package, opened by go-to-definition: not the user's code to fix
+    installed = (tmp_path / ".venv" / "lib" / "python3.11" / "site-packages" / "tvm" / "job.py").as_uri()
+    checked = (tmp_path / "src" / "job.py").as_uri()
+
+    def send() -> None:
+        open_buffer(client, generated, BUFFER)
+        open_buffer(client, installed, BUFFER)
+        open_buffer(client, checked, BUFFER)
+
+    published = await publish_after(client, send, checked)
+    assert "TVM101" in [d.code for d in published.diagnostics]
+    assert not client.diagnostics.get(generated) and not client.diagnostics.get(installed)
+
+
 @pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
 async def configured_client(lsp_client: LanguageClient, tmp_path):
     await lsp_client.initialize_session(types.InitializeParams(

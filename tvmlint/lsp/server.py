@@ -30,6 +30,8 @@ log = logging.getLogger(__name__)
 DEBOUNCE_SECONDS = 0.3  # after the last keystroke; open and save check at once
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.tvmlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
+# a file under these was installed, not written here (go-to-definition opens TVM's own source)
+INSTALLED_DIRS = frozenset({"site-packages", "dist-packages"})
 
 
 @dataclass
@@ -106,7 +108,9 @@ class TvmlintLanguageServer(LanguageServer):
         checked = Checked(version, text, split_lines(text))
         path = self.path_of(uri)
         try:
-            checked.findings = check_text(text, path, self.settings_for(path))
+            settings = self.settings_for(path)
+            if not settings.is_excluded(path) and INSTALLED_DIRS.isdisjoint(path.parts):
+                checked.findings = check_text(text, path, settings)
         except ConfigError as error:
             checked.problem = str(error)
         return checked
