@@ -42,7 +42,7 @@ class Checked:
     text: str
     lines: List[str]
     findings: List[Finding] = field(default_factory=list)
-    problem: Optional[str] = None  # a configuration error instead of findings
+    problem: Optional[str] = None  # a configuration (or internal) error instead of findings
 
 
 def options_to_overrides(options: object) -> Overrides:
@@ -113,6 +113,9 @@ class TvmlintLanguageServer(LanguageServer):
                 checked.findings = check_text(text, path, settings)
         except ConfigError as error:
             checked.problem = str(error)
+        except Exception as error:  # a bug of ours: say so in the buffer instead of going silent
+            log.exception("checking %s failed", uri)
+            checked.problem = f"internal error: {type(error).__name__}: {error} (please report it)"
         return checked
 
     # -- checking and publishing --------------------------------------------------------
