@@ -128,3 +128,14 @@ def test_github_escapes_what_the_runner_reads():
     assert escape_data("50% done\r\nnext: a, b") == "50%25 done%0D%0Anext: a, b"
     assert escape_property("a:b,c%\n") == "a%3Ab%2Cc%25%0A"
     assert unescape(escape_property("%0A is not a newline")) == "%0A is not a newline"
+
+
+@pytest.mark.tvm
+def test_sarif_carries_what_the_installed_tvm_said(tmp_path):
+    write_tree(tmp_path, PROJECT)
+    done = run_cli("check", "--confirm", "--format", "sarif", "sub dir/job.py", cwd=tmp_path)
+    log = json.loads(done.stdout)
+    validate(log)
+    results = log["runs"][0]["results"]
+    assert results and all(isinstance(r["properties"]["confirmation"], str) for r in results)
+    assert all(r["properties"]["confirmed"] in (True, False, None) for r in results)

@@ -81,6 +81,8 @@ def _result(finding: Finding, index: Dict[str, int]) -> dict:
         result["ruleIndex"] = index[finding.code]
     if finding.fix is not None:
         result["fixes"] = [_fix(finding.path, finding.fix)]
+    if finding.confirmation is not None:  # `check --confirm`: what the installed TVM said
+        result["properties"] = {"confirmed": finding.confirmed, "confirmation": finding.confirmation}
     return result
 
 
