@@ -22,8 +22,6 @@ import yaml
 
 from helpers import REPO
 
-pytestmark = pytest.mark.network
-
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
 SILENT_FOLD = "import tvm\nfrom tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\nmod = fold(mod)\n"
 CLEAN = (
@@ -82,6 +80,7 @@ def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess
     return subprocess.run([*PRE_COMMIT, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
 
 
+@pytest.mark.network
 def test_try_repo_fails_on_a_silent_fold_and_passes_a_clean_file(tmp_path, hooks_repo, pre_commit_home):
     root = project(tmp_path / "work", {
         "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n',
@@ -107,6 +106,7 @@ def readme_pre_commit_config() -> dict:
     return configs[0]
 
 
+@pytest.mark.network
 def test_readme_snippet_blocks_a_bad_commit_and_lets_a_clean_one_through(tmp_path, hooks_repo, pre_commit_home):
     config = readme_pre_commit_config()
     [entry] = config["repos"]
@@ -131,6 +131,7 @@ def test_readme_snippet_blocks_a_bad_commit_and_lets_a_clean_one_through(tmp_pat
     assert git("log", "--format=%s", cwd=root).strip() == "the fold under opt_level 3"
 
 
+@pytest.mark.network
 def test_args_pass_through_and_no_files_checks_nothing(tmp_path, hooks_repo, pre_commit_home):
     hook = {"id": "tvmlint", "args": ["--target-version", "0.19", "--select", "TVM103"]}
     config = {"repos": [{"repo": hooks_repo["path"], "rev": hooks_repo["rev"], "hooks": [hook]}]}
@@ -157,6 +158,7 @@ def test_args_pass_through_and_no_files_checks_nothing(tmp_path, hooks_repo, pre
 DEPRECATED = 'import tvm\nfrom tvm import relay\n\nwith relay.build_config(opt_level=3):\n    lib = relay.build(mod, target="llvm")\n'
 
 
+@pytest.mark.network
 def test_fix_hook_rewrites_and_then_passes(tmp_path, hooks_repo, pre_commit_home):
     root = project(tmp_path / "work", {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n', "job.py": DEPRECATED})
     git("add", "-A", cwd=root)
