@@ -136,15 +136,16 @@ def test_args_pass_through_and_no_files_checks_nothing(tmp_path, hooks_repo, pre
     hook = {"id": "tvmlint", "args": ["--target-version", "0.19", "--select", "TVM103"]}
     config = {"repos": [{"repo": hooks_repo["path"], "rev": hooks_repo["rev"], "hooks": [hook]}]}
     root = project(tmp_path / "work", {
-        ".pre-commit-config.yaml": yaml.safe_dump(config), "job.py": SILENT_FOLD, "notes.txt": "not Python\n",
+        ".pre-commit-config.yaml": yaml.safe_dump(config), "job.py": SILENT_FOLD, "notes.txt": "prose, not Python: (\n",
     })
     git("add", "-A", cwd=root)
     # --select TVM103 leaves TVM101 out
     selected = pre_commit("run", "--files", "job.py", cwd=root, home=pre_commit_home)
     assert selected.returncode == 0, selected.stdout + selected.stderr
 
-    # always_run with no Python file among those given: the hook gets no file names,
-    # and must not check the whole repository (where job.py would fail at 0.19)
+    # always_run with no Python file among those given: the hook gets no file names (notes.txt,
+    # given to tvmlint, would be a TVM001 parse error), and must not check the whole
+    # repository (where job.py would fail at 0.19)
     hook.update(args=["--target-version", "0.19"], always_run=True)
     (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
     git("add", "-A", cwd=root)
