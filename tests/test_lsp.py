@@ -63,11 +63,11 @@ def open_buffer(client: LanguageClient, uri: str, text: str, version: int = 1) -
 
 
 def apply(text: str, edits) -> str:
-    """Apply LSP text edits (all on BMP text here, so UTF-16 units are characters)."""
-    lines = text.splitlines(keepends=True)
+    """Apply LSP text edits (BMP text with \\n endings here, so UTF-16 units are characters)."""
+    lines = text.split("\n")  # only \n ends a line: a form feed does not
     starts = [0]
     for line in lines:
-        starts.append(starts[-1] + len(line))
+        starts.append(starts[-1] + len(line) + 1)
 
     def offset(position: types.Position) -> int:
         return starts[min(position.line, len(lines))] + position.character
@@ -155,6 +155,19 @@ async def test_diagnostics_fix_change_close(client: LanguageClient, tmp_path):
         types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
     ), uri)
     assert list(published.diagnostics) == []
+
+
+@pytest.mark.asyncio
+async def test_fix_all_after_a_form_feed_line(client: LanguageClient, tmp_path):
+    # an old-style page break: Python and LSP see one line here, str.splitlines two
+    text = BUFFER.replace("\nmod = ", "\n\x0c\nmod = ")
+    uri = (tmp_path / "paged.py").as_uri()
+    published = await publish_after(client, lambda: open_buffer(client, uri, text), uri)
+    fold = next(d for d in published.diagnostics if d.code == "TVM101")
+    assert fold.range.start.line == 4
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=8, character=0))
+    [fix_all] = await code_actions(client, uri, whole, only=[types.CodeActionKind.SourceFixAll])
+    assert apply(text, fix_all.edit.changes[uri]) == text.replace("relay.build_config", "tvm.transform.PassContext")
 
 
 @pytest.mark.asyncio

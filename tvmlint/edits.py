@@ -6,17 +6,29 @@ replacement text is rendered by libcst so formatting and comments survive.
 
 from __future__ import annotations
 
+import re
 from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from tvmlint.diagnostics import Edit, Fix, Position
 
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str) -> List[str]:
+    """Lines as Python's tokenizer, libcst and LSP count them: ended by \\n, \\r\\n or \\r, each with its ending.
+
+    str.splitlines also ends a line at a form feed (\\x0c, an old page break) and
+    other separators, which would shift every position after one.
+    """
+    return _LINE.findall(text)
+
 
 def offsets(text: str) -> List[int]:
     """Start offset of each line (index 0 is line 1)."""
     starts = [0]
-    for line in text.splitlines(keepends=True):
+    for line in split_lines(text):
         starts.append(starts[-1] + len(line))
     return starts
 

@@ -9,7 +9,6 @@ which the caller keeps next to the findings.
 from __future__ import annotations
 
 import bisect
-import re
 from typing import List, Optional, Sequence
 
 from lsprotocol import types
@@ -24,14 +23,6 @@ SEVERITY = {
     "warning": types.DiagnosticSeverity.Warning,
     "info": types.DiagnosticSeverity.Information,
 }
-
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def split_lines(text: str) -> List[str]:
-    """Lines as LSP counts them (ended by \\n, \\r\\n or \\r), each with its ending."""
-    return _LINE.findall(text)
 
 
 def lsp_position(position: Position, lines: Sequence[str], codec: PositionCodec) -> types.Position:
