@@ -56,6 +56,17 @@ class HistoryRule(Rule):
 
     status: ClassVar[str]
 
+    @classmethod
+    def triggers(cls, knowledge):
+        version = knowledge.version
+        return frozenset(s.old for s in get_history().symbols if s.status(version) is not None)
+
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        # entries cover what lies under a module or class too: ask the history about every name
+        history = get_history()
+        return any(history.use(name, knowledge.version) is not None for name in used.names)
+
     def start(self) -> None:
         for finding in api_findings(self.file):
             if finding.status == self.status:

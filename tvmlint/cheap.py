@@ -6,17 +6,21 @@ resolves the names the file uses through its imports the way
 `tvmlint.analysis` does, but over-approximating (every binding in every scope
 counts), and asks each selected rule whether it `wants` the module. A rule that
 says nothing wants any module that uses a TVM name, so a new rule is never
-starved. It never imports or runs the code it reads.
+starved. A file whose text names no TVM package root and that lives outside
+TVM's own packages cannot use a TVM name at all: it is skipped before any rule
+is even imported. It never imports or runs the code it reads.
 """
 
 from __future__ import annotations
 
 import ast
+import functools
 from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 PARSE_ERROR = "TVM001"
 
 
+@functools.lru_cache(maxsize=None)
 def roots_of(knowledge) -> FrozenSet[str]:
     """Top-level packages of every API the knowledge names: no TVM name resolves without one."""
     return frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"}

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import fnmatch
 from dataclasses import dataclass, field, replace
-from importlib import metadata
 from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
@@ -140,12 +139,21 @@ def validate_version(text: object, where: str) -> Version:
 
 def installed_tvm_version() -> Optional[str]:
     """The installed apache-tvm's version from package metadata: TVM is not imported."""
+    from importlib import metadata  # only when no target-version is given: it costs a tenth of a run
+
     for distribution in ("apache-tvm", "tlcpack", "tlcpack-nightly", "mlc-ai-nightly"):
         try:
             return metadata.version(distribution)
         except metadata.PackageNotFoundError:
             continue
     return None
+
+
+def _unless_overridden(overrides: "Overrides") -> Tuple[Version, str]:
+    # --target-version replaces the default anyway (apply_overrides): skip reading package metadata
+    if overrides.target_version is not None:
+        return newest_release(), "--target-version"
+    return default_target()
 
 
 def default_target() -> Tuple[Version, str]:
@@ -194,7 +202,7 @@ def settings_from_table(table: dict, path: Path, overrides: Overrides) -> Settin
         version = validate_version(table["target-version"], f"{where} target-version")
         source = f"target-version in {path}"
     else:
-        version, source = default_target()
+        version, source = _unless_overridden(overrides)
     select = validate_selectors(string_list("select"), f"{where} select") if "select" in table else None
     ignore = validate_selectors(string_list("ignore"), f"{where} ignore")
     extend = validate_selectors(string_list("extend-select"), f"{where} extend-select")
@@ -261,7 +269,7 @@ class SettingsResolver:
             self._fixed = settings_from_table(table or {}, path.resolve(), overrides)
 
     def default(self) -> Settings:
-        version, source = default_target()
+        version, source = _unless_overridden(self.overrides)
         return apply_overrides(Settings(self.cwd, None, version, source), self.overrides)
 
     def for_path(self, path: Path) -> Settings:

@@ -103,6 +103,11 @@ def check_module(
         result.findings = parse_error(path, codes, *error)
         return Checked(result, False)
     if cheap and not force:
+        # No TVM package named in the text and outside TVM's own packages: no TVM name can
+        # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
+        roots = stage.roots_of(get_knowledge(version))
+        if module_name.split(".")[0] not in roots and not any(root in text for root in roots):
+            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(tree))
         selection = selection_for(codes, version)
         wanted = selection.text_may_need(text, module_name) and selection.wanted(tree, module_name, is_package)
         if not wanted:

@@ -103,8 +103,21 @@ def _execute(tasks: List[Task], jobs: int) -> Iterator[Tuple[int, Optional[str],
     context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
     # the largest files first, so one of them does not start last and hold the run up
     ordered = sorted(tasks, key=lambda task: -_size(task.path))
-    with context.Pool(min(jobs, len(tasks))) as pool:
+    with context.Pool(min(jobs, len(tasks)), initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
         yield from pool.imap_unordered(_run_task, ordered, chunksize=1)
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose run was killed (not interrupted) would wait for tasks forever: let it go."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
 
 
 def _size(path: str) -> int:

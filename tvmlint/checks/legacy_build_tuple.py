@@ -32,6 +32,13 @@ class LegacyBuildTuple(Rule):
         Case("from tvm.relay import build\n[g, l, p] = build(mod, 'llvm')\n", expect="get_params()", target="0.12"),
     ]
 
+    @classmethod
+    def triggers(cls, knowledge):
+        table = get_history().build_tuple
+        if table is None or not in_range(knowledge.version, table.deprecated, table.removed):
+            return frozenset()
+        return frozenset(table.api)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         table = get_history().build_tuple
         version = self.file.knowledge.version
