@@ -96,3 +96,10 @@ def test_rules_listing_matches_the_catalog():
         assert rows[code] == [code, info.name, info.severity, info.fix or "-", "yes" if info.default else "no"]
     header = listing.stdout.splitlines()[0].split()
     assert header[:5] == ["code", "name", "severity", "fix", "default"]
+
+
+def test_text_output_quotes_the_right_line_after_a_form_feed(tmp_path):
+    write_tree(tmp_path, PROJECT)
+    paged = SILENT_FOLD.replace("\nmod = ", "\n\x0c\nmod = ")
+    result = run_cli("check", "--stdin-filename", "relay_job/a.py", "-", cwd=tmp_path, stdin=paged, env={"NO_COLOR": "1"})
+    assert "   5 | mod = relay.transform.FoldScaleAxis()(mod)" in result.stdout, result.stdout

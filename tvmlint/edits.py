@@ -6,23 +6,12 @@ replacement text is rendered by libcst so formatting and comments survive.
 
 from __future__ import annotations
 
-import re
 from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
 from tvmlint.diagnostics import Edit, Fix, Position
-
-_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
-
-
-def split_lines(text: str) -> List[str]:
-    """Lines as Python's tokenizer, libcst and LSP count them: ended by \\n, \\r\\n or \\r, each with its ending.
-
-    str.splitlines also ends a line at a form feed (\\x0c, an old page break) and
-    other separators, which would shift every position after one.
-    """
-    return _LINE.findall(text)
+from tvmlint.source import split_lines
 
 
 def offsets(text: str) -> List[int]:

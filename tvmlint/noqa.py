@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Dict, FrozenSet, Optional
 
+from tvmlint.source import split_lines
+
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 ALL = frozenset({"*"})
 
@@ -14,7 +16,7 @@ def suppressions(text: str) -> Dict[int, FrozenSet[str]]:
     found: Dict[int, FrozenSet[str]] = {}
     if "noqa" not in text.lower():
         return found
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(split_lines(text), start=1):
         if "#" not in line:
             continue
         match = _NOQA.search(line)

@@ -21,6 +21,7 @@ from tvmlint.cheap import UsedNames, roots_of
 from tvmlint.contexts import ContextRef, PassCtx
 from tvmlint.diagnostics import Finding, Fix, Position
 from tvmlint.knowledge import Knowledge
+from tvmlint.source import split_lines
 
 
 @dataclass(frozen=True)
@@ -69,7 +70,7 @@ class FileContext:
     ):
         self.path = path
         self.text = text
-        self.lines = text.splitlines(keepends=True)
+        self.lines = split_lines(text)
         self.module = module
         self.positions = positions
         self.analysis = analysis

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import io
+import re
 import tokenize
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -38,3 +39,15 @@ def decode(data: bytes) -> Tuple[Optional[SourceText], Optional[str]]:
     except (UnicodeDecodeError, LookupError) as error:
         return None, f"cannot decode the file as {encoding}: {error}"
     return SourceText(text, encoding, bom), None
+
+
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
+
+
+def split_lines(text: str) -> List[str]:
+    """Lines as Python's tokenizer, libcst and LSP count them: ended by \\n, \\r\\n or \\r, each with its ending.
+
+    str.splitlines also ends a line at a form feed (\\x0c, an old page break) and
+    other separators, which would shift every position after one.
+    """
+    return _LINE.findall(text)

@@ -22,9 +22,9 @@ from pygls.lsp.server import LanguageServer
 from tvmlint import __version__
 from tvmlint.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.diagnostics import Finding
-from tvmlint.edits import split_lines
 from tvmlint.lsp.convert import SOURCE, diagnostic, quick_fix, whole_change
 from tvmlint.runner import check_text
+from tvmlint.source import split_lines
 
 log = logging.getLogger(__name__)
 

@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from tvmlint.diagnostics import Finding
 from tvmlint.output.summary import summary_line
+from tvmlint.source import split_lines
 
 STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 
@@ -24,7 +25,7 @@ def _source_lines(path: str, cache: Dict[str, Optional[List[str]]], sources: Dic
                     text = handle.read()
             except OSError:
                 text = None
-        cache[path] = text.splitlines() if text is not None else None
+        cache[path] = [line.rstrip("\r\n") for line in split_lines(text)] if text is not None else None
     return cache[path]
 
 
