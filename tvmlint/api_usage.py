@@ -93,9 +93,10 @@ class _Collector:
         self.out: List[ApiFinding] = []
 
     def collect(self) -> List[ApiFinding]:
-        for alias, full in self.analysis.import_refs:
-            use = self.history.use(full, self.version)
-            if use is not None:
+        imports = [(alias, use) for alias, full in self.analysis.import_refs for use in [self.history.use(full, self.version)] if use]
+        guarded = _guarded_imports(self.file.module) if imports else set()
+        for alias, use in imports:
+            if alias not in guarded:
                 self.out.append(ApiFinding(alias, use.status, self._message(use), self._import_fix(alias, use)))
         inner = {node.value for node in self.analysis.qualnames if isinstance(node, cst.Attribute)}
         candidates = []
@@ -281,6 +282,49 @@ class _Collector:
         if len(statement.names) != 1 or new_parent in self.history.not_modules or not new_parent:
             return None
         return self._fix(use, [self._replace(statement.module, new_parent), self._replace(alias, imported)])
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+class _TryImports(cst.CSTVisitor):
+    """Imports in a `try` that handles ImportError, or in its handler: code written for several releases."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.depth = 0
+        self.found: Set[cst.CSTNode] = set()
+
+    @staticmethod
+    def _handles_import_error(node: cst.Try) -> bool:
+        for handler in node.handlers:
+            kinds = handler.type
+            names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
+            if kinds is None or any(dotted(name) in _IMPORT_ERRORS for name in names):
+                return True
+        return False
+
+    def visit_Try(self, node: cst.Try) -> None:
+        if self._handles_import_error(node):
+            self.depth += 1
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        if self._handles_import_error(original_node):
+            self.depth -= 1
+
+    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
+        if self.depth:
+            self.found.add(node)
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        if self.depth:
+            self.found.add(node)  # a star import's reference is the statement
+
+
+def _guarded_imports(module: cst.Module) -> Set[cst.CSTNode]:
+    visitor = _TryImports()
+    module.visit(visitor)
+    return visitor.found
 
 
 def other_first(statement: cst.ImportFrom, alias: cst.ImportAlias) -> bool:

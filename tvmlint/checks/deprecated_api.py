@@ -24,6 +24,9 @@ class DeprecatedApi(HistoryRule):
         Case("import nnvm\n", target="0.7"),
         # the replacement itself
         Case(RELAY + "with tvm.transform.PassContext(opt_level=3):\n    pass\n", target="0.8"),
+        # code written for several releases: the fallback import is deliberate
+        Case("try:\n    from tvm.contrib import graph_executor\nexcept ImportError:\n"
+             "    from tvm.contrib import graph_runtime as graph_executor\n", target="0.8"),
         # shadowed
         Case("def f(relay):\n    return relay.build_config(opt_level=3)\n", target="0.8"),
     ]
@@ -65,5 +68,7 @@ class DeprecatedApi(HistoryRule):
             RELAY + "blob = relay.save_param_dict(params)\n", expect="deprecated since TVM 0.8", target="0.19",
             fixed=RELAY + "blob = tvm.runtime.save_param_dict(params)\n",
         ),
+        # a try that does not handle ImportError is no fallback
+        Case("try:\n    from tvm.contrib import graph_runtime\nexcept ValueError:\n    pass\n", expect="graph_executor", target="0.8"),
         Case("import tvm\ndev = tvm.gpu(0)\n", expect="tvm.cuda", target="0.8", fixed="import tvm\ndev = tvm.cuda(0)\n"),
     ]
