@@ -78,7 +78,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
         remaining += [f for fs in changed.values() for f in fs]
         remaining.sort(key=lambda f: f.sort_key)
     _report(args, outcomes, remaining, report.files_seen)
-    return EXIT_FINDINGS if remaining else EXIT_CLEAN
+    return _exit(args, remaining)
 
 
 def _run_stdin(args: argparse.Namespace, resolver) -> int:
@@ -108,7 +108,13 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
     outcome = FileOutcome(path, shown, result, source)
     # the fixed source owns stdout: the report goes to stderr
     _report(args, [outcome], result.remaining, 1, stdin=True)
-    return EXIT_FINDINGS if result.remaining else EXIT_CLEAN
+    return _exit(args, result.remaining)
+
+
+def _exit(args: argparse.Namespace, remaining) -> int:
+    if getattr(args, "exit_zero", False):  # `check --fix --exit-zero`
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if remaining else EXIT_CLEAN
 
 
 def _diff(shown: str, before: str, after: str) -> List[str]:
