@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from typing import ClassVar, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
-import libcst.matchers as m
 
 from tvmlint.analysis import ImportBinding, dotted
 from tvmlint.api_history import REMOVED, History, Use, get_history
@@ -116,6 +115,8 @@ class _Collector:
 
     def _import_nodes(self) -> Set[cst.CSTNode]:
         """Name chains inside import statements: they are reported as imports."""
+        import libcst.matchers as m  # costs more to import than most files cost to check: only when used
+
         found: Set[cst.CSTNode] = set()
 
         def add(expr: Optional[cst.CSTNode]) -> None:
@@ -170,6 +171,8 @@ class _Collector:
     def _tvm_name(self) -> Tuple[Optional[Edit], bool]:
         """(edit adding `import tvm` or None, whether `tvm` can be written here)."""
         if self._tvm_ok is None:
+            import libcst.matchers as m
+
             file = self.file
             edit, possible = tvm_import_edit(file.module, self.analysis._module_scope().bindings, file.positions, file.lines)
             if possible:
@@ -250,6 +253,8 @@ class _Collector:
         return None
 
     def _statement_of(self, alias: cst.ImportAlias) -> Optional[cst.CSTNode]:
+        import libcst.matchers as m
+
         for statement in m.findall(self.file.module, m.Import() | m.ImportFrom()):
             names = statement.names
             if not isinstance(names, cst.ImportStar) and any(a is alias for a in names):
