@@ -136,13 +136,13 @@ class FastMathEnabled(Rule):
             return None
         if not runs(payload.members, ctx, payload.name):
             return None
-        why = (
-            f"required_pass names {payload.name}" if payload.name in ctx.required
-            else f"opt_level {ctx.opt_level} enables it"
-        )
+        if payload.name in ctx.required:
+            why, remedy = f"required_pass names {payload.name}", "remove it from required_pass"
+        else:
+            why = f"opt_level {ctx.opt_level} enables it"
+            remedy = f"add disabled_pass=['{payload.name}'] or build at opt_level=3"
         where = ctx.origin if ctx.is_default else f"set by {ctx.origin}"
         return (
             f"{payload.display} runs {payload.name} here ({why}; {where}): exp, tanh and erf are replaced by fast "
-            f"approximations and the outputs change. For exact numerics add disabled_pass=['{payload.name}'] "
-            f"or build at opt_level=3"
+            f"approximations and the outputs change. For exact numerics {remedy}"
         )

@@ -22,6 +22,9 @@ class PassLevelTableMutation(Rule):
         Case(HEAD + "levels = dict(bm.OPT_PASS_LEVEL)\nlevels['FoldScaleAxis'] = 2\n", target="0.6"),
         # a local name that happens to be called the same
         Case("OPT_PASS_LEVEL = {}\nOPT_PASS_LEVEL['FoldScaleAxis'] = 2\n", target="0.6"),
+        # a name bound to the table, then to a copy
+        Case(HEAD + "table = bm.OPT_PASS_LEVEL\ntable = dict(table)\ntable['FoldScaleAxis'] = 2\n", target="0.6"),
+        Case(HEAD + "def f():\n    table = bm.OPT_PASS_LEVEL\n\ndef g(table):\n    table['FoldScaleAxis'] = 2\n", target="0.6"),
         # nnvm.compiler does not re-export the table
         Case("import nnvm.compiler as nc\nnc.OPT_PASS_LEVEL = {}\n", target="0.6"),
     ]
@@ -32,6 +35,8 @@ class PassLevelTableMutation(Rule):
              target="0.5", expect="calls update() on"),
         Case(HEAD + "del bm.OPT_PASS_LEVEL['AlterOpLayout']\n", target="0.6"),
         Case("from nnvm.compiler import build_module\nbuild_module.OPT_PASS_LEVEL = {'FoldScaleAxis': 4}\n", target="0.6"),
+        # a name bound to the same dict
+        Case(HEAD + "def bisect():\n    table = bm.OPT_PASS_LEVEL\n    table['FoldScaleAxis'] = 2\n", target="0.6"),
     ]
 
     @classmethod
@@ -41,9 +46,26 @@ class PassLevelTableMutation(Rule):
     def start(self) -> None:
         self.enabled = nnvm_in_use(self.file.knowledge.version)
         self.apis = frozenset(load_table("nnvm.toml").get("opt_pass_level", {}).get("api", []))
+        self.aliases = [set()]
 
     def _is_table(self, node: Optional[cst.CSTNode]) -> bool:
+        if isinstance(node, cst.Name) and node.value in self.aliases[-1]:
+            return True
         return node is not None and self.file.qualname(node) in self.apis
+
+    # `table = bm.OPT_PASS_LEVEL` makes `table` the same dict, until the name is bound to something else
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.aliases.append(set())
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self.aliases.pop()
+
+    def _rebind(self, target: cst.BaseExpression, value: Optional[cst.BaseExpression]) -> None:
+        if isinstance(target, cst.Name):
+            if value is not None and self._is_table(value):
+                self.aliases[-1].add(target.value)
+            else:
+                self.aliases[-1].discard(target.value)
 
     def _written(self, target: cst.BaseExpression, item: str, whole: str) -> Optional[str]:
         """What writing to `target` does to the table (`item` or `whole`), or None when it is not the table."""
@@ -67,6 +89,14 @@ class PassLevelTableMutation(Rule):
             how = self._written(target.target, "changes a level in", "replaces")
             if how:
                 self._report(target.target, how)
+        for target in node.targets:
+            self._rebind(target.target, node.value)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._rebind(node.target, node.value)
+
+    def visit_For(self, node: cst.For) -> None:
+        self._rebind(node.target, None)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         how = self._written(node.target, "changes a level in", "replaces")
