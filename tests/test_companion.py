@@ -377,3 +377,45 @@ def test_verify_checks_the_default_levels(tmp_path, cache_dir):
     done = tvmlint("registry", "--verify", cwd=tmp_path, cache=cache_dir, env={"TVMLINT_RULES_DIR": str(rules)})
     assert done.returncode == 1
     assert "PassContext(): has opt_level 2 in TVM, 3 in rules/" in done.stdout
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for the interpreter")
+def test_after_a_hang_the_other_findings_do_not_wait_again(tmp_path):
+    from tvmlint.companion.confirm import Confirmer
+    from tvmlint.companion.registry import Snapshot
+    from tvmlint.diagnostics import Finding, Position
+
+    starts = tmp_path / "starts"
+    fake = _fake_python(tmp_path, f"echo started >> {starts}\nexec sleep 30")
+    snapshot = Snapshot.from_answer({"python": str(fake), "location": "/nowhere/tvm", "version": "0.27.0", "configs": {}})
+    findings = [
+        Finding("keys.py", Position(line, 1), Position(line, 9), "TVM107", "error", "unknown key",
+                facts={"key": f"tir.nope{line}", "target": (0, 27)})
+        for line in (1, 2, 3)
+    ]
+    kept, refuted = Confirmer(snapshot, str(fake), timeout=1).confirm_all(findings)
+    assert refuted == [] and [f.confirmed for f in kept] == [None, None, None]
+    assert all("gave no answer within 1s" in f.confirmation for f in kept)
+    assert starts.read_text().count("started") == 1
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_config_key_confirmation_on_constructed_findings(cache_dir, monkeypatch):
+    from tvmlint.companion.confirm import Confirmer
+    from tvmlint.companion.registry import load_snapshot
+    from tvmlint.diagnostics import Finding, Position
+
+    monkeypatch.setenv("TVMLINT_CACHE_DIR", str(cache_dir))
+    snapshot = load_snapshot(None, 300)
+    confirmer = Confirmer(snapshot, sys.executable, 300)
+
+    def finding(key, target=(0, 27)):
+        return Finding("k.py", Position(1, 1), Position(1, 5), "TVM107", "error", "m", facts={"key": key, "target": target})
+
+    kept, refuted = confirmer.confirm_all([finding("tir.disable_vectorize"), finding("tirx.disable_vectorize"), finding("x.y", (0, 19))])
+    assert [f.confirmed for f in kept] == [True, None]
+    assert "Invalid config option 'tir.disable_vectorize'" in kept[0].confirmation
+    assert "about TVM 0.19" in kept[1].confirmation
+    assert [f.confirmed for f in refuted] == [False]
+    assert "accepts PassContext(config={'tirx.disable_vectorize': ...})" in refuted[0].confirmation

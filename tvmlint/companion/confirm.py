@@ -21,7 +21,14 @@ from tvmlint.diagnostics import Finding
 from tvmlint.knowledge import entries_at, get_knowledge, load_table
 from tvmlint.versions import Version, format_version
 
-RELAY_GONE = "0.20"  # rules/api_history.toml: tvm.relay removed in v0.20.0
+
+
+def relay_removed() -> str:
+    """The release that dropped tvm.relay, from rules/api_history.toml."""
+    for row in load_table("api_history.toml").get("symbol", []):
+        if row.get("old") == "tvm.relay" and row.get("removed"):
+            return f"removed in {row['removed']}"
+    return "removed"
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,7 @@ class Confirmer:
         self.target_for = target_for
         self._probes: Dict[str, dict] = {}
         self.session = ChildSession(python, timeout)
+        self._broken: Optional[str] = None
 
     # -- helpers --------------------------------------------------------------------
     @property
@@ -70,7 +78,7 @@ class Confirmer:
             return None
         return Verdict(
             None,
-            f"the installed {self.tvm} has no Relay (removed in {RELAY_GONE}), so it cannot check "
+            f"the installed {self.tvm} has no Relay ({relay_removed()}), so it cannot check "
             f"{and_list(shown)}; install the TVM release you target (or use --tvm-python) to confirm",
         )
 
@@ -79,7 +87,14 @@ class Confirmer:
         return self.no_relay(names, self.target(finding)) or self.other_release(finding)
 
     def run(self, request: dict) -> dict:
-        return self.session.ask(request)
+        # after one hang or crash, the other findings do not wait for TVM again
+        if self._broken:
+            raise CompanionError(self._broken)
+        try:
+            return self.session.ask(request)
+        except CompanionError as error:
+            self._broken = str(error)
+            raise
 
     # -- entry point ----------------------------------------------------------------
     def verdict(self, finding: Finding) -> Verdict:
