@@ -34,6 +34,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_ERROR
+    _terminate_like_interrupt()
     try:
         return importlib.import_module(f"tvmlint.commands.{args.command}").run(args)
     except (UsageError, ConfigError) as error:
@@ -45,6 +46,26 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except Exception as error:  # a bug of ours: one clear line, not a traceback
         print(f"tvmlint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _terminate_like_interrupt() -> None:
+    """SIGTERM unwinds like Ctrl-C, so `fix` removes its temporary file and never leaves half a write."""
+    import os
+    import signal
+
+    owner = os.getpid()
+
+    def handler(signum, frame):
+        if os.getpid() != owner:  # a forked worker: die as SIGTERM means
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+            return
+        raise KeyboardInterrupt
+
+    try:
+        signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (main() called from a thread): leave it as it is
+        pass
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
 from tvmlint.catalog import load_catalog
+from tvmlint.discovery import resolve
 from tvmlint.knowledge import known_releases, newest_release, tomllib
 from tvmlint.versions import Version, format_version, parse_version
 
@@ -85,7 +86,7 @@ class Settings:
 
 def _relative_posix(path: Path, root: Path) -> str:
     try:
-        return PurePosixPath(path.resolve().relative_to(root.resolve())).as_posix()
+        return PurePosixPath(resolve(path).relative_to(resolve(root))).as_posix()
     except ValueError:
         return PurePosixPath(path).as_posix()
 
@@ -175,6 +176,8 @@ def read_tool_table(path: Path) -> Optional[dict]:
             data = tomllib.load(handle)
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
+    except UnicodeDecodeError as error:  # TOML is UTF-8; tomllib lets the decoding error through
+        raise ConfigError(f"{path}: not valid TOML: not UTF-8 ({error.reason} at byte {error.start})") from None
     except OSError as error:
         raise ConfigError(f"{path}: cannot read: {error.strerror}") from None
     tool = data.get("tool", {})
@@ -275,7 +278,7 @@ class SettingsResolver:
     def for_path(self, path: Path) -> Settings:
         if self._fixed is not None:
             return self._fixed
-        directory = path.resolve()
+        directory = resolve(path)
         if not directory.is_dir():
             directory = directory.parent
         return self._for_dir(directory)

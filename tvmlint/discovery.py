@@ -23,6 +23,14 @@ class Discovery:
     problems: List[str] = field(default_factory=list)  # unreadable directories and such
 
 
+def resolve(path: Path) -> Path:
+    """`path.resolve()` that survives symlink loops (RuntimeError before Python 3.13)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return Path(os.path.abspath(path))
+
+
 def is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
@@ -39,7 +47,7 @@ def discover(paths: Sequence[Path], is_excluded: Callable[[Path], bool]) -> Disc
             found.files.append(path)
 
     for root in paths:
-        if root.is_file():
+        if not root.is_dir():  # named explicitly: a FIFO or a broken link is read and reported
             add(root)
             continue
         def on_error(error: OSError) -> None:

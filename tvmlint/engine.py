@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
 from tvmlint.catalog import rule_info
 from tvmlint.contexts import ContextRef, PassCtx
 from tvmlint.diagnostics import Finding, Position
+from tvmlint.discovery import resolve
 from tvmlint.knowledge import get_knowledge
 from tvmlint.noqa import suppressions
 from tvmlint.versions import Version
@@ -55,7 +56,7 @@ class FileResult:
 
 def module_name_for(path: Path) -> Tuple[str, bool]:
     """Dotted module name from the package directories above `path`, and whether it is a package."""
-    path = path.resolve() if path.exists() else path
+    path = resolve(path) if path.exists() else path
     is_package = path.name == "__init__.py"
     parts = [] if is_package else [path.stem]
     directory = path.parent
@@ -70,6 +71,39 @@ def parse_error(path: str, codes: FrozenSet[str], line: int, column: int, why: s
         return []
     where = Position(max(line, 1), max(column, 1))
     return [Finding(path, where, where, PARSE_ERROR, rule_info(PARSE_ERROR).severity, why)]
+
+
+# libcst's parser slows down with the square of the nesting and crashes the process
+# (a native stack overflow) a few thousand levels down, and the analysis (recursive
+# visitors) gives up with RecursionError at a few hundred: deeper files never reach it.
+MAX_NESTING = 500
+# libcst and the analysis take about a millisecond and some kilobytes per statement:
+# a generated 10 MB module would take many minutes and gigabytes. Larger files get
+# the stdlib parser's syntax check and a note that they were not analysed.
+MAX_NODES = 250_000
+
+
+def tree_shape(tree) -> Tuple[int, int]:
+    """(depth, node count) of a stdlib syntax tree, iteratively: it may be deeper than the stack."""
+    import ast
+
+    deepest = count = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        count += 1
+        if depth > deepest:
+            deepest = depth
+        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+    return deepest, count
+
+
+def _too_big(depth: int, count: int) -> Optional[str]:
+    if depth > MAX_NESTING:
+        return f"it is too deeply nested ({depth} levels; tvmlint analyses up to {MAX_NESTING})"
+    if count > MAX_NODES:
+        return f"it is too large ({count:,} syntax nodes; tvmlint analyses up to {MAX_NODES:,}); only its syntax was checked"
+    return None
 
 
 @dataclass
@@ -112,7 +146,13 @@ def check_module(
         wanted = selection.text_may_need(text, module_name) and selection.wanted(tree, module_name, is_package)
         if not wanted:
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(tree))
+    too_big = _too_big(*tree_shape(tree))
     del tree
+    if too_big:
+        result = FileResult(path, module_name, version, codes)
+        result.noqa = suppressions(text)
+        result.findings = parse_error(path, codes, 1, 1, f"The file could not be analysed: {too_big}")
+        return Checked(result, False)
     return Checked(analyze_text(text, path, codes, version, module_name, is_package), True)
 
 
@@ -151,7 +191,9 @@ def analyze_text(
         module = cst.parse_module(text)
     except cst.ParserSyntaxError as error:
         result.findings = parse_error(
-            path, codes, error.raw_line, error.raw_column + 1, f"The file could not be parsed: {error.message}"
+            path, codes, error.raw_line, error.raw_column + 1,
+            # reached after the stdlib parser accepted the text: the limit is libcst's, not a syntax error
+            f"The file could not be analysed: libcst cannot parse it, though Python can ({error.message.strip()})",
         )
         return result
     except RecursionError:

@@ -26,7 +26,7 @@ import libcst as cst
 
 from tvmlint.diagnostics import Finding
 from tvmlint.edits import apply_edits, offsets, to_offset
-from tvmlint.source import SourceText, decode
+from tvmlint.source import SourceText, decode, read_file
 
 MAX_ROUNDS = 10
 
@@ -175,7 +175,7 @@ class FileOutcome:
 def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool) -> FileOutcome:
     outcome = FileOutcome(path, shown)
     try:
-        data = path.read_bytes()
+        data = read_file(path)
     except OSError as error:
         outcome.problem = f"could not be read: {error.strerror}"
         return outcome

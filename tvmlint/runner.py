@@ -19,10 +19,10 @@ from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 from tvmlint.config import Settings, SettingsResolver
 from tvmlint.contexts import FromCall, Inherited
 from tvmlint.diagnostics import Finding
-from tvmlint.discovery import discover
+from tvmlint.discovery import discover, resolve
 from tvmlint.engine import Checked, FileResult, check_module, module_name_for, parse_error
 from tvmlint.noqa import is_suppressed
-from tvmlint.source import decode
+from tvmlint.source import decode, read_file
 from tvmlint.versions import Version
 
 
@@ -36,10 +36,13 @@ class RunReport:
 
 
 def display_path(path: Path, cwd: Path) -> str:
-    try:
-        return str(path.resolve().relative_to(cwd))
-    except ValueError:
-        return str(path)
+    # the path as walked, not where a symlink leads: a broken link is shown by its own name
+    for absolute in (Path(os.path.abspath(path)), resolve(path)):
+        try:
+            return str(absolute.relative_to(cwd))
+        except ValueError:
+            continue
+    return str(path)
 
 
 def default_jobs() -> int:
@@ -74,7 +77,7 @@ def _run_task(task: Task) -> Tuple[int, Optional[str], Checked]:
         return Checked(result, False)
 
     try:
-        data = Path(task.path).read_bytes()
+        data = read_file(task.path)
     except OSError as error:
         return task.index, None, failed(f"The file could not be read: {error.strerror}")
     digest = content_digest(data)
@@ -228,7 +231,7 @@ def _digest(path: str) -> Optional[str]:
     from tvmlint.cache import content_digest
 
     try:
-        return content_digest(Path(path).read_bytes())
+        return content_digest(read_file(path))
     except OSError:
         return None
 

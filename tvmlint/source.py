@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import os
 import re
+import stat
 import tokenize
 from dataclasses import dataclass
 from typing import List, Optional, Tuple
@@ -20,6 +22,19 @@ class SourceText:
         if self.bom and not data.startswith(b"\xef\xbb\xbf"):
             data = b"\xef\xbb\xbf" + data
         return data
+
+
+def read_file(path) -> bytes:
+    """A regular file's bytes. Anything else named like source (a FIFO, a device, a
+    directory) raises OSError instead of blocking or reading forever."""
+    # O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one.
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
+    with os.fdopen(fd, "rb") as handle:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
+            raise OSError(0, f"not a regular file ({kind})", str(path))
+        return handle.read()
 
 
 def decode(data: bytes) -> Tuple[Optional[SourceText], Optional[str]]:
