@@ -402,3 +402,24 @@ def test_an_interrupted_fix_leaves_every_file_whole(tmp_path, signum):
 
 def _fix_has_no_cache() -> bool:
     return "--no-cache" in run_cli("fix", "--help", cwd=REPO).stdout
+
+
+def test_a_directory_that_cannot_be_listed_even_by_root_is_a_note(tmp_path):
+    """A path beyond the system's length limit: listing it fails for every user, root included."""
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "port.py": PORT})
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(20):  # 20 x 250 characters: past PATH_MAX (4096 on Linux)
+            os.mkdir("d" * 250, dir_fd=fd)
+            inner = os.open("d" * 250, os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+        with open(os.open("port.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
+            handle.write(PORT)
+    finally:
+        os.close(fd)
+    result = run_cli("check", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
+    assert "Traceback" not in result.stderr and "internal error" not in result.stderr, result.stderr
+    assert result.returncode == 1
+    assert "cannot read directory (File name too long)" in result.stderr
+    assert [line.split(":")[1] + ":" for line in lines_for(result, "port.py")] == PORT_LINES

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
@@ -279,7 +280,7 @@ class SettingsResolver:
         if self._fixed is not None:
             return self._fixed
         directory = resolve(path)
-        if not directory.is_dir():
+        if not os.path.isdir(directory):  # os.path: False, not OSError, for a name too long
             directory = directory.parent
         return self._for_dir(directory)
 
@@ -288,7 +289,7 @@ class SettingsResolver:
         if cached is not None:
             return cached
         candidate = directory / "pyproject.toml"
-        table = read_tool_table(candidate) if candidate.is_file() else None
+        table = read_tool_table(candidate) if os.path.isfile(candidate) else None
         if table is not None:
             settings = settings_from_table(table, candidate, self.overrides)
         elif directory.parent != directory:

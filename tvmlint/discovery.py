@@ -47,7 +47,7 @@ def discover(paths: Sequence[Path], is_excluded: Callable[[Path], bool]) -> Disc
             found.files.append(path)
 
     for root in paths:
-        if not root.is_dir():  # named explicitly: a FIFO or a broken link is read and reported
+        if not os.path.isdir(root):  # named explicitly: a FIFO or a broken link is read and reported
             add(root)
             continue
         def on_error(error: OSError) -> None:

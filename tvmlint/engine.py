@@ -8,6 +8,7 @@ in it should not pay for it.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, FrozenSet, List, Optional, Tuple
@@ -56,11 +57,11 @@ class FileResult:
 
 def module_name_for(path: Path) -> Tuple[str, bool]:
     """Dotted module name from the package directories above `path`, and whether it is a package."""
-    path = resolve(path) if path.exists() else path
+    path = resolve(path) if os.path.exists(path) else path
     is_package = path.name == "__init__.py"
     parts = [] if is_package else [path.stem]
     directory = path.parent
-    while (directory / "__init__.py").exists() and directory.parent != directory:
+    while os.path.exists(directory / "__init__.py") and directory.parent != directory:
         parts.insert(0, directory.name)
         directory = directory.parent
     return ".".join(parts) or path.stem, is_package
