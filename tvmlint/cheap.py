@@ -144,22 +144,10 @@ class UsedNames:
         return not self.called_outside_with.isdisjoint(names)
 
 
-def mentions(tree: ast.Module) -> str:
-    """Every identifier the module names, one per line: what a later round asks of a skipped file."""
-    words: Set[str] = set()
-    for node in ast.walk(tree):
-        kind = type(node)
-        if kind is ast.Name:
-            words.add(node.id)
-        elif kind is ast.Attribute:
-            words.add(node.attr)
-        elif kind in (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef):
-            words.add(node.name)
-        elif kind is ast.alias:
-            words.update(node.name.split("."))
-            if node.asname:
-                words.add(node.asname)
-    return "\n" + "\n".join(sorted(words)) + "\n"
+def mentions(used: UsedNames) -> str:
+    """The qualified names a module may call, reference or define, one per line: what a later
+    round asks of a skipped file (does it call, pass on or define this project helper?)."""
+    return "\n" + "\n".join(sorted(used.names)) + "\n"
 
 
 def mentions_any(mentioned: str, names: Iterable[str]) -> bool:
@@ -188,6 +176,5 @@ class Selection:
             return True  # relative imports inside TVM's own package name no root
         return any(token in text for token in self.tokens)
 
-    def wanted(self, tree: ast.Module, module_name: str, is_package: bool) -> bool:
-        used = UsedNames(tree, module_name, is_package, self.roots)
+    def wanted(self, used: UsedNames) -> bool:
         return used.uses_any(self.providers) or any(rule.wants(used, self.knowledge) for rule in self.rules)

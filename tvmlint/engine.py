@@ -110,7 +110,7 @@ def _too_big(depth: int, count: int) -> Optional[str]:
 @dataclass
 class Checked:
     """One file through `check_module`: its result, whether libcst analysed it, and
-    (when it did not) the identifiers it names, for the rounds that follow helpers."""
+    (when it did not) the qualified names it may use, for the rounds that follow helpers."""
 
     result: FileResult
     analysed: bool
@@ -141,12 +141,12 @@ def check_module(
         # No TVM package named in the text and outside TVM's own packages: no TVM name can
         # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
         roots = stage.roots_of(get_knowledge(version))
+        used = stage.UsedNames(tree, module_name, is_package, roots)
         if module_name.split(".")[0] not in roots and not any(root in text for root in roots):
-            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(tree))
+            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
         selection = selection_for(codes, version)
-        wanted = selection.text_may_need(text, module_name) and selection.wanted(tree, module_name, is_package)
-        if not wanted:
-            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(tree))
+        if not (selection.text_may_need(text, module_name) and selection.wanted(used)):
+            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
     too_big = _too_big(*tree_shape(tree))
     del tree
     if too_big:

@@ -3,7 +3,7 @@
 Per file (`tvmlint.engine.check_module`): the stdlib parser checks the syntax
 and decides whether any selected rule can fire; only then does libcst analyse
 it. Files left out can still call a project helper whose context matters, or
-define one: later rounds analyse those whose identifiers name such a helper,
+define one: later rounds analyse those whose imports resolve to such a helper,
 until none turns up. The project step (contexts across modules, noqa,
 selection, sorting) then runs over every file's result, cached or not.
 """
@@ -256,8 +256,9 @@ def _chain(ctx) -> Iterator[str]:
 
 
 def _followed_names(checked_files) -> Set[str]:
-    """Short names of the functions whose callers, definitions or returned contexts some
-    deferred finding depends on (directly or through further callers)."""
+    """Qualified names of the functions whose callers, definitions or returned contexts some
+    deferred finding depends on (directly or through further callers): a skipped file that
+    resolves one of them (tvmlint.cheap.mentions) is analysed in the next round."""
     deferred_ctxs = []
     callers: Dict[str, list] = {}
     for checked in checked_files:
@@ -276,7 +277,7 @@ def _followed_names(checked_files) -> Set[str]:
         found.add(name)
         for ctx in callers.get(name, ()):
             todo.extend(_chain(ctx))
-    return {name.rsplit(".", 1)[-1] for name in found if not name.endswith(">")}
+    return found
 
 
 def _judges() -> Dict[str, object]:
