@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import functools
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
@@ -10,7 +11,7 @@ from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
 from tvmlint.catalog import load_catalog
 from tvmlint.discovery import resolve
-from tvmlint.knowledge import known_releases, newest_release, tomllib
+from tvmlint.knowledge import known_releases, newest_release, rules_dir, tomllib
 from tvmlint.versions import Version, format_version, parse_version
 
 
@@ -60,21 +61,16 @@ class Settings:
         return format_version(self.target_version)
 
     def enabled_codes(self) -> FrozenSet[str]:
-        catalog = load_catalog()
-        if self.select is None:
-            codes = {code for code, info in catalog.items() if info.default}
-        else:
-            codes = _expand(self.select, catalog)
-        codes |= _expand(self.extend_select, catalog)
-        codes -= _expand(self.ignore, catalog)
-        return frozenset(codes)
+        return _enabled_codes(self.select, self.extend_select, self.ignore, str(rules_dir()))
 
     def codes_for(self, path: Path) -> FrozenSet[str]:
+        # one shared frozenset per distinct selection, not one per file: a run keeps every file's
+        # codes until its end, and 20,000 copies cost megabytes
         codes = self.enabled_codes()
         relative = _relative_posix(path, self.root)
         for pattern, ignored in self.per_file_ignores:
             if _matches(relative, pattern):
-                codes = codes - _expand(ignored, load_catalog())
+                codes = _without(codes, ignored, str(rules_dir()))
         return codes
 
     def is_excluded(self, path: Path) -> bool:
@@ -83,6 +79,23 @@ class Settings:
 
     def fingerprint(self) -> str:
         return repr((self.target_text, sorted(self.enabled_codes()), self.per_file_ignores))
+
+
+@functools.lru_cache(maxsize=None)
+def _enabled_codes(select, extend_select, ignore, rules: str) -> FrozenSet[str]:
+    catalog = load_catalog()
+    if select is None:
+        codes = {code for code, info in catalog.items() if info.default}
+    else:
+        codes = _expand(select, catalog)
+    codes |= _expand(extend_select, catalog)
+    codes -= _expand(ignore, catalog)
+    return frozenset(codes)
+
+
+@functools.lru_cache(maxsize=None)
+def _without(codes: FrozenSet[str], ignored: Tuple[str, ...], rules: str) -> FrozenSet[str]:
+    return codes - _expand(ignored, load_catalog())
 
 
 def _relative_posix(path: Path, root: Path) -> str:
