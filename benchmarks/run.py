@@ -114,6 +114,10 @@ for line in sys.stdin:
 """
 
 
+def progress(text: str) -> None:
+    print(f"  ... {text}", file=sys.stderr, flush=True)
+
+
 @dataclass
 class Run:
     wall: float
@@ -158,6 +162,7 @@ def measure(command: Sequence[str], cwd: Path, stdin: Optional[str] = None, chec
     if done.returncode != 0:
         raise SystemExit(f"benchmark wrapper failed: {done.stderr}")
     data = json.loads(done.stdout)
+    progress(f"{data['wall']:.2f} s, {data['rss_kb'] / 1024:.0f} MB: {' '.join(command)[:100]}")
     if check and data["code"] not in (0, 1):
         raise SystemExit(f"{' '.join(command)} exited {data['code']}: {data['stderr']}")
     return Run(data["wall"], data["rss_kb"])
