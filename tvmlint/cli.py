@@ -53,19 +53,15 @@ def _terminate_like_interrupt() -> None:
     import os
     import signal
 
-    owner = os.getpid()
-
     def handler(signum, frame):
-        if os.getpid() != owner:  # a forked worker: die as SIGTERM means
-            signal.signal(signum, signal.SIG_DFL)
-            os.kill(os.getpid(), signum)
-            return
         raise KeyboardInterrupt
 
     try:
         signal.signal(signal.SIGTERM, handler)
     except ValueError:  # not the main thread (main() called from a thread): leave it as it is
-        pass
+        return
+    # forked workers die on SIGTERM as usual (the pool stops them with it)
+    os.register_at_fork(after_in_child=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
 
 
 if __name__ == "__main__":
