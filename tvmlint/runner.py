@@ -67,24 +67,25 @@ class Task:
     force: bool = False
 
 
+def _failed(task: Task, why: str) -> Checked:
+    result = FileResult(task.shown, task.module_name, task.version, task.codes)
+    result.findings = parse_error(task.shown, task.codes, 1, 1, why)
+    return Checked(result, False)
+
+
 def _run_task(task: Task) -> Tuple[int, Optional[str], Checked]:
     """Read and check one file; (index, content digest, what was found)."""
     from tvmlint.cache import content_digest
 
-    def failed(why: str) -> Checked:
-        result = FileResult(task.shown, task.module_name, task.version, task.codes)
-        result.findings = parse_error(task.shown, task.codes, 1, 1, why)
-        return Checked(result, False)
-
     try:
         data = read_file(task.path)
     except OSError as error:
-        return task.index, None, failed(f"The file could not be read: {error.strerror}")
+        return task.index, None, _failed(task, f"The file could not be read: {error.strerror}")
     digest = content_digest(data)
     source, why = decode(data)
     del data
     if source is None:
-        return task.index, digest, failed(f"The file could not be decoded: {why}")
+        return task.index, digest, _failed(task, f"The file could not be decoded: {why}")
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
         cheap=task.cheap, force=task.force,
@@ -99,6 +100,8 @@ def _execute(tasks: List[Task], jobs: int) -> Iterator[Tuple[int, Optional[str],
             yield _run_task(task)
         return
     import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
 
     # fork shares what the parent already imported and loaded (rules, knowledge);
     # elsewhere the platform's default start method is used.
@@ -106,8 +109,26 @@ def _execute(tasks: List[Task], jobs: int) -> Iterator[Tuple[int, Optional[str],
     context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
     # the largest files first, so one of them does not start last and hold the run up
     ordered = sorted(tasks, key=lambda task: -_size(task.path))
-    with context.Pool(min(jobs, len(tasks)), initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
-        yield from pool.imap_unordered(_run_task, ordered, chunksize=1)
+    lost: List[Task] = []
+    # A worker that dies (a crash inside the parser, the OOM killer) breaks the pool: unlike
+    # multiprocessing.Pool, which would wait for its task forever, the executor says so.
+    with ProcessPoolExecutor(
+        min(jobs, len(tasks)), mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
+    ) as pool:
+        futures = {pool.submit(_run_task, task): task for task in ordered}
+        for future in as_completed(futures):
+            try:
+                yield future.result()
+            except BrokenProcessPool:
+                lost.append(futures[future])
+    # Every task still pending when the pool broke is lost with it; one process each
+    # finds the file that kills its process, which is then reported instead of checked.
+    for task in sorted(lost, key=lambda task: task.index):
+        with ProcessPoolExecutor(1, mp_context=context) as single:
+            try:
+                yield single.submit(_run_task, task).result()
+            except BrokenProcessPool:
+                yield task.index, None, _failed(task, "The file could not be analysed: the analysis crashed on it")
 
 
 def _exit_with_parent(parent: int) -> None:
