@@ -409,8 +409,10 @@ class ModuleAnalysis(cst.CSTVisitor):
         return qualname
 
     def _gated_from_spec(self, spec) -> Gated:
-        children = tuple(Gated(m.name, m.opt_level) for m in spec.members)
-        return Gated(spec.name, spec.opt_level, children)
+        def tree(member) -> Gated:
+            return Gated(member.name, member.opt_level, tuple(tree(inner) for inner in member.members))
+
+        return Gated(spec.name, spec.opt_level, tuple(tree(member) for member in spec.members))
 
     def _gated_from_decorator(
         self, call: cst.Call, params: Tuple[str, ...], default_name: Optional[str]

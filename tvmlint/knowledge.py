@@ -73,6 +73,7 @@ class Member:
     name: str
     opt_level: int
     via: Optional[str] = None  # the wrapper Sequential it sits in, when flattened
+    members: Tuple["Member", ...] = ()  # when the member is itself a Sequential (FuseTIR's ExpandTupleArguments)
 
 
 @dataclass(frozen=True)
@@ -142,7 +143,9 @@ def entries_at(rows: Iterable[dict], version: Version) -> List[dict]:
 def _members(rows: Iterable[dict]) -> Tuple[Member, ...]:
     # `optional` steps run only when the user opts in (auto_scheduler, meta_schedule layout rewrites)
     return tuple(
-        Member(row["name"], int(row["opt_level"]), row.get("via")) for row in rows if not row.get("optional")
+        Member(row["name"], int(row["opt_level"]), row.get("via"), _members(row.get("members", ())))
+        for row in rows
+        if not row.get("optional")
     )
 
 

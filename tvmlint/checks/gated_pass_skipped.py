@@ -125,6 +125,10 @@ class GatedPassSkipped(Rule):
         # a pass the project defines itself, at level 3, inside a Sequential
         Case(FOLD + "@tvm.transform.module_pass(opt_level=3)\ndef my_pass(mod, ctx):\n    return mod\n\n"
              "mod = tvm.transform.Sequential([my_pass])(mod)\n", expect="my_pass (opt_level 3)"),
+        # FuseTIR's nested Sequentials are followed: ExpandTupleArguments holds CanonicalizeBindings
+        Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=0):\n"
+             "    mod = relax.transform.FuseTIR()(mod)\n", expect="CanonicalizeTIRVariables (opt_level 1, in CanonicalizeBindings)",
+             target="0.27"),
         # relax at opt_level 0 skips the level-1 members of CanonicalizeBindings
         Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=0):\n"
              "    mod = relax.transform.CanonicalizeBindings()(mod)\n", expect="opt_level 0", target="0.27"),
@@ -172,7 +176,9 @@ class GatedPassSkipped(Rule):
             return None
         needed = max(s.member.opt_level for s in skipped)
         skipped_names = {s.member.name for s in skipped}
-        listed = and_list(f"{s.member.shown} (opt_level {s.member.opt_level})" for s in skipped)
+        listed = and_list(
+            f"{s.member.shown} (opt_level {s.member.opt_level}{f', in {s.via}' if s.via else ''})" for s in skipped
+        )
         ran = [
             leaf.shown
             for leaf in leaves(payload.members)
