@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import difflib
 
+from tvmlint.knowledge import load_table
+
 from tvmlint.context_args import ContextSettingsRule, context_calls, literal_keys, replace_string
 from tvmlint.diagnostics import Fix
 from tvmlint.registry import config_key_verdict, keys_at
@@ -67,5 +69,12 @@ class UnknownConfigKey(ContextSettingsRule):
                 if replacement is not None:
                     message += f". {'Use' if verdict.replacement else 'Did you mean'} '{replacement}'"
                     message += "?" if not verdict.replacement else ""
-                    fix = Fix(f"Use '{replacement}'", (replace_string(self.file, node, replacement),), safe=False)
+                    # a documented rename between keys of the same type is exact; a spelling guess is not
+                    exact = verdict.replacement is not None and _same_type(key, replacement)
+                    fix = Fix(f"Use '{replacement}'", (replace_string(self.file, node, replacement),), safe=exact)
                 self.report(node, message, fix)
+
+
+def _same_type(old: str, new: str) -> bool:
+    types = {row["name"]: row.get("type") for row in load_table("config_keys.toml").get("key", [])}
+    return types.get(old) is not None and types.get(old) == types.get(new)
