@@ -63,6 +63,11 @@ class UsedNames:
         self.package = module_name if is_package else module_name.rpartition(".")[0]
         self.names: Set[str] = set()
         self.called_outside_with: Set[str] = set()
+        # what rules that judge a call's arguments, or a literal dtype, ask for
+        self.calls_to: Dict[str, List[ast.Call]] = {}
+        self.unpacked: Set[str] = set()  # callees whose result is unpacked straight into names
+        strings: Set[str] = set()
+        unpacked_calls: Set[int] = set()
         bindings: Dict[str, Set[str]] = {}
         stars: List[str] = []
         chains: List[ast.AST] = []
@@ -74,6 +79,10 @@ class UsedNames:
                 chains.append(node)
             elif kind is ast.Call:
                 calls.append(node)
+            elif kind is ast.Constant and type(node.value) is str and len(node.value) <= 64:
+                strings.add(node.value)
+            elif kind is ast.Assign and isinstance(node.value, ast.Call) and isinstance(node.targets[0], (ast.Tuple, ast.List)):
+                unpacked_calls.add(id(node.value))
             elif kind is ast.With or kind is ast.AsyncWith:
                 entered.update(id(item.context_expr) for item in node.items)
             elif kind is ast.Import:
@@ -108,8 +117,14 @@ class UsedNames:
                 resolved[id(node)] = found
                 self.names.update(found)
         for call in calls:
+            callees = resolved.get(id(call.func), ())
+            for callee in callees:
+                self.calls_to.setdefault(callee, []).append(call)
+            if id(call) in unpacked_calls:
+                self.unpacked.update(callees)
             if id(call) not in entered:
-                self.called_outside_with.update(resolved.get(id(call.func), ()))
+                self.called_outside_with.update(callees)
+        self.strings: FrozenSet[str] = frozenset(strings)
         in_roots = module_name.split(".")[0] in roots
         self.uses_roots = in_roots or any(q.split(".")[0] in roots for qs in bindings.values() for q in qs) or any(
             star.split(".")[0] in roots for star in stars
@@ -142,6 +157,24 @@ class UsedNames:
 
     def calls_outside_with(self, names: AbstractSet[str]) -> bool:
         return not self.called_outside_with.isdisjoint(names)
+
+
+def call_arguments(call: ast.Call, params: Tuple[str, ...]) -> Tuple[Dict[str, ast.expr], bool]:
+    """A call's arguments by parameter name (as `tvmlint.analysis.call_arguments` maps them),
+    and whether `*`/`**` hides some."""
+    mapped: Dict[str, ast.expr] = {}
+    hidden = any(isinstance(arg, ast.Starred) for arg in call.args)
+    for position, arg in enumerate(call.args):
+        if isinstance(arg, ast.Starred):
+            break
+        if position < len(params):
+            mapped[params[position]] = arg
+    for keyword in call.keywords:
+        if keyword.arg is None:
+            hidden = True
+        else:
+            mapped[keyword.arg] = keyword.value
+    return mapped, hidden
 
 
 def mentions(used: UsedNames) -> str:

@@ -72,8 +72,24 @@ def replace_string(file, node: cst.SimpleString, value: str) -> Edit:
 
 
 class ContextSettingsRule(Rule):
-    """A rule about what a PassContext is given: it can only fire where one is created."""
+    """A rule about what a PassContext is given: it can only fire where one is created
+    with one of the ARGUMENTS it judges."""
+
+    ARGUMENTS: Tuple[str, ...] = ()
 
     @classmethod
     def triggers(cls, knowledge):
         return frozenset(knowledge.context_factories)
+
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        from tvmlint.cheap import call_arguments as ast_arguments
+
+        if not cls.ARGUMENTS:
+            return super().wants(used, knowledge)
+        for qualname, factory in knowledge.context_factories.items():
+            for call in used.calls_to.get(qualname, ()):
+                args, hidden = ast_arguments(call, factory.params)
+                if hidden or any(name in args for name in cls.ARGUMENTS):
+                    return True
+        return False

@@ -10,6 +10,7 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 
 class ConflictingPassLists(ContextSettingsRule):
     code = "TVM106"
+    ARGUMENTS = ("required_pass", "disabled_pass")
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['AlterOpLayout']):\n"

@@ -88,12 +88,13 @@ class FastMathEnabled(Rule):
         facts = load_table("numerics.toml")
         name = facts.get("fast_math", {}).get("pass", "FastMath")
         runners = {api for api, runner in knowledge.runners.items() if any(m.name == name for m in runner.runs)}
-        wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.members}
+        # a Sequential the file builds holds FastMath only if the file names a pass that is or holds it
+        wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.name == name or _holds(spec.members, name)}
         builds = {
             api for row in facts.get("fast_math_build", [])
             if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
         }
-        return frozenset(knowledge.sequential_classes) | frozenset(runners) | frozenset(wrappers) | frozenset(builds)
+        return frozenset(runners) | frozenset(wrappers) | frozenset(builds)
 
     def start(self) -> None:
         facts = load_table("numerics.toml")
@@ -146,3 +147,7 @@ class FastMathEnabled(Rule):
             f"{payload.display} runs {payload.name} here ({why}; {where}): exp, tanh and erf are replaced by fast "
             f"approximations and the outputs change. For exact numerics {remedy}"
         )
+
+
+def _holds(members, name: str) -> bool:
+    return any(member.name == name or _holds(member.members, name) for member in members)

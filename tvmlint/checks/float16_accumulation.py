@@ -152,6 +152,12 @@ class Float16Accumulation(Rule):
         }
         return frozenset(inits | sums)
 
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        # the accumulator's dtype is only ever judged from a string literal ("float16")
+        low = _facts().get("accumulation", {}).get("low_precision", ())
+        return super().wants(used, knowledge) and not used.strings.isdisjoint(low)
+
     def start(self) -> None:
         facts = _facts()
         accumulation = facts.get("accumulation", {})

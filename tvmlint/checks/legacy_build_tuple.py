@@ -39,6 +39,12 @@ class LegacyBuildTuple(Rule):
             return frozenset()
         return frozenset(table.api)
 
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        # only `graph, lib, params = relay.build(...)` itself is reported
+        names = cls.triggers(knowledge)
+        return bool(names) and not used.unpacked.isdisjoint(names)
+
     def visit_Assign(self, node: cst.Assign) -> None:
         table = get_history().build_tuple
         version = self.file.knowledge.version

@@ -52,6 +52,27 @@ class OptLevelOutOfRange(Rule):
     def triggers(cls, knowledge):
         return frozenset(knowledge.context_factories) | frozenset(knowledge.sequential_classes)
 
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        """Only a call whose opt_level is a literal this rule would report."""
+        import ast
+
+        from tvmlint.cheap import call_arguments as ast_arguments
+
+        callees = {**knowledge.context_factories, **knowledge.sequential_classes}
+        for qualname, spec in callees.items():
+            for call in used.calls_to.get(qualname, ()):
+                level = ast_arguments(call, spec.params)[0].get("opt_level")
+                if isinstance(level, ast.UnaryOp) and isinstance(level.op, ast.USub):
+                    level = level.operand
+                    if isinstance(level, ast.Constant):
+                        return True  # any negative literal
+                if isinstance(level, ast.Constant) and not (
+                    type(level.value) is int and 0 <= level.value <= highest_pass_level()
+                ):
+                    return True
+        return False
+
     def start(self) -> None:
         for call in context_calls(self.file):
             self._check(call.args.get("opt_level"))

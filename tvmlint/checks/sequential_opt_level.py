@@ -29,6 +29,18 @@ class SequentialOptLevel(Rule):
     def triggers(cls, knowledge):
         return frozenset(knowledge.sequential_classes)
 
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        # only a Sequential given an opt_level can be reported
+        from tvmlint.cheap import call_arguments as ast_arguments
+
+        for qualname, spec in knowledge.sequential_classes.items():
+            for call in used.calls_to.get(qualname, ()):
+                args, hidden = ast_arguments(call, spec.params)
+                if hidden or "opt_level" in args:
+                    return True
+        return False
+
     def finish(self) -> None:
         seen = set()
         for sequential in self.file.analysis.direct_sequential_runs:

@@ -16,6 +16,7 @@ HEAD = "import tvm\n"
 
 class UnknownConfigKey(ContextSettingsRule):
     code = "TVM107"
+    ARGUMENTS = ("config",)
 
     VALID = [
         Case(HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):\n    pass\n",

@@ -43,6 +43,7 @@ def closest(name: str, names: Iterable[str]) -> Optional[str]:
 
 class UnknownPassName(ContextSettingsRule):
     code = "TVM104"
+    ARGUMENTS = ("required_pass", "disabled_pass")
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayout', 'FoldScaleAxis']):\n"

@@ -12,6 +12,7 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 
 class WrapperInRequiredPass(ContextSettingsRule):
     code = "TVM105"
+    ARGUMENTS = ("required_pass",)
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):\n"

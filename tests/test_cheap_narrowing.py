@@ -1,0 +1,34 @@
+"""Rules that judge one argument of a call ask libcst only for files where a call carries it."""
+
+from __future__ import annotations
+
+import pytest
+
+from tvmlint.config import Overrides, SettingsResolver
+from tvmlint.runner import check_paths
+
+from helpers import write_tree
+
+HEAD = "import tvm\nfrom tvm import relay, te\n"
+
+
+@pytest.mark.parametrize("source, analysed", [
+    # a PassContext with a plain level: nothing for TVM104-107/303 to judge
+    (HEAD + "with tvm.transform.PassContext(opt_level=3):\n    x = 1\n", 0),
+    (HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOps']):\n    x = 1\n", 1),
+    (HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    x = 1\n", 1),
+    (HEAD + "with tvm.transform.PassContext(opt_level=7):\n    x = 1\n", 1),
+    (HEAD + "with tvm.transform.PassContext(**settings):\n    x = 1\n", 1),
+    # a reduction with no low-precision dtype literal
+    (HEAD + "k = te.reduce_axis((0, 4))\nA = te.placeholder((4,))\nB = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n", 0),
+    (HEAD + "k = te.reduce_axis((0, 4))\nA = te.placeholder((4,), 'float16')\nB = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n", 1),
+    # relay.build whose result is not unpacked, inside a PassContext
+    (HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n", 1),  # TVM302 may judge it
+    # a Sequential built without an opt_level: nothing for TVM102 (TVM101 still looks)
+    (HEAD + "def f(x):\n    return tvm.transform.Sequential([x])\n", 1),
+])
+def test_which_files_libcst_sees(tmp_path, source, analysed):
+    write_tree(tmp_path, {"a.py": source})
+    resolver = SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path)
+    report = check_paths([tmp_path], resolver, jobs=1, use_cache=False)
+    assert report.files_analysed == analysed
