@@ -292,44 +292,43 @@ class _Collector:
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
 
 
-class _TryImports(cst.CSTVisitor):
-    """Imports in a `try` that handles ImportError, or in its handler: code written for several releases."""
+def _handles_import_error(node: cst.Try) -> bool:
+    for handler in node.handlers:
+        kinds = handler.type
+        names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
+        if kinds is None or any(dotted(name) in _IMPORT_ERRORS for name in names):
+            return True
+    return False
 
-    def __init__(self) -> None:
-        super().__init__()
-        self.depth = 0
-        self.found: Set[cst.CSTNode] = set()
 
-    @staticmethod
-    def _handles_import_error(node: cst.Try) -> bool:
-        for handler in node.handlers:
-            kinds = handler.type
-            names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
-            if kinds is None or any(dotted(name) in _IMPORT_ERRORS for name in names):
-                return True
-        return False
-
-    def visit_Try(self, node: cst.Try) -> None:
-        if self._handles_import_error(node):
-            self.depth += 1
-
-    def leave_Try(self, original_node: cst.Try) -> None:
-        if self._handles_import_error(original_node):
-            self.depth -= 1
-
-    def visit_ImportAlias(self, node: cst.ImportAlias) -> None:
-        if self.depth:
-            self.found.add(node)
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        if self.depth:
-            self.found.add(node)  # a star import's reference is the statement
+# Imports are statements: the walk descends through statements and their blocks only,
+# never into expressions (a full visit of a large module costs seconds).
+_BLOCKS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
 
 
 def _guarded_imports(module: cst.Module) -> Set[cst.CSTNode]:
-    visitor = _TryImports()
-    module.visit(visitor)
-    return visitor.found
+    """Imports in a `try` that handles ImportError, or in its handler: code written for several releases."""
+    found: Set[cst.CSTNode] = set()
+
+    def walk(node: cst.CSTNode, guarded: bool) -> None:
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if guarded:
+                for small in node.body:
+                    if isinstance(small, cst.Import):
+                        found.update(small.names)
+                    elif isinstance(small, cst.ImportFrom):
+                        found.add(small)  # a star import's reference is the statement
+                        if not isinstance(small.names, cst.ImportStar):
+                            found.update(small.names)
+            return
+        guarded = guarded or (isinstance(node, cst.Try) and _handles_import_error(node))
+        for child in node.children:
+            if isinstance(child, _BLOCKS) or isinstance(child, cst.SimpleStatementLine):
+                walk(child, guarded)
+
+    for statement in module.body:
+        walk(statement, False)
+    return found
 
 
 def other_first(statement: cst.ImportFrom, alias: cst.ImportAlias) -> bool:
