@@ -13,13 +13,10 @@ findings may cost a little more, never ten times.
 from __future__ import annotations
 
 import argparse
-import os
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 CONFIG = '[tool.tvmlint]\ntarget-version = "0.19"\n'

@@ -16,7 +16,7 @@ It never imports or runs the code it reads.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Set, Tuple, Union
+from typing import Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 

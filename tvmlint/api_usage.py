@@ -24,9 +24,9 @@ from typing import ClassVar, Dict, List, Optional, Set, Tuple
 
 import libcst as cst
 
-from tvmlint.analysis import ImportBinding, dotted
+from tvmlint.analysis import dotted
 from tvmlint.api_history import REMOVED, History, Use, get_history
-from tvmlint.diagnostics import Edit, Fix, Position
+from tvmlint.diagnostics import Edit, Fix
 from tvmlint.edits import tvm_import_edit
 from tvmlint.rule import FileContext, Rule
 from tvmlint.versions import format_version

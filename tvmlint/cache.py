@@ -19,7 +19,6 @@ import pickle
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional
 
 DEFAULT_DIR = ".tvmlint_cache"
 STALE_SECONDS = 30 * 24 * 3600

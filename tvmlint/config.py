@@ -5,7 +5,7 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 

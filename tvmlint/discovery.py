@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator, List, Sequence
+from typing import Callable, List, Sequence
 
 # Directories that hold no code of the user's own: VCS data, environments, builds, caches.
 SKIPPED_DIRS = frozenset(

@@ -10,7 +10,7 @@ from typing import List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from tvmlint.diagnostics import Edit, Fix, Position
+from tvmlint.diagnostics import Edit, Position
 from tvmlint.source import split_lines
 
 

@@ -10,7 +10,7 @@ import functools
 import hashlib
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
@@ -241,16 +241,6 @@ class Knowledge:
 
     def registered_names(self) -> FrozenSet[str]:
         return frozenset(self.passes_by_name)
-
-    def gated_members(self, spec: PassSpec) -> Tuple[Member, ...]:
-        """What a Sequential runner checks against the context when it runs `spec`.
-
-        A Sequential wrapper contributes its own level and then its members, each
-        gated by the same context; a plain pass contributes itself.
-        """
-        if spec.is_sequential:
-            return tuple(Member(m.name, m.opt_level, spec.name) for m in spec.members)
-        return (Member(spec.name, spec.opt_level),)
 
     def api_prefixes(self) -> FrozenSet[str]:
         """Every qualified name the gating analysis cares about (computed once: it is on the hot path)."""

@@ -10,11 +10,10 @@ judged at all: precision first.
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import replace
-from typing import Dict, Iterable, List, Sequence, Set, Tuple
+from typing import Dict, List, Sequence, Set, Tuple
 
 from tvmlint.catalog import rule_info
-from tvmlint.contexts import ContextRef, FromCall, Inherited, PassCtx
+from tvmlint.contexts import ContextRef, FromCall, PassCtx
 from tvmlint.diagnostics import Finding
 from tvmlint.engine import CallFact, FileResult
 
@@ -43,23 +42,6 @@ class Project:
         self._memo: Dict[str, List[Reached]] = {}
         # a pass-list entry naming a pass some module of the project defines is not unknown
         self.defined_passes: Set[str] = {name for result in results for name in result.defined_passes}
-
-    def sensitive_functions(self) -> Set[str]:
-        """Functions whose context matters to some deferred finding, directly or through calls."""
-        found: Set[str] = set()
-        todo = [d.ctx.function for r in self.results for d in r.deferred if isinstance(d.ctx, Inherited)]
-        callers_inherit: Dict[str, Set[str]] = defaultdict(set)
-        for result in self.results:
-            for call in result.callsites:
-                if isinstance(call.ctx, Inherited):
-                    callers_inherit[call.callee].add(call.ctx.function)
-        while todo:
-            name = todo.pop()
-            if name in found:
-                continue
-            found.add(name)
-            todo.extend(callers_inherit.get(name, ()))
-        return found
 
     def reach(self, ctx: ContextRef, seen: frozenset = frozenset()) -> List[Reached]:
         if isinstance(ctx, PassCtx):

@@ -13,7 +13,7 @@ import difflib
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Dict, List, Sequence
+from typing import List, Sequence
 
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
 from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from
