@@ -203,6 +203,7 @@ class ModuleAnalysis(cst.CSTVisitor):
         # results
         self.qualnames: Dict[cst.CSTNode, str] = {}
         self.import_refs: List[Tuple[cst.CSTNode, str]] = []  # (alias node, qualified name)
+        self.import_froms: List[cst.ImportFrom] = []  # every `from ... import`, relative ones included
         self.alias_of: Dict[cst.CSTNode, cst.CSTNode] = {}  # Name use -> import alias it came from
         self.context_at: Dict[cst.CSTNode, ContextRef] = {}
         self.runs: List[GatedRun] = []
@@ -517,6 +518,7 @@ class ModuleAnalysis(cst.CSTVisitor):
         self._bind_import(node)
 
     def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        self.import_froms.append(node)
         self._bind_import_from(node)
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:

@@ -115,8 +115,6 @@ class _Collector:
 
     def _import_nodes(self) -> Set[cst.CSTNode]:
         """Name chains inside import statements: they are reported as imports."""
-        import libcst.matchers as m  # costs more to import than most files cost to check: only when used
-
         found: Set[cst.CSTNode] = set()
 
         def add(expr: Optional[cst.CSTNode]) -> None:
@@ -133,7 +131,7 @@ class _Collector:
                     add(alias.asname.name)
             elif isinstance(alias, cst.ImportFrom):
                 add(alias.module)
-        for statement in m.findall(self.file.module, m.ImportFrom()):
+        for statement in self.analysis.import_froms:
             add(statement.module)
         return found
 

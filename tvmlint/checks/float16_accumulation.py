@@ -37,8 +37,11 @@ def _facts() -> dict:
     return load_table("numerics.toml")
 
 
-class _Walker(cst.CSTVisitor):
-    """Buffer and tensor dtypes per function, and the blocks and sums to judge under them."""
+class _Walker(cst.BatchableCSTVisitor):
+    """Buffer and tensor dtypes per function, and the blocks and sums to judge under them.
+
+    It rides the rules' shared walk (`Float16Accumulation.get_visitors`): a walk of
+    its own would cost as much as parsing the module again."""
 
     def __init__(self, rule: "Float16Accumulation"):
         super().__init__()
@@ -180,11 +183,15 @@ class Float16Accumulation(Rule):
         )
         self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
         self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
-        walker = _Walker(self)
-        self.file.module.visit(walker)
-        for block, scope in walker.blocks:
+        self.walker = _Walker(self)
+
+    def get_visitors(self):
+        return self.walker.get_visitors()
+
+    def finish(self) -> None:
+        for block, scope in self.walker.blocks:
             self._judge_block(block, scope)
-        for call, scope in walker.sums:
+        for call, scope in self.walker.sums:
             self._judge_sum(call, scope)
 
     # -- dtypes ----------------------------------------------------------------------
