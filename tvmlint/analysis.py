@@ -190,6 +190,15 @@ def call_arguments(call: cst.Call, params: Tuple[str, ...]) -> Tuple[Dict[str, c
     return mapped, hidden
 
 
+def call_key(func: cst.BaseExpression) -> Optional[str]:
+    """The name a call is made through (`f` of `a.b.f(...)`), as `tvmlint.positions` keys ast calls."""
+    if isinstance(func, cst.Name):
+        return func.value
+    if isinstance(func, cst.Attribute):
+        return func.attr.value
+    return None
+
+
 class ModuleAnalysis(cst.CSTVisitor):
     """Walks one module; the results are the public attributes below."""
 
@@ -223,11 +232,24 @@ class ModuleAnalysis(cst.CSTVisitor):
         self._statements: List[cst.CSTNode] = []
         self._values: Dict[cst.CSTNode, object] = {}
         self._with_pushes: Dict[cst.With, int] = {}
+        self._top: Optional[cst.CSTNode] = None
+        self._owners: Dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
+        self.call_counts: Dict[Tuple[Optional[cst.CSTNode], Optional[str]], int] = {}
+        self.call_ordinals: Dict[cst.Call, int] = {}
 
     # -- generic bookkeeping -------------------------------------------------------
 
     def on_visit(self, node: cst.CSTNode) -> bool:
         self._stack.append(node)
+        if len(self._stack) == 2:
+            self._top = node
+        self._owners[node] = self._top
+        if type(node) is cst.Call:
+            # the n-th call to a name in its statement: the stdlib tree can say its line
+            key = (self._top, call_key(node.func))
+            count = self.call_counts.get(key, 0)
+            self.call_counts[key] = count + 1
+            self.call_ordinals[node] = count
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
             self._statements.append(node)
         return super().on_visit(node)
@@ -237,6 +259,12 @@ class ModuleAnalysis(cst.CSTVisitor):
         self._stack.pop()
         if self._statements and self._statements[-1] is original_node:
             self._statements.pop()
+
+    def top_statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The top-level statement (or module header/footer line) holding a node the walk has
+        reached; while it walks, the one it is in (a node it has yet to reach is in it)."""
+        owner = self._owners.get(node)
+        return owner if owner is not None or len(self._stack) < 2 else self._top
 
     def _parent(self, node: cst.CSTNode, up: int = 1) -> Optional[cst.CSTNode]:
         # the stack ends with `node` itself while it is being visited

@@ -22,6 +22,8 @@ from tvmlint.noqa import suppressions
 from tvmlint.versions import Version
 
 if TYPE_CHECKING:
+    import ast
+
     import libcst as cst
 
     from tvmlint.rule import Deferred
@@ -34,7 +36,6 @@ class CallFact:
     callee: str
     ctx: ContextRef
     line: int
-    column: int
 
 
 @dataclass
@@ -148,13 +149,12 @@ def check_module(
         if not (selection.text_may_need(text, module_name) and selection.wanted(used)):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
     too_big = _too_big(*tree_shape(tree))
-    del tree
     if too_big:
         result = FileResult(path, module_name, version, codes)
         result.noqa = suppressions(text)
         result.findings = parse_error(path, codes, 1, 1, f"The file could not be analysed: {too_big}")
         return Checked(result, False)
-    return Checked(analyze_text(text, path, codes, version, module_name, is_package), True)
+    return Checked(analyze_text(text, path, codes, version, module_name, is_package, tree), True)
 
 
 _SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
@@ -182,8 +182,10 @@ def analyze_text(
     version: Version,
     module_name: str,
     is_package: bool = False,
+    tree: Optional["ast.Module"] = None,
 ) -> FileResult:
-    """Check one module. Never raises for bad input: that becomes TVM001."""
+    """Check one module. Never raises for bad input: that becomes TVM001.
+    `tree`: the stdlib parser's tree of the text, when the caller has it (positions use it)."""
     import libcst as cst
 
     result = FileResult(path, module_name, version, codes)
@@ -201,24 +203,28 @@ def analyze_text(
         result.findings = parse_error(path, codes, 1, 1, "The file could not be parsed: it is too deeply nested")
         return result
     try:
-        return _analyze_module(module, text, result, is_package)
+        return _analyze_module(module, text, result, is_package, tree)
     except RecursionError:
         result.findings = parse_error(path, codes, 1, 1, "The file could not be analysed: it is too deeply nested")
         return result
 
 
-def _analyze_module(module: "cst.Module", text: str, result: FileResult, is_package: bool) -> FileResult:
+def _analyze_module(
+    module: "cst.Module", text: str, result: FileResult, is_package: bool, tree: Optional["ast.Module"]
+) -> FileResult:
     import libcst as cst
-    from libcst.metadata import MetadataWrapper, PositionProvider
 
     from tvmlint.analysis import ModuleAnalysis
     from tvmlint.checks import all_rules
+    from tvmlint.analysis import call_key
+    from tvmlint.positions import LazyPositions, parse_quietly
     from tvmlint.rule import FileContext
 
     knowledge = get_knowledge(result.version)
-    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    positions = wrapper.resolve(PositionProvider)
-    analysis = ModuleAnalysis(knowledge, result.module_name, is_package, positions)
+    analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
+    stdlib_tree = (lambda: tree) if tree is not None else (lambda: parse_quietly(text))
+    positions = LazyPositions(module, text, stdlib_tree, analysis.top_statement_of)
+    analysis.positions = positions
     module.visit(analysis)
     file = FileContext(result.path, text, module, positions, analysis, knowledge)
     rules = [cls(file) for code, cls in all_rules().items() if code in result.codes and code != PARSE_ERROR]
@@ -232,8 +238,13 @@ def _analyze_module(module: "cst.Module", text: str, result: FileResult, is_pack
     result.findings = file.findings
     result.deferred = file.deferred
     for site in analysis.callsites:
-        where = positions[site.node].start
-        result.callsites.append(CallFact(site.callee, site.ctx, where.line, where.column + 1))
+        if isinstance(site.node, cst.Call):
+            key = call_key(site.node.func)
+            count = analysis.call_counts[(analysis.top_statement_of(site.node), key)]
+            line = positions.call_line(site.node, key, analysis.call_ordinals[site.node], count)
+        else:
+            line = positions[site.node].start.line
+        result.callsites.append(CallFact(site.callee, site.ctx, line))
     result.escaped = list(analysis.escaped_functions)
     result.functions = list(analysis.functions)
     result.defined_passes = sorted(analysis.defined_pass_names)

@@ -1,0 +1,89 @@
+"""Lazy positions (tvmlint.positions) must equal libcst's PositionProvider for every node and call."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import libcst as cst
+import pytest
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+from tvmlint.analysis import ModuleAnalysis, call_key
+from tvmlint.knowledge import get_knowledge
+from tvmlint.positions import LazyPositions
+from tvmlint.versions import parse_version
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SNIPPETS = {
+    "decorators with comments and blank lines": (
+        "# header comment\n\nimport tvm\n\n\n# about f\n@dec(1)\n# between\n@other.deco(g(2))\n\ndef f(x=h()):\n"
+        "    return x(1)(2)\n\n\nclass C(base(3), metaclass=meta()):\n    def m(self):\n        f(f(f()))\n"
+    ),
+    "semicolons and one-line blocks": "a = f(); b = f(); c = g()\nif a: f()\nelse: g(); f()\nwhile b: break\n",
+    "backslash continuation": "x = f(1) + \\\n    f(2)\ny = 3; \\\nz = f(4)\n",
+    "no trailing newline": "import tvm\nf(1)\ndef g():\n    return f(2)",
+    "trailing comments": "def f():\n    return 1\n    # indented comment after the body\n# dedented comment\n\nf()\n# footer\n",
+    "crlf": "import tvm\r\ndef f():\r\n    return g(1)\r\n\r\nf()\r\n",
+    "strings and f-strings": 'x = f"{g(1)} and {g(2)!r}"\ny = """\nmulti\nline\n""" + g(3)\nz = f(\n    g(4),\n)\n',
+    "tabs and form feed": "if True:\n\tf(1)\n\x0c\ndef g():\n\treturn f(2)\n",
+    "only comments": "# nothing\n# here\n",
+    "empty": "",
+    "async and match": (
+        "async def f():\n    async with g() as x:\n        await h(x)\n"
+        "match f():\n    case [a, *_]:\n        g(a)\n    case _:\n        pass\n"
+    ),
+    # the stdlib parser puts this decorator on the line after its `@`: the accounting
+    # disagrees and every position comes from libcst's own provider instead
+    "decorator after a line continuation (middle)": "import tvm\n@\\\ndec\ndef f():\n    g(1)\nh(2)\n",
+    "decorator after a line continuation (last)": "import tvm\nx = 1\n@\\\ndec\ndef f():\n    g(1)\n",
+}
+
+
+def _files():
+    for name, text in SNIPPETS.items():
+        yield pytest.param(text, id=name)
+    for path in sorted([*(ROOT / "tvmlint").rglob("*.py"), *(ROOT / "examples").rglob("*.py"), *(ROOT / "tests" / "data").rglob("*.py")]):
+        yield pytest.param(path.read_text(encoding="utf-8"), id=str(path.relative_to(ROOT)))
+
+
+def _lazy(text: str):
+    module = cst.parse_module(text)
+    full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
+    analysis = ModuleAnalysis(get_knowledge(parse_version("0.27")), "snippet")
+    module.visit(analysis)
+    return module, full, analysis, LazyPositions(module, text, lambda: ast.parse(text), analysis.top_statement_of)
+
+
+@pytest.mark.parametrize("text", list(_files()))
+def test_every_node_and_call_is_where_libcst_says(text):
+    module, full, analysis, lazy = _lazy(text)
+    body = set(module.body)
+    for node, where in full.items():
+        if analysis.top_statement_of(node) in body:
+            assert lazy[node] == where, (type(node).__name__, where, lazy[node])
+    module, full, analysis, lazy = _lazy(text)  # calls first, so the ast path is the one tested
+    for call, rank in analysis.call_ordinals.items():
+        key = call_key(call.func)
+        count = analysis.call_counts[(analysis.top_statement_of(call), key)]
+        assert lazy.call_line(call, key, rank, count) == full[call].start.line
+
+
+def test_only_the_statements_asked_about_are_rendered():
+    text = "import tvm\n" + "".join(f"def f{i}():\n    return g({i})\n\n" for i in range(50))
+    module, full, analysis, lazy = _lazy(text)
+    target = module.body[30].body.body[0].body[0].value  # g(29)
+    assert lazy[target] == full[target]
+    assert len(lazy._done) == 1 and not lazy._full
+    for call, rank in analysis.call_ordinals.items():
+        lazy.call_line(call, call_key(call.func), rank, analysis.call_counts[(analysis.top_statement_of(call), "g")])
+    assert len(lazy._done) == 1 and not lazy._full  # call lines come from the stdlib tree
+
+
+@pytest.mark.parametrize("name", [name for name in SNIPPETS if "line continuation" in name])
+def test_disagreeing_accounting_falls_back_to_libcst(name):
+    module, full, analysis, lazy = _lazy(SNIPPETS[name])
+    for statement in module.body:
+        assert lazy[statement] == full[statement]
+    assert lazy._full
