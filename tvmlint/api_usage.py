@@ -169,20 +169,16 @@ class _Collector:
     def _tvm_name(self) -> Tuple[Optional[Edit], bool]:
         """(edit adding `import tvm` or None, whether `tvm` can be written here)."""
         if self._tvm_ok is None:
-            import libcst.matchers as m
-
             file = self.file
             edit, possible = tvm_import_edit(file.module, self.analysis._module_scope().bindings, file.positions, file.lines)
+            # a `tvm` bound to anything else somewhere in the module (a parameter, a loop variable)
+            if possible and "tvm" in self.analysis.bound_otherwise:
+                possible = False
             if possible:
-                # a `tvm` bound to anything else somewhere in the module (a parameter, a loop variable)
-                for name in m.findall(file.module, m.Name("tvm")):
-                    resolved = self.analysis.qualnames.get(name)
-                    if resolved is not None and resolved != "tvm":
-                        possible = False
-                        break
-                for bound in m.findall(file.module, m.Param(name=m.Name("tvm")) | m.AssignTarget(target=m.Name("tvm"))):
-                    possible = False
-                    break
+                possible = not any(
+                    resolved != "tvm" for node, resolved in self.analysis.qualnames.items()
+                    if isinstance(node, cst.Name) and node.value == "tvm"
+                )
             self._tvm_ok = (edit, possible)
         return self._tvm_ok
 
@@ -251,13 +247,7 @@ class _Collector:
         return None
 
     def _statement_of(self, alias: cst.ImportAlias) -> Optional[cst.CSTNode]:
-        import libcst.matchers as m
-
-        for statement in m.findall(self.file.module, m.Import() | m.ImportFrom()):
-            names = statement.names
-            if not isinstance(names, cst.ImportStar) and any(a is alias for a in names):
-                return statement
-        return None
+        return self.analysis.import_statement.get(alias)
 
     def _from_fix(self, statement: cst.ImportFrom, alias: cst.ImportAlias, use: Use) -> Optional[Fix]:
         if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):

@@ -10,7 +10,7 @@ resolves the context across the project and asks the rule's `judge`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Union
+from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -86,7 +86,21 @@ class FileContext:
         return self.analysis.qualnames.get(node)
 
 
-class Rule(cst.BatchableCSTVisitor):
+_VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+class BatchableVisitor(cst.BatchableCSTVisitor):
+    """libcst's batchable visitor, with its `visit_*`/`leave_*` methods looked up once per class:
+    libcst scans every instance with `inspect.getmembers`, which costs more than a small file's check."""
+
+    def get_visitors(self):
+        names = _VISITOR_NAMES.get(type(self))
+        if names is None:
+            names = _VISITOR_NAMES[type(self)] = tuple(super().get_visitors())
+        return {name: getattr(self, name) for name in names}
+
+
+class Rule(BatchableVisitor):
     code: ClassVar[str]
     VALID: ClassVar[Sequence[CaseLike]] = ()
     INVALID: ClassVar[Sequence[CaseLike]] = ()

@@ -20,7 +20,7 @@ import libcst as cst
 
 from tvmlint.analysis import call_arguments
 from tvmlint.knowledge import load_table
-from tvmlint.rule import Case, Rule
+from tvmlint.rule import BatchableVisitor, Case, Rule
 from tvmlint.versions import in_range
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
@@ -37,7 +37,7 @@ def _facts() -> dict:
     return load_table("numerics.toml")
 
 
-class _Walker(cst.BatchableCSTVisitor):
+class _Walker(BatchableVisitor):
     """Buffer and tensor dtypes per function, and the blocks and sums to judge under them.
 
     It rides the rules' shared walk (`Float16Accumulation.get_visitors`): a walk of
