@@ -87,3 +87,14 @@ def test_disagreeing_accounting_falls_back_to_libcst(name):
     for statement in module.body:
         assert lazy[statement] == full[statement]
     assert lazy._full
+
+
+def test_a_line_named_mid_walk_is_checked_once_the_calls_are_counted():
+    text = "import tvm\ndef f():\n    g(1)\n    g(2)\n"
+    module, full, analysis, lazy = _lazy(text)
+    second = module.body[1].body.body[1].body[0].value
+    assert lazy.hint_line(second, "g", 1) == 4
+    assert lazy.hints_hold(analysis.call_counts)
+    assert not lazy.hints_hold({(module.body[1], "g"): 3})  # libcst counted another g(): walk again exactly
+    exact = LazyPositions(module, text, lambda: None, analysis.top_statement_of, exact=True)
+    assert exact.hint_line(second, "g", 1) == 4 and exact.hints_hold({})

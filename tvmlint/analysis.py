@@ -213,6 +213,8 @@ class ModuleAnalysis(cst.CSTVisitor):
         self.qualnames: Dict[cst.CSTNode, str] = {}
         self.import_refs: List[Tuple[cst.CSTNode, str]] = []  # (alias node, qualified name)
         self.import_froms: List[cst.ImportFrom] = []  # every `from ... import`, relative ones included
+        self.import_statement: Dict[cst.CSTNode, cst.CSTNode] = {}  # import alias -> its statement
+        self.bound_otherwise: Set[str] = set()  # names some scope binds to anything but an import
         self.alias_of: Dict[cst.CSTNode, cst.CSTNode] = {}  # Name use -> import alias it came from
         self.context_at: Dict[cst.CSTNode, ContextRef] = {}
         self.runs: List[GatedRun] = []
@@ -322,6 +324,8 @@ class ModuleAnalysis(cst.CSTVisitor):
 
     def _bind(self, name: str, value: object) -> None:
         self._scope.bindings[name] = value
+        if not isinstance(value, ImportBinding):
+            self.bound_otherwise.add(name)
 
     def _bind_value(self, name: str, value: object) -> None:
         """Bind the result of an assignment; inside a branch, a second tracked value makes it ambiguous."""
@@ -347,6 +351,7 @@ class ModuleAnalysis(cst.CSTVisitor):
 
     def _bind_import(self, node: cst.Import) -> None:
         for alias in node.names:
+            self.import_statement[alias] = node
             full = dotted(alias.name)
             if full is None:
                 continue
@@ -366,6 +371,7 @@ class ModuleAnalysis(cst.CSTVisitor):
             self._scope.star_modules.append(module)
             return
         for alias in node.names:
+            self.import_statement[alias] = node
             name = dotted(alias.name)
             if name is None:
                 continue
@@ -719,6 +725,10 @@ class ModuleAnalysis(cst.CSTVisitor):
         return None
 
     def _line_hint(self, node: cst.CSTNode) -> int:
+        rank = self.call_ordinals.get(node)
+        hint = getattr(self.positions, "hint_line", None)
+        if rank is not None and hint is not None:
+            return hint(node, call_key(node.func), rank)
         where = self.positions.get(node)
         return where.start.line if where is not None else 0
 

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
+from dataclasses import dataclass
 from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 PARSE_ERROR = "TVM001"
@@ -62,36 +64,65 @@ class UsedNames:
         self.module_name = module_name
         self.package = module_name if is_package else module_name.rpartition(".")[0]
         self.names: Set[str] = set()
-        self.called_outside_with: Set[str] = set()
+        self._bindings: Dict[str, Set[str]] = {}
+        self._stars: List[str] = []
+        self._scan(ast.walk(tree), imports=True)
+        self.defined: Set[str] = set()
+        self._define(tree.body, module_name, self._bindings, self.defined)
+        self.names |= self.defined
+        self._resolve()
+        in_roots = module_name.split(".")[0] in roots
+        self.uses_roots = in_roots or any(
+            q.split(".")[0] in roots for qs in self._bindings.values() for q in qs
+        ) or any(star.split(".")[0] in roots for star in self._stars)
+
+    def part(self, statements: Iterable[ast.stmt]) -> "UsedNames":
+        """What these statements alone use, resolved through the whole module's imports."""
+        part = object.__new__(UsedNames)
+        part.module_name, part.package = self.module_name, self.package
+        part.names = set()
+        part._bindings, part._stars = self._bindings, self._stars
+        statements = list(statements)
+        part._scan((node for statement in statements for node in ast.walk(statement)), imports=False)
+        part.defined = set()
+        self._define(statements, self.module_name, {}, part.defined)
+        part.names |= part.defined
+        part._resolve()
+        part.uses_roots = self.uses_roots
+        return part
+
+    def _scan(self, nodes: Iterable[ast.AST], imports: bool) -> None:
         # what rules that judge a call's arguments, or a literal dtype, ask for
         self.calls_to: Dict[str, List[ast.Call]] = {}
         self.unpacked: Set[str] = set()  # callees whose result is unpacked straight into names
+        self.called_outside_with: Set[str] = set()
+        self.identifiers: Set[str] = set()  # every bare name and attribute name, resolved or not
         strings: Set[str] = set()
-        unpacked_calls: Set[int] = set()
-        bindings: Dict[str, Set[str]] = {}
-        stars: List[str] = []
-        chains: List[ast.AST] = []
-        calls: List[ast.Call] = []
-        entered: Set[int] = set()
-        for node in ast.walk(tree):
+        self._unpacked_calls: Set[int] = set()
+        self._chains: List[ast.AST] = []
+        self._calls: List[ast.Call] = []
+        self._entered: Set[int] = set()
+        bindings = self._bindings
+        for node in nodes:
             kind = type(node)
             if kind is ast.Name or kind is ast.Attribute:
-                chains.append(node)
+                self._chains.append(node)
             elif kind is ast.Call:
-                calls.append(node)
+                self._calls.append(node)
             elif kind is ast.Constant and type(node.value) is str and len(node.value) <= 64:
                 strings.add(node.value)
             elif kind is ast.Assign and isinstance(node.value, ast.Call) and isinstance(node.targets[0], (ast.Tuple, ast.List)):
-                unpacked_calls.add(id(node.value))
+                self._unpacked_calls.add(id(node.value))
             elif kind is ast.With or kind is ast.AsyncWith:
-                entered.update(id(item.context_expr) for item in node.items)
+                self._entered.update(id(item.context_expr) for item in node.items)
             elif kind is ast.Import:
                 for alias in node.names:
-                    if alias.asname:
-                        bindings.setdefault(alias.asname, set()).add(alias.name)
-                    else:
-                        top = alias.name.split(".")[0]
-                        bindings.setdefault(top, set()).add(top)
+                    if imports:
+                        if alias.asname:
+                            bindings.setdefault(alias.asname, set()).add(alias.name)
+                        else:
+                            top = alias.name.split(".")[0]
+                            bindings.setdefault(top, set()).add(top)
                     self.names.add(alias.name)
             elif kind is ast.ImportFrom:
                 module = self._absolute(node)
@@ -99,14 +130,20 @@ class UsedNames:
                     continue
                 for alias in node.names:
                     if alias.name == "*":
-                        stars.append(module)
+                        if imports:
+                            self._stars.append(module)
                         continue
                     full = f"{module}.{alias.name}"
                     self.names.add(full)
-                    bindings.setdefault(alias.asname or alias.name, set()).add(full)
-        self._define(tree.body, module_name, bindings)
+                    if imports:
+                        bindings.setdefault(alias.asname or alias.name, set()).add(full)
+        self.strings: FrozenSet[str] = frozenset(strings)
+
+    def _resolve(self) -> None:
         resolved: Dict[int, Set[str]] = {}
-        for node in chains:
+        bindings, stars = self._bindings, self._stars
+        for node in self._chains:
+            self.identifiers.add(node.id if type(node) is ast.Name else node.attr)
             text = _dotted(node)
             if text is None:
                 continue
@@ -116,19 +153,15 @@ class UsedNames:
             if found:
                 resolved[id(node)] = found
                 self.names.update(found)
-        for call in calls:
+        for call in self._calls:
             callees = resolved.get(id(call.func), ())
             for callee in callees:
                 self.calls_to.setdefault(callee, []).append(call)
-            if id(call) in unpacked_calls:
+            if id(call) in self._unpacked_calls:
                 self.unpacked.update(callees)
-            if id(call) not in entered:
+            if id(call) not in self._entered:
                 self.called_outside_with.update(callees)
-        self.strings: FrozenSet[str] = frozenset(strings)
-        in_roots = module_name.split(".")[0] in roots
-        self.uses_roots = in_roots or any(q.split(".")[0] in roots for qs in bindings.values() for q in qs) or any(
-            star.split(".")[0] in roots for star in stars
-        )
+        del self._chains, self._calls, self._entered, self._unpacked_calls
 
     def _absolute(self, node: ast.ImportFrom) -> Optional[str]:
         if not node.level:
@@ -141,16 +174,17 @@ class UsedNames:
             parts.append(node.module)
         return ".".join(parts) or None
 
-    def _define(self, body: Iterable[ast.stmt], prefix: str, bindings: Dict[str, Set[str]]) -> None:
+    @staticmethod
+    def _define(body: Iterable[ast.stmt], prefix: str, bindings: Dict[str, Set[str]], names: Set[str]) -> None:
         # The analysis names the module's own functions and classes `module.f`, `module.C.f`:
         # inside TVM's own package such a name can be an API.
         for statement in body:
             if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                 full = f"{prefix}.{statement.name}"
-                self.names.add(full)
+                names.add(full)
                 bindings.setdefault(statement.name, set()).add(full)
                 if isinstance(statement, ast.ClassDef):
-                    self._define(statement.body, full, {})
+                    UsedNames._define(statement.body, full, {}, names)
 
     def uses_any(self, names: AbstractSet[str]) -> bool:
         return not self.names.isdisjoint(names)
@@ -178,13 +212,19 @@ def call_arguments(call: ast.Call, params: Tuple[str, ...]) -> Tuple[Dict[str, a
 
 
 def mentions(used: UsedNames) -> str:
-    """The qualified names a module may call, reference or define, one per line: what a later
-    round asks of a skipped file (does it call, pass on or define this project helper?)."""
-    return "\n" + "\n".join(sorted(used.names)) + "\n"
+    """The qualified names a module may call, reference or define, one per line, and those it
+    defines again with a leading `=`: what a later round asks of a skipped file (does it call,
+    pass on or define this project helper? `mentions_any`)."""
+    return _mentions(used.names, used.defined)
 
 
-def mentions_any(mentioned: str, names: Iterable[str]) -> bool:
-    return any(f"\n{name}\n" in mentioned for name in names)
+def _mentions(names: Iterable[str], defined: Iterable[str]) -> str:
+    return "\n" + "\n".join(sorted(names)) + "\n" + "".join(f"={name}\n" for name in sorted(defined))
+
+
+def mentions_any(mentioned: str, names: Iterable[str] = (), defined: Iterable[str] = ()) -> bool:
+    """Whether a module names any of `names` (calls, references or defines one), or defines any of `defined`."""
+    return any(f"\n{name}\n" in mentioned for name in names) or any(f"\n={name}\n" in mentioned for name in defined)
 
 
 class Selection:
@@ -211,3 +251,94 @@ class Selection:
 
     def wanted(self, used: UsedNames) -> bool:
         return used.uses_any(self.providers) or any(rule.wants(used, self.knowledge) for rule in self.rules)
+
+    def wanting(self, used: UsedNames) -> FrozenSet[str]:
+        """The codes of the rules that can fire in a module: the others need not even run on it."""
+        return frozenset(rule.code for rule in self.rules if rule.wants(used, self.knowledge))
+
+
+_UNITS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+@dataclass
+class Pruned:
+    """A module with the top-level definitions no selected rule can need blanked out."""
+
+    text: str  # line for line the original: blanked lines keep only their line ending
+    tree: ast.Module  # the stdlib tree of `text` (the original's, less the blanked statements)
+    mentions: str  # what the blanked definitions call, reference or define (`mentions`)
+
+
+def prune(text: str, tree: ast.Module, used: UsedNames, selection: "Selection") -> Optional[Pruned]:
+    """Blank the top-level functions and classes that can hold no finding; None when all can.
+
+    A definition is kept when the selected rules want it together with the
+    module-level statements (which are always kept: imports, constants, a
+    module-level `with`), or when a kept definition names it (a helper it
+    calls, a context it enters): the analysis then resolves every name in a
+    kept definition as it would in the whole module. Its callers are blanked
+    like any other definition: when a finding turns out to depend on them (a
+    helper judged under its callers' contexts), the runner's later rounds
+    analyse the whole file, as they do for files that were skipped.
+    """
+    units = [statement for statement in tree.body if isinstance(statement, _UNITS)]
+    if not units:
+        return None
+    top = used.part(statement for statement in tree.body if not isinstance(statement, _UNITS))
+    parts = [used.part([unit]) for unit in units]
+    kept = [selection.wanted(merged(top, part)) for part in parts]
+    if all(kept):
+        return None
+    defined = [_defined_names(unit) for unit in units]
+    # what kept definitions name (helpers, callbacks, context factories) is kept with them
+    named: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep))
+    grown = True
+    while grown:
+        grown = False
+        for i, keep in enumerate(kept):
+            if not keep and not defined[i].isdisjoint(named):
+                kept[i] = grown = True
+                named |= parts[i].identifiers
+    if all(kept):
+        return None
+    lines = _LINE.findall(text)
+    mentioned: Set[str] = set()
+    defines: Set[str] = set()
+    for unit, part, keep in zip(units, parts, kept):
+        if keep:
+            continue
+        mentioned |= part.names
+        defines |= part.defined
+        first = min([unit.lineno, *(decorator.lineno for decorator in unit.decorator_list)])
+        for index in range(first - 1, unit.end_lineno):
+            line = lines[index]
+            lines[index] = line[len(line.rstrip("\r\n")):]
+    blanked = {id(unit) for unit, keep in zip(units, kept) if not keep}
+    body = [statement for statement in tree.body if id(statement) not in blanked]
+    return Pruned("".join(lines), ast.Module(body=body, type_ignores=[]), _mentions(mentioned, defines))
+
+
+def _defined_names(unit: ast.stmt) -> Set[str]:
+    names = {unit.name}
+    if isinstance(unit, ast.ClassDef):
+        names.update(s.name for s in unit.body if isinstance(s, _UNITS))
+    return names
+
+
+def merged(first: UsedNames, second: UsedNames) -> UsedNames:
+    """The names two parts of one module use together."""
+    both = object.__new__(UsedNames)
+    both.module_name, both.package = first.module_name, first.package
+    both._bindings, both._stars = first._bindings, first._stars
+    both.names = first.names | second.names
+    both.defined = first.defined | second.defined
+    both.called_outside_with = first.called_outside_with | second.called_outside_with
+    both.calls_to = {name: calls[:] for name, calls in first.calls_to.items()}
+    for name, calls in second.calls_to.items():
+        both.calls_to.setdefault(name, []).extend(calls)
+    both.unpacked = first.unpacked | second.unpacked
+    both.identifiers = first.identifiers | second.identifiers
+    both.strings = first.strings | second.strings
+    both.uses_roots = first.uses_roots or second.uses_roots
+    return both

@@ -116,6 +116,7 @@ class Checked:
     result: FileResult
     analysed: bool
     mentions: str = ""
+    partial: bool = False  # analysed with some definitions blanked out; `mentions` are theirs
 
 
 def check_module(
@@ -148,13 +149,21 @@ def check_module(
         selection = selection_for(codes, version)
         if not (selection.text_may_need(text, module_name) and selection.wanted(used)):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
+        pruned = stage.prune(text, tree, used, selection)
+        running = selection.wanting(used) | (codes & {PARSE_ERROR})
+    else:
+        pruned = None
+        running = codes
     too_big = _too_big(*tree_shape(tree))
     if too_big:
         result = FileResult(path, module_name, version, codes)
         result.noqa = suppressions(text)
         result.findings = parse_error(path, codes, 1, 1, f"The file could not be analysed: {too_big}")
         return Checked(result, False)
-    return Checked(analyze_text(text, path, codes, version, module_name, is_package, tree), True)
+    if pruned is not None:
+        result = analyze_text(text, path, codes, version, module_name, is_package, pruned.tree, pruned.text, running)
+        return Checked(result, True, pruned.mentions, partial=True)
+    return Checked(analyze_text(text, path, codes, version, module_name, is_package, tree, running=running), True)
 
 
 _SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
@@ -183,15 +192,19 @@ def analyze_text(
     module_name: str,
     is_package: bool = False,
     tree: Optional["ast.Module"] = None,
+    analysed: Optional[str] = None,
+    running: Optional[FrozenSet[str]] = None,
 ) -> FileResult:
     """Check one module. Never raises for bad input: that becomes TVM001.
-    `tree`: the stdlib parser's tree of the text, when the caller has it (positions use it)."""
+    `tree`: the stdlib parser's tree of what is analysed, when the caller has it (positions use it);
+    `analysed`: the text with the definitions no rule needs blanked out (`tvmlint.cheap.prune`);
+    `running`: the codes of the rules to run, when the cheap stage knows the others cannot fire."""
     import libcst as cst
 
     result = FileResult(path, module_name, version, codes)
     result.noqa = suppressions(text)
     try:
-        module = cst.parse_module(text)
+        module = cst.parse_module(analysed if analysed is not None else text)
     except cst.ParserSyntaxError as error:
         result.findings = parse_error(
             path, codes, error.raw_line, error.raw_column + 1,
@@ -203,31 +216,35 @@ def analyze_text(
         result.findings = parse_error(path, codes, 1, 1, "The file could not be parsed: it is too deeply nested")
         return result
     try:
-        return _analyze_module(module, text, result, is_package, tree)
+        return _analyze_module(module, text, result, is_package, tree, codes if running is None else running)
     except RecursionError:
         result.findings = parse_error(path, codes, 1, 1, "The file could not be analysed: it is too deeply nested")
         return result
 
 
 def _analyze_module(
-    module: "cst.Module", text: str, result: FileResult, is_package: bool, tree: Optional["ast.Module"]
+    module: "cst.Module", text: str, result: FileResult, is_package: bool, tree: Optional["ast.Module"],
+    running: FrozenSet[str],
 ) -> FileResult:
     import libcst as cst
 
-    from tvmlint.analysis import ModuleAnalysis
+    from tvmlint.analysis import ModuleAnalysis, call_key
     from tvmlint.checks import all_rules
-    from tvmlint.analysis import call_key
     from tvmlint.positions import LazyPositions, parse_quietly
     from tvmlint.rule import FileContext
 
     knowledge = get_knowledge(result.version)
-    analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
     stdlib_tree = (lambda: tree) if tree is not None else (lambda: parse_quietly(text))
-    positions = LazyPositions(module, text, stdlib_tree, analysis.top_statement_of)
-    analysis.positions = positions
-    module.visit(analysis)
+    for exact in (False, True):
+        analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
+        positions = LazyPositions(module, text, stdlib_tree, analysis.top_statement_of, exact=exact)
+        analysis.positions = positions
+        module.visit(analysis)
+        # lines named while walking came from the stdlib tree before both parsers' calls were counted
+        if positions.hints_hold(analysis.call_counts):
+            break
     file = FileContext(result.path, text, module, positions, analysis, knowledge)
-    rules = [cls(file) for code, cls in all_rules().items() if code in result.codes and code != PARSE_ERROR]
+    rules = [cls(file) for code, cls in all_rules().items() if code in running and code != PARSE_ERROR]
     for rule in rules:
         rule.start()
     walkers = [rule for rule in rules if rule.get_visitors()]

@@ -77,9 +77,12 @@ class LazyPositions:
         text: str,
         tree: Callable[[], Optional[ast.Module]],
         owner_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+        exact: bool = False,
     ):
         self.module = module
         self.text = text
+        self.exact = exact  # never guess a line from the stdlib tree (`hint_line`)
+        self._hints: Dict[tuple, int] = {}
         self.owner_of = owner_of
         self._tree = tree
         self._computed: Dict[cst.CSTNode, CodeRange] = {}
@@ -116,18 +119,35 @@ class LazyPositions:
 
     def call_line(self, call: cst.Call, key: Optional[str], rank: int, count: int) -> int:
         """The line of the `rank`-th of the `count` calls through name `key` in its statement."""
+        lines = self._call_lines(call, key)
+        if lines is not None and len(lines) == count:
+            return lines[rank]
+        return self[call].start.line
+
+    def hint_line(self, call: cst.Call, key: Optional[str], rank: int) -> int:
+        """`call_line` in the middle of the walk, before the statement's calls are all counted:
+        the caller must check `hints_hold` once they are, and walk again `exact` if not."""
+        if not self.exact:
+            lines = self._call_lines(call, key)
+            if lines is not None and rank < len(lines):
+                self._hints[(self.owner_of(call), key)] = len(lines)
+                return lines[rank]
+        return self[call].start.line
+
+    def hints_hold(self, counts: Dict[tuple, int]) -> bool:
+        return all(counts.get(key) == count for key, count in self._hints.items())
+
+    def _call_lines(self, call: cst.Call, key: Optional[str]) -> Optional[List[int]]:
         if self._starts is None:
             self._starts = self._index_statements()
         statement = self.owner_of(call)
         group = self._groups.get(statement) if statement is not None else None
-        if group is not None:
-            calls = self._calls.get(statement)
-            if calls is None:
-                calls = self._calls[statement] = _calls_by_name(group)
-            lines = calls.get(key, ())
-            if len(lines) == count:
-                return lines[rank]
-        return self[call].start.line
+        if group is None:
+            return None
+        calls = self._calls.get(statement)
+        if calls is None:
+            calls = self._calls[statement] = _calls_by_name(group)
+        return calls.get(key, [])
 
     def _render(self, statement: cst.CSTNode) -> bool:
         if self._starts is None:

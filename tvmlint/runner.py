@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.config import Settings, SettingsResolver
+from tvmlint.cheap import mentions_any
 from tvmlint.contexts import FromCall, Inherited
 from tvmlint.diagnostics import Finding
 from tvmlint.discovery import discover, resolve
@@ -218,15 +219,19 @@ def check_paths(
     run(entries, "cheap" if cheap else "full")
     # Later rounds: files the cheap stage left out that name a helper whose context matters.
     done: Set[str] = set()
+    done_defined: Set[str] = set()
     while cheap:
-        names = _followed_names(entry.checked for entry in entries) - done
-        if not names:
+        callers_of, defined = _followed_names(entry.checked for entry in entries)
+        callers_of -= done
+        defined -= done_defined
+        if not callers_of and not defined:
             break
-        done |= names
+        done |= callers_of
+        done_defined |= defined
         picked = [
             entry for entry in entries
-            if not entry.checked.analysed and entry.checked.mentions
-            and any(f"\n{name}\n" in entry.checked.mentions for name in names)
+            if (not entry.checked.analysed or entry.checked.partial) and entry.checked.mentions
+            and mentions_any(entry.checked.mentions, callers_of, defined)
         ]
         if not picked:
             break
@@ -263,23 +268,25 @@ def _open_cache(resolver: SettingsResolver):
     return ResultCache(cache_directory(resolver.for_path(resolver.cwd)))
 
 
-def _chain(ctx) -> Iterator[str]:
-    """The project functions a context depends on: helpers it comes from, the function it is inherited in."""
+def _chain(ctx) -> Iterator[Tuple[str, bool]]:
+    """The project functions a context depends on, each with whether its callers matter (the
+    function it is inherited in) or only its definition (a helper whose returned context it is)."""
     while True:
         if isinstance(ctx, FromCall):
-            yield ctx.function
+            yield ctx.function, False
             ctx = ctx.outer
         elif isinstance(ctx, Inherited):
-            yield ctx.function
+            yield ctx.function, True
             return
         else:
             return
 
 
-def _followed_names(checked_files) -> Set[str]:
-    """Qualified names of the functions whose callers, definitions or returned contexts some
-    deferred finding depends on (directly or through further callers): a skipped file that
-    resolves one of them (tvmlint.cheap.mentions) is analysed in the next round."""
+def _followed_names(checked_files) -> Tuple[Set[str], Set[str]]:
+    """Qualified names of the functions some deferred finding depends on (directly or through
+    further callers): those whose callers matter, and those whose definitions (returned
+    contexts) matter. A skipped or partly analysed file that names one of the first, or defines
+    one of the second (tvmlint.cheap.mentions), is analysed whole in the next round."""
     deferred_ctxs = []
     callers: Dict[str, list] = {}
     for checked in checked_files:
@@ -290,15 +297,19 @@ def _followed_names(checked_files) -> Set[str]:
         for call in result.callsites:
             callers.setdefault(call.callee, []).append(call.ctx)
     found: Set[str] = set()
-    todo = [name for ctx in deferred_ctxs for name in _chain(ctx)]
+    defined: Set[str] = set()
+    todo = [link for ctx in deferred_ctxs for link in _chain(ctx)]
     while todo:
-        name = todo.pop()
+        name, by_callers = todo.pop()
+        if not by_callers:
+            defined.add(name)
+            continue
         if name in found:
             continue
         found.add(name)
         for ctx in callers.get(name, ()):
             todo.extend(_chain(ctx))
-    return found
+    return found, defined
 
 
 def _judges() -> Dict[str, object]:
