@@ -270,7 +270,13 @@ class Pruned:
     mentions: str  # what the blanked definitions call, reference or define (`mentions`)
 
 
-def prune(text: str, tree: ast.Module, used: UsedNames, selection: "Selection") -> Optional[Pruned]:
+def prune(
+    text: str,
+    tree: ast.Module,
+    used: UsedNames,
+    selection: "Selection",
+    follow: Optional[Tuple[AbstractSet[str], AbstractSet[str]]] = None,
+) -> Optional[Pruned]:
     """Blank the top-level functions and classes that can hold no finding; None when all can.
 
     A definition is kept when the selected rules want it together with the
@@ -280,7 +286,8 @@ def prune(text: str, tree: ast.Module, used: UsedNames, selection: "Selection") 
     kept definition as it would in the whole module. Its callers are blanked
     like any other definition: when a finding turns out to depend on them (a
     helper judged under its callers' contexts), the runner's later rounds
-    analyse the whole file, as they do for files that were skipped.
+    analyse the file again with `follow`: (names whose callers matter, names
+    whose definitions matter), and keep the definitions that name (or define) one.
     """
     units = [statement for statement in tree.body if isinstance(statement, _UNITS)]
     if not units:
@@ -288,6 +295,12 @@ def prune(text: str, tree: ast.Module, used: UsedNames, selection: "Selection") 
     top = used.part(statement for statement in tree.body if not isinstance(statement, _UNITS))
     parts = [used.part([unit]) for unit in units]
     kept = [selection.wanted(merged(top, part)) for part in parts]
+    if follow is not None:
+        callers_of, defined = follow
+        kept = [
+            keep or not part.names.isdisjoint(callers_of) or not part.defined.isdisjoint(defined)
+            for keep, part in zip(kept, parts)
+        ]
     if all(kept):
         return None
     defined = [_defined_names(unit) for unit in units]

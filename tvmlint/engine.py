@@ -128,9 +128,12 @@ def check_module(
     is_package: bool = False,
     cheap: bool = True,
     force: bool = False,
+    follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
 ) -> Checked:
     """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
-    when one can (`cheap`), or always (`cheap=False`, `force`)."""
+    when one can (`cheap`), or always (`cheap=False`, `force`). `follow`: a later round's
+    (names whose callers matter, names whose definitions matter): the file is analysed
+    whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`)."""
     from tvmlint import cheap as stage
 
     tree, error = stage.parse(text, path)
@@ -144,12 +147,12 @@ def check_module(
         # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
         roots = stage.roots_of(get_knowledge(version))
         used = stage.UsedNames(tree, module_name, is_package, roots)
-        if module_name.split(".")[0] not in roots and not any(root in text for root in roots):
+        if follow is None and module_name.split(".")[0] not in roots and not any(root in text for root in roots):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
         selection = selection_for(codes, version)
-        if not (selection.text_may_need(text, module_name) and selection.wanted(used)):
+        if follow is None and not (selection.text_may_need(text, module_name) and selection.wanted(used)):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
-        pruned = stage.prune(text, tree, used, selection)
+        pruned = stage.prune(text, tree, used, selection, follow)
         running = selection.wanting(used) | (codes & {PARSE_ERROR})
     else:
         pruned = None

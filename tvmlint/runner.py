@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.config import Settings, SettingsResolver
 from tvmlint.cheap import mentions_any
@@ -66,6 +66,7 @@ class Task:
     version: Version
     cheap: bool
     force: bool = False
+    follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None  # see check_module
 
 
 def _failed(task: Task, why: str) -> Checked:
@@ -89,7 +90,7 @@ def _run_task(task: Task) -> Tuple[int, Optional[str], Checked]:
         return task.index, digest, _failed(task, f"The file could not be decoded: {why}")
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
-        cheap=task.cheap, force=task.force,
+        cheap=task.cheap, force=task.force, follow=task.follow,
     )
     return task.index, digest, checked
 
@@ -235,9 +236,11 @@ def check_paths(
         ]
         if not picked:
             break
+        # every name followed so far: a file picked again keeps what an earlier round kept
+        follow = (frozenset(done), frozenset(done_defined))
         for entry in picked:
-            entry.task = _forced(entry.task)
-        run(picked, "full")
+            entry.task = replace(entry.task, follow=follow)
+        run(picked, "follow " + _names_digest(follow))
     report.files_analysed = sum(1 for entry in entries if entry.checked.analysed)
     if cache is not None:
         report.cache_hits = cache.hits
@@ -247,10 +250,11 @@ def check_paths(
     return report
 
 
-def _forced(task: Task) -> Task:
-    from dataclasses import replace
+def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:
+    import hashlib
 
-    return replace(task, force=True)
+    text = "\n".join(sorted(follow[0])) + "\n=\n" + "\n".join(sorted(follow[1]))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
 def _digest(path: str) -> Optional[str]:
