@@ -17,9 +17,11 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from tvmlint.knowledge import tomllib
+from tvmlint.tables import toml
 
 from helpers import REPO
+
+tomllib = toml()
 
 WAIT = 120
 README = (REPO / "README.md").read_text(encoding="utf-8")

@@ -12,7 +12,8 @@ import functools
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from tvmlint.knowledge import rules_dir, tomllib
+from tvmlint.knowledge import rules_dir
+from tvmlint.tables import load_toml
 
 SEVERITIES = ("error", "warning", "info")
 DOCS_URL = "https://github.com/tvmlint/tvmlint/blob/main/rules/catalog/{code}.toml"
@@ -54,8 +55,7 @@ def _load(directory: str) -> Dict[str, RuleInfo]:
 
     catalog: Dict[str, RuleInfo] = {}
     for path in sorted((Path(directory) / "catalog").glob("TVM*.toml")):
-        with path.open("rb") as handle:
-            raw = tomllib.load(handle)
+        raw = load_toml(path)
         info = RuleInfo(
             code=raw["code"],
             name=raw["name"],

@@ -10,8 +10,9 @@ from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
 from tvmlint.catalog import load_catalog
-from tvmlint.discovery import resolve
-from tvmlint.knowledge import known_releases, newest_release, rules_dir, tomllib
+from tvmlint.discovery import is_regular_file, resolve
+from tvmlint.knowledge import known_releases, newest_release, rules_dir
+from tvmlint.tables import toml
 from tvmlint.versions import Version, format_version, parse_version
 
 
@@ -67,14 +68,18 @@ class Settings:
         # one shared frozenset per distinct selection, not one per file: a run keeps every file's
         # codes until its end, and 20,000 copies cost megabytes
         codes = self.enabled_codes()
-        relative = _relative_posix(path, self.root)
+        if not self.per_file_ignores:
+            return codes  # resolving the path costs more than the rest of a cached file
+        relative = _relative_posix(Path(path), self.root)
         for pattern, ignored in self.per_file_ignores:
             if _matches(relative, pattern):
                 codes = _without(codes, ignored, str(rules_dir()))
         return codes
 
     def is_excluded(self, path: Path) -> bool:
-        relative = _relative_posix(path, self.root)
+        if not self.exclude:
+            return False
+        relative = _relative_posix(Path(path), self.root)
         return any(_matches(relative, pattern) for pattern in self.exclude)
 
     def fingerprint(self) -> str:
@@ -185,6 +190,7 @@ def default_target() -> Tuple[Version, str]:
 
 
 def read_tool_table(path: Path) -> Optional[dict]:
+    tomllib = toml()
     try:
         with path.open("rb") as handle:
             data = tomllib.load(handle)
@@ -276,8 +282,13 @@ class SettingsResolver:
         self.overrides = overrides
         self.cwd = (cwd or Path.cwd()).resolve()
         self._by_dir: Dict[Path, Settings] = {}
+        self._resolved: Dict[str, Path] = {}
+        self._by_head: Dict[str, Settings] = {}
+        self._default: Optional[Settings] = None
         self._fixed: Optional[Settings] = None
-        self.default()  # a bad flag is an error even when no file is checked
+        # a bad flag is an error even when no file is checked; the default target itself waits
+        # until a file has no configuration (reading the installed TVM's metadata costs 20 ms)
+        apply_overrides(Settings(self.cwd, None, newest_release(), ""), overrides)
         if overrides.config is not None:
             path = overrides.config
             if not path.is_file():
@@ -286,16 +297,42 @@ class SettingsResolver:
             self._fixed = settings_from_table(table or {}, path.resolve(), overrides)
 
     def default(self) -> Settings:
-        version, source = _unless_overridden(self.overrides)
-        return apply_overrides(Settings(self.cwd, None, version, source), self.overrides)
+        if self._default is None:
+            version, source = _unless_overridden(self.overrides)
+            self._default = apply_overrides(Settings(self.cwd, None, version, source), self.overrides)
+        return self._default
 
-    def for_path(self, path: Path) -> Settings:
+    def resolve(self, path) -> Path:
+        """`resolve(path)` with one realpath per directory: a name that is not a symlink
+        resolves to its resolved directory plus the name. A run asks for every file."""
+        text = os.fspath(path)
+        head, name = os.path.split(text)
+        if not name or name in (".", "..") or os.path.islink(text):
+            return resolve(Path(text))
+        parent = self._resolved.get(head)
+        if parent is None:
+            parent = self._resolved[head] = resolve(Path(head or "."))
+        return parent / name
+
+    def for_path(self, path) -> Settings:
         if self._fixed is not None:
             return self._fixed
-        directory = resolve(path)
+        # a regular file (not a link, not a directory) has the settings of its directory's
+        # other files: one lstat instead of resolving every file of a run
+        text = os.fspath(path)
+        head = os.path.dirname(text)
+        regular = is_regular_file(text)
+        if regular:
+            known = self._by_head.get(head)
+            if known is not None:
+                return known
+        directory = self.resolve(text)
         if not os.path.isdir(directory):  # os.path: False, not OSError, for a name too long
             directory = directory.parent
-        return self._for_dir(directory)
+        settings = self._for_dir(directory)
+        if regular:
+            self._by_head[head] = settings
+        return settings
 
     def _for_dir(self, directory: Path) -> Settings:
         cached = self._by_dir.get(directory)

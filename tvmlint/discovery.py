@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, List, Sequence
@@ -29,6 +30,14 @@ def resolve(path: Path) -> Path:
         return path.resolve()
     except (OSError, RuntimeError):
         return Path(os.path.abspath(path))
+
+
+def is_regular_file(path: str) -> bool:
+    """A regular file, not a link to one: one lstat."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except (OSError, ValueError):
+        return False
 
 
 def is_virtualenv(directory: str) -> bool:

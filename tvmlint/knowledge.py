@@ -7,19 +7,13 @@ hard-codes a pass name, a level or a release.
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
+from tvmlint.tables import load_toml
 from tvmlint.versions import Version, format_version, in_range, parse_version
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on old interpreters only
-    import tomli as tomllib
 
 RULES_DIR_ENV = "TVMLINT_RULES_DIR"
 
@@ -29,6 +23,12 @@ def rules_dir() -> Path:
     override = os.environ.get(RULES_DIR_ENV)
     if override:
         return Path(override)
+    return _installed_rules_dir()
+
+
+@functools.lru_cache(maxsize=None)
+def _installed_rules_dir() -> Path:
+    # asked once per file of a run: the answer cannot change while tvmlint runs
     packaged = Path(__file__).parent / "rules_data"
     if packaged.is_dir():
         return packaged
@@ -40,8 +40,7 @@ def _load(directory: str, name: str) -> dict:
     path = Path(directory) / name
     if not path.exists():
         return {}
-    with path.open("rb") as handle:
-        return tomllib.load(handle)
+    return load_toml(path)
 
 
 def load_table(name: str) -> dict:
@@ -50,6 +49,8 @@ def load_table(name: str) -> dict:
 
 def data_fingerprint() -> str:
     """A hash of every rules/ file, so caches notice when the knowledge changes."""
+    import hashlib  # only the result cache asks; loading OpenSSL costs a run on one file 2 ms
+
     digest = hashlib.sha256()
     root = rules_dir()
     for path in sorted(root.rglob("*.toml")):
