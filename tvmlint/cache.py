@@ -1,14 +1,25 @@
-"""The result cache: one file's `Checked` (tvmlint.engine), keyed by everything it depends on.
+"""The result cache: what a run learnt of each file, kept for the next run.
 
-A key hashes the file's content, where and how it was checked (shown path,
-module name, the effective settings and rule codes, the cheap stage on or
-off), the rules/ data, and tvmlint itself (its version and its code, so an
-edited checkout never serves stale results). Only per-file results are
-cached: the project-wide step (contexts followed across modules) runs again
-on every run, so a change to a helper's module reaches its callers.
+One store per tvmlint build and rules/ data (`<cache-dir>/store-<salt>.pickle`,
+the salt hashing tvmlint's version, its code and the rules/ data), read once at
+the start of a run and written once at its end. It holds:
 
-Entries are small pickles under `<cache-dir>/results/`, written atomically, so
-concurrent runs can share the directory; entries unused for a month go.
+- `files`: path -> (stat signature, when it was taken, content digest). A file
+  whose signature is unchanged, and vouches for its content
+  (tvmlint.filestate.trusted), is not read again: the run only stats it.
+  Otherwise it is read and hashed.
+- `results`: key -> one file's result (tvmlint.compact.pack). A key hashes the
+  content digest and where and how the file was checked (shown path, module
+  name, the effective settings and rule codes, the stage).
+- `runs`: key -> the findings of a whole run, the key hashing every file's
+  result key. The project-wide step (contexts followed across modules) depends
+  on every file, so only a run where no file changed reuses it; it then reads
+  no result and imports no rule. A changed helper reaches its callers.
+
+Concurrent runs may share the directory: the store is replaced atomically and
+merged with what another run wrote since this one read it, so at worst a
+result is computed again. Results unused for a month go, and so do the stores
+of other tvmlint builds but the newest few.
 """
 
 from __future__ import annotations
@@ -16,17 +27,33 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
-import tempfile
 import time
 from pathlib import Path
+from typing import Dict, Optional, Tuple
+
+from tvmlint.filestate import Signature, now_ns, signature, trusted
+from tvmlint.source import read_file_stat
 
 DEFAULT_DIR = ".tvmlint_cache"
-STALE_SECONDS = 30 * 24 * 3600
-PRUNE_EVERY_SECONDS = 24 * 3600
+STORE_PREFIX = "store-"
+STORE_FORMAT = 1
+KEEP_STORES = 4  # other tvmlint builds' stores (an editable install changes with every edit)
+KEEP_RUNS = 8  # whole runs (`tvmlint check .`, a subdirectory, the pre-commit hook's files)
+STALE_DAYS = 30
+RESULTS_PER_FILE, SPARE_RESULTS = 4, 1000  # past that many results, the least recently used go
+DAY = 24 * 3600
 
 
 def content_digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def read_signed(path) -> Tuple[bytes, Signature, int]:
+    """A file's bytes, its signature, and when it was taken (before reading, so a write
+    during the read is a later write)."""
+    seen = now_ns()
+    data, status = read_file_stat(path)
+    return data, signature(status), seen
 
 
 def code_fingerprint() -> str:
@@ -47,43 +74,155 @@ class ResultCache:
 
         self.directory = directory
         self.salt = f"{code_fingerprint()}:{data_fingerprint()}"
+        name = hashlib.blake2b(self.salt.encode(), digest_size=10).hexdigest()
+        self.path = directory / f"{STORE_PREFIX}{name}.pickle"
         self.hits = 0
         self.writes = 0
-        self._ready = False
+        self._today = int(time.time() // DAY)
+        self._changed = False
+        self._loaded_as: Optional[Tuple[int, int, int]] = None
+        self.files: Dict[str, FileState] = {}
+        self.results: Dict[str, Tuple[int, bytes]] = {}  # key -> (day last used, packed result)
+        self.runs: Dict[str, Tuple[int, bytes]] = {}
+        self._used: set = set()
+        self._load()
+
+    def _load(self) -> None:
+        stored = self._read()
+        if stored is not None:
+            self.files, self.results, self.runs = stored
+
+    def _read(self):
+        try:
+            with open(self.path, "rb") as handle:
+                status = os.fstat(handle.fileno())
+                stored = pickle.load(handle)
+        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+            return None  # absent, damaged, or of another format: start afresh
+        if not (isinstance(stored, tuple) and len(stored) == 4 and stored[0] == STORE_FORMAT):
+            return None
+        self._loaded_as = (status.st_mtime_ns, status.st_size, status.st_ino)
+        return stored[1:]
 
     def key(self, digest: str, *parts: object) -> str:
         text = "\x1f".join([self.salt, digest, *map(repr, parts)])
         return hashlib.blake2b(text.encode(), digest_size=20).hexdigest()
 
-    def _path(self, key: str) -> Path:
-        return self.directory / "results" / key[:2] / key[2:]
-
-    def get(self, key: str):
+    def digest(self, path: str) -> Optional[str]:
+        """The content digest of a file: from the store when its signature vouches for it,
+        else by reading it. None when it cannot be read."""
+        where = os.path.abspath(path)
+        known = self.files.get(where)
+        if known is not None:
+            try:
+                current = signature(os.stat(where))
+            except OSError:
+                return None
+            if current == known[0] and trusted(known[0], known[1]):
+                return known[2]
         try:
-            with open(self._path(key), "rb") as handle:
-                value = pickle.load(handle)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
-            return None  # absent, or written by a different tvmlint: recompute
-        self.hits += 1
-        return value
-
-    def put(self, key: str, value) -> None:
-        path = self._path(key)
-        try:
-            self._prepare()
-            path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-            with os.fdopen(handle, "wb") as out:
-                pickle.dump(value, out, protocol=pickle.HIGHEST_PROTOCOL)
-            os.replace(temporary, path)
-            self.writes += 1
+            data, sig, seen = read_signed(where)
         except OSError:
-            pass  # a read-only or full disk costs speed, never a result
+            return None
+        digest = content_digest(data)
+        self.record(where, (sig, seen, digest))
+        return digest
+
+    def known_digest(self, path: str) -> Optional[str]:
+        """The digest recorded for a file during this run (by `digest` or `record`)."""
+        known = self.files.get(os.path.abspath(path))
+        return known[2] if known is not None else None
+
+    def record(self, path: str, state: FileState) -> None:
+        where = os.path.abspath(path)
+        if self.files.get(where) != state:
+            self.files[where] = state
+            self._changed = True
+
+    def get(self, key: str) -> Optional[bytes]:
+        found = self._use(self.results, key)
+        if found is not None:
+            self.hits += 1
+            self._used.add(key)
+        return found
+
+    def put(self, key: str, packed: bytes) -> None:
+        self.results[key] = (self._today, packed)
+        self._used.add(key)
+        self.writes += 1
+        self._changed = True
+
+    def get_run(self, key: str) -> Optional[bytes]:
+        return self._use(self.runs, key)
+
+    def put_run(self, key: str, packed: bytes) -> None:
+        self.runs.pop(key, None)  # the most recent last: the oldest go first
+        self.runs[key] = (self._today, packed)
+        self._changed = True
+
+    def _use(self, table: Dict[str, Tuple[int, bytes]], key: str) -> Optional[bytes]:
+        found = table.get(key)
+        if found is None:
+            return None
+        if found[0] != self._today:  # the store remembers the day each entry was last used
+            del table[key]
+            table[key] = (self._today, found[1])
+            self._changed = True
+        return found[1]
+
+    def save(self) -> None:
+        """Write the store if this run changed it; a read-only or full disk costs speed, never a result."""
+        if not self._changed:
+            return
+        try:
+            self._merge_theirs()
+            self._drop_stale()
+            self._prepare()
+            import tempfile
+
+            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+            try:
+                with os.fdopen(handle, "wb") as out:
+                    pickle.dump((STORE_FORMAT, self.files, self.results, self.runs), out, protocol=pickle.HIGHEST_PROTOCOL)
+                os.replace(temporary, self.path)
+            except BaseException:
+                os.unlink(temporary)
+                raise
+            self._changed = False
+            self._drop_other_stores()
+        except OSError:
+            pass
+
+    def _merge_theirs(self) -> None:
+        """Another run may have written the store since this one read it: keep its entries too."""
+        try:
+            status = os.stat(self.path)
+        except OSError:
+            return
+        if (status.st_mtime_ns, status.st_size, status.st_ino) == self._loaded_as:
+            return
+        theirs = self._read()
+        if theirs is None:
+            return
+        for mine, other in zip((self.files, self.results, self.runs), theirs):
+            for key, value in other.items():
+                mine.setdefault(key, value)
+
+    def _drop_stale(self) -> None:
+        oldest_day = self._today - STALE_DAYS
+        oldest_ns = (self._today - STALE_DAYS) * DAY * 10**9
+        self.results = {k: v for k, v in self.results.items() if v[0] >= oldest_day or k in self._used}
+        self.runs = dict(sorted(self.runs.items(), key=lambda item: item[1][0])[-KEEP_RUNS:])
+        # a file unread for a month is hashed once more, then vouched for again
+        self.files = {k: v for k, v in self.files.items() if v[1] >= oldest_ns}
+        # results of files edited often pile up within a month: past a few per file the store
+        # knows (each file has a result per stage, and per settings), the least recently used go
+        limit = RESULTS_PER_FILE * len(self.files) + SPARE_RESULTS
+        if len(self.results) > limit:
+            ranked = sorted(self.results.items(), key=lambda item: (item[0] in self._used, item[1][0]))
+            self.results = dict(ranked[-limit:])
 
     def _prepare(self) -> None:
-        if self._ready:
-            return
-        self._ready = True
         self.directory.mkdir(parents=True, exist_ok=True)
         ignore = self.directory / ".gitignore"
         if not ignore.exists():
@@ -92,23 +231,26 @@ class ResultCache:
         if not tag.exists():
             tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# tvmlint's result cache\n", encoding="utf-8")
 
-    def prune(self) -> None:
-        """Drop entries untouched for a month; at most once a day."""
-        marker = self.directory / "results" / ".pruned"
-        now = time.time()
-        try:
-            if marker.exists() and now - marker.stat().st_mtime < PRUNE_EVERY_SECONDS:
-                return
-            marker.parent.mkdir(parents=True, exist_ok=True)
-            marker.touch()
-            for shard in marker.parent.iterdir():
-                if not shard.is_dir():
-                    continue
-                for entry in shard.iterdir():
-                    if now - entry.stat().st_atime > STALE_SECONDS and now - entry.stat().st_mtime > STALE_SECONDS:
-                        entry.unlink()
-        except OSError:
-            pass
+    def _drop_other_stores(self) -> None:
+        """Other builds' stores but the newest few, and the one-file-per-result layout of old."""
+        stores = sorted(self.directory.glob(f"{STORE_PREFIX}*.pickle"), key=_mtime)
+        for old in stores[:-KEEP_STORES - 1]:
+            try:
+                old.unlink()
+            except OSError:
+                pass
+        legacy = self.directory / "results"
+        if legacy.is_dir():
+            import shutil
+
+            shutil.rmtree(legacy, ignore_errors=True)
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except OSError:
+        return 0
 
 
 def cache_directory(settings) -> Path:

@@ -6,7 +6,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Sequence
+from typing import Callable, List, Optional, Sequence
 
 # Directories that hold no code of the user's own: VCS data, environments, builds, caches.
 SKIPPED_DIRS = frozenset(
@@ -20,7 +20,7 @@ SKIPPED_DIRS = frozenset(
 
 @dataclass
 class Discovery:
-    files: List[Path] = field(default_factory=list)
+    files: List[str] = field(default_factory=list)  # as walked: str, not Path (a run holds them all)
     problems: List[str] = field(default_factory=list)  # unreadable directories and such
 
 
@@ -44,20 +44,23 @@ def is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
-def discover(paths: Sequence[Path], is_excluded: Callable[[Path], bool]) -> Discovery:
+def discover(paths: Sequence[Path], is_excluded: Callable[[str], bool]) -> Discovery:
     """Python files under `paths`; a file named explicitly is always checked."""
     found = Discovery()
-    seen = set()
+    # one walk never meets a file twice: only several paths (a directory and a file in it) can
+    seen: Optional[set] = set() if len(paths) > 1 else None
 
-    def add(path: Path) -> None:
-        key = os.path.normcase(os.path.abspath(path))
-        if key not in seen:
+    def add(path: str) -> None:
+        if seen is not None:
+            key = os.path.normcase(os.path.abspath(path))
+            if key in seen:
+                return
             seen.add(key)
-            found.files.append(path)
+        found.files.append(path)
 
     for root in paths:
         if not os.path.isdir(root):  # named explicitly: a FIFO or a broken link is read and reported
-            add(root)
+            add(os.fspath(root))
             continue
         def on_error(error: OSError) -> None:
             found.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")
@@ -67,13 +70,13 @@ def discover(paths: Sequence[Path], is_excluded: Callable[[Path], bool]) -> Disc
                 full = os.path.join(directory, name)
                 if name in SKIPPED_DIRS or name.endswith(".egg-info") or is_virtualenv(full):
                     continue
-                if is_excluded(Path(full)):
+                if is_excluded(full):
                     continue
                 kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
                 if name.endswith((".py", ".pyi")):
-                    path = Path(directory) / name
+                    path = os.path.join(directory, name)
                     if not is_excluded(path):
                         add(path)
     return found

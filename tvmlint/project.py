@@ -10,12 +10,15 @@ judged at all: precision first.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Sequence, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.catalog import rule_info
 from tvmlint.contexts import ContextRef, FromCall, PassCtx
 from tvmlint.diagnostics import Finding
 from tvmlint.engine import CallFact, FileResult
+
+if TYPE_CHECKING:
+    from tvmlint.rule import Deferred
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]
@@ -77,22 +80,45 @@ class Project:
         out: Dict[str, List[Finding]] = defaultdict(list)
         for result in self.results:
             for deferred in result.deferred:
-                judge = judges.get(deferred.code)
-                if judge is None or getattr(deferred.payload, "unless_defined", None) in self.defined_passes:
+                if getattr(deferred.payload, "unless_defined", None) in self.defined_passes:
                     continue
-                for ctx, chain in self.reach(deferred.ctx):
-                    message = judge(deferred.payload, ctx)
-                    if message is None:
-                        continue
-                    if chain:
-                        message = f"{message} ({'; '.join(chain)})"
-                    fix = deferred.fix if isinstance(deferred.ctx, PassCtx) else None
-                    out[result.path].append(
-                        Finding(
-                            result.path, deferred.start, deferred.end, deferred.code,
-                            rule_info(deferred.code).severity, message, fix,
-                            facts={"payload": deferred.payload, "ctx": ctx, "target": result.version},
-                        )
-                    )
-                    break  # one finding per site: the first context that gets it wrong
+                finding = judged(result, deferred, judges, self.reach(deferred.ctx))
+                if finding is not None:
+                    out[result.path].append(finding)
         return out
+
+
+def judged(result: FileResult, deferred: Deferred, judges, reached: Sequence[Reached]) -> Optional[Finding]:
+    """The finding a deferred one makes under the first context that gets it wrong (one per site), or None."""
+    judge = judges.get(deferred.code)
+    if judge is None:
+        return None
+    for ctx, chain in reached:
+        message = judge(deferred.payload, ctx)
+        if message is None:
+            continue
+        if chain:
+            message = f"{message} ({'; '.join(chain)})"
+        fix = deferred.fix if isinstance(deferred.ctx, PassCtx) else None
+        return Finding(
+            result.path, deferred.start, deferred.end, deferred.code,
+            rule_info(deferred.code).severity, message, fix,
+            facts={"payload": deferred.payload, "ctx": ctx, "target": result.version},
+        )
+    return None
+
+
+def settle(result: FileResult, judges) -> None:
+    """Judge now what needs nothing from other files: a deferred finding whose context the
+    file itself knows (a PassCtx), unless it waits for the pass names the project defines.
+    The project step would judge it the same; until then it would hold its payload (whole
+    pass lists) in memory, for every file of the run."""
+    waiting = []
+    for deferred in result.deferred:
+        if isinstance(deferred.ctx, PassCtx) and getattr(deferred.payload, "unless_defined", None) is None:
+            finding = judged(result, deferred, judges, [(deferred.ctx, ())])
+            if finding is not None:
+                result.findings.append(finding)
+        else:
+            waiting.append(deferred)
+    result.deferred = waiting

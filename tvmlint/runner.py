@@ -11,20 +11,19 @@ selection, sorting) then runs over every file's result, cached or not.
 from __future__ import annotations
 
 import os
-import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
+from tvmlint.compact import is_placeholder, kept, mentions_any, pack, pack_findings, unpack, unpack_findings
 from tvmlint.config import Settings, SettingsResolver
-from tvmlint.cheap import mentions_any
 from tvmlint.contexts import FromCall, Inherited
 from tvmlint.diagnostics import Finding
-from tvmlint.discovery import discover, resolve
-from tvmlint.engine import Checked, FileResult, check_module, module_name_for, parse_error
+from tvmlint.discovery import discover
+from tvmlint.engine import Checked, FileResult, check_module, module_name_for
 from tvmlint.noqa import is_suppressed
-from tvmlint.source import decode, read_file
-from tvmlint.versions import Version
+from tvmlint.tasks import Follow, Planner, Task
+from tvmlint.workers import default_jobs, execute
 
 
 @dataclass
@@ -36,129 +35,15 @@ class RunReport:
     notes: List[str] = field(default_factory=list)
 
 
-def display_path(path: Path, cwd: Path) -> str:
-    # the path as walked, not where a symlink leads: a broken link is shown by its own name
-    for absolute in (Path(os.path.abspath(path)), resolve(path)):
-        try:
-            return str(absolute.relative_to(cwd))
-        except ValueError:
-            continue
-    return str(path)
-
-
-def default_jobs() -> int:
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-@dataclass(frozen=True)
-class Task:
-    """One file to check: plain data, so it can go to a worker process."""
-
-    index: int
-    path: str
-    shown: str
-    module_name: str
-    is_package: bool
-    codes: frozenset
-    version: Version
-    cheap: bool
-    force: bool = False
-    follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None  # see check_module
-
-
-def _failed(task: Task, why: str) -> Checked:
-    result = FileResult(task.shown, task.module_name, task.version, task.codes)
-    result.findings = parse_error(task.shown, task.codes, 1, 1, why)
-    return Checked(result, False)
-
-
-def _run_task(task: Task) -> Tuple[int, Optional[str], Checked]:
-    """Read and check one file; (index, content digest, what was found)."""
-    from tvmlint.cache import content_digest
-
-    try:
-        data = read_file(task.path)
-    except OSError as error:
-        return task.index, None, _failed(task, f"The file could not be read: {error.strerror}")
-    digest = content_digest(data)
-    source, why = decode(data)
-    del data
-    if source is None:
-        return task.index, digest, _failed(task, f"The file could not be decoded: {why}")
-    checked = check_module(
-        source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
-        cheap=task.cheap, force=task.force, follow=task.follow,
-    )
-    return task.index, digest, checked
-
-
-def _execute(tasks: List[Task], jobs: int) -> Iterator[Tuple[int, Optional[str], Checked]]:
-    """Results in completion order; the caller files them by index."""
-    if jobs <= 1 or len(tasks) <= 1:
-        for task in tasks:
-            yield _run_task(task)
-        return
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    # fork shares what the parent already imported and loaded (rules, knowledge);
-    # elsewhere the platform's default start method is used.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
-    # the largest files first, so one of them does not start last and hold the run up
-    ordered = sorted(tasks, key=lambda task: -_size(task.path))
-    lost: List[Task] = []
-    # A worker that dies (a crash inside the parser, the OOM killer) breaks the pool: unlike
-    # multiprocessing.Pool, which would wait for its task forever, the executor says so.
-    with ProcessPoolExecutor(
-        min(jobs, len(tasks)), mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)
-    ) as pool:
-        futures = {pool.submit(_run_task, task): task for task in ordered}
-        for future in as_completed(futures):
-            try:
-                yield future.result()
-            except BrokenProcessPool:
-                lost.append(futures[future])
-    # Every task still pending when the pool broke is lost with it; one process each
-    # finds the file that kills its process, which is then reported instead of checked.
-    for task in sorted(lost, key=lambda task: task.index):
-        with ProcessPoolExecutor(1, mp_context=context) as single:
-            try:
-                yield single.submit(_run_task, task).result()
-            except BrokenProcessPool:
-                yield task.index, None, _failed(task, "The file could not be analysed: the analysis crashed on it")
-
-
-def _exit_with_parent(parent: int) -> None:
-    """A worker whose run was killed (not interrupted) would wait for tasks forever: let it go."""
-    import threading
-    import time
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(1.0)
-        os._exit(1)
-
-    threading.Thread(target=watch, daemon=True).start()
-
-
-def _size(path: str) -> int:
-    try:
-        return os.path.getsize(path)
-    except OSError:
-        return 0
-
-
-@dataclass
 class _Entry:
-    task: Task
-    settings_print: str
-    digest: Optional[str] = None
-    checked: Optional[Checked] = None
+    """One file of a run: its path and, once checked, what the run keeps of its result
+    (tvmlint.compact.kept). A run holds one per file to its end: nothing else."""
+
+    __slots__ = ("path", "checked")
+
+    def __init__(self, path: str):
+        self.path = path
+        self.checked: Optional[Checked] = None
 
 
 def check_paths(
@@ -172,52 +57,26 @@ def check_paths(
     `use_cache`: read and write the result cache; `cheap`: let the cheap stage skip
     libcst where no selected rule can fire (off only to test that it loses nothing)."""
     report = RunReport()
-    jobs = default_jobs() if jobs is None else max(1, jobs)
     found = discover(paths, lambda p: resolver.for_path(p).is_excluded(p))
     report.notes.extend(found.problems)
-    entries: List[_Entry] = []
-    fingerprints: Dict[int, str] = {}
-    for index, path in enumerate(found.files):
-        settings = resolver.for_path(path)
-        module_name, is_package = module_name_for(path)
-        task = Task(
-            index, str(path), display_path(path, resolver.cwd), module_name, is_package,
-            settings.codes_for(path), settings.target_version, cheap,
-        )
-        if id(settings) not in fingerprints:
-            fingerprints[id(settings)] = settings.fingerprint()
-        entries.append(_Entry(task, fingerprints[id(settings)]))
+    entries = [_Entry(path) for path in found.files]
+    del found
     report.files_seen = len(entries)
     cache = _open_cache(resolver) if use_cache and entries else None
+    run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs))
+    stage = "cheap" if cheap else "full"
+    keys = run.keys(stage) if cache is not None else None
+    whole = _whole_run_key(keys)
+    if whole is not None:
+        packed = cache.get_run(whole)
+        if packed is not None:  # no file changed since a run of the same files: its findings
+            report.findings, report.files_analysed = unpack_findings(packed)
+            report.cache_hits = len(entries)
+            cache.save()
+            return report
 
-    def key(entry: _Entry, stage: str) -> str:
-        task = entry.task
-        return cache.key(
-            entry.digest or "", entry.settings_print, sorted(task.codes), task.shown, task.module_name,
-            task.is_package, stage,
-        )
-
-    def run(chosen: List[_Entry], stage: str) -> None:
-        todo = chosen
-        if cache is not None:
-            todo = []
-            for entry in chosen:
-                if entry.digest is None:
-                    entry.digest = _digest(entry.task.path)
-                hit = cache.get(key(entry, stage)) if entry.digest else None
-                if hit is not None:
-                    entry.checked = hit
-                else:
-                    todo.append(entry)
-        by_index = {entry.task.index: entry for entry in todo}
-        for index, digest, checked in _execute([entry.task for entry in todo], jobs):
-            entry = by_index[index]
-            entry.checked = checked
-            if cache is not None and digest is not None:
-                entry.digest = digest
-                cache.put(key(entry, stage), checked)
-
-    run(entries, "cheap" if cheap else "full")
+    run.check(range(len(entries)), stage, keys)
+    del keys
     # Later rounds: files the cheap stage left out that name a helper whose context matters.
     done: Set[str] = set()
     done_defined: Set[str] = set()
@@ -238,16 +97,95 @@ def check_paths(
             break
         # every name followed so far: a file picked again keeps what an earlier round kept
         follow = (frozenset(done), frozenset(done_defined))
-        for entry in picked:
-            entry.task = replace(entry.task, follow=follow)
-        run(picked, "follow " + _names_digest(follow))
+        run.check(run.indices(picked), "follow " + _names_digest(follow), follow=follow)
     report.files_analysed = sum(1 for entry in entries if entry.checked.analysed)
+    report.findings = finalize([entry.checked.result for entry in entries if not is_placeholder(entry.checked.result)])
     if cache is not None:
         report.cache_hits = cache.hits
-        if cache.writes:
-            cache.prune()
-    report.findings = finalize([entry.checked.result for entry in entries])
+        if whole is not None and run.complete:
+            cache.put_run(whole, pack_findings(report.findings, report.files_analysed))
+        cache.save()
     return report
+
+
+class _Run:
+    """The files of one run, checked through the cache and the workers."""
+
+    def __init__(self, entries: List[_Entry], planner: Planner, cache, jobs: int):
+        self.entries = entries
+        self.planner = planner
+        self.cache = cache
+        self.jobs = jobs
+        # a helper is a function some checked file defines: its name starts with the top-level
+        # module of one of them, and mentions of other names are not kept
+        self.roots = frozenset(planner.module_name(entry.path)[0].partition(".")[0] for entry in entries)
+        # every file's result came from the cache or went to it, from the content the run's
+        # keys were made of: the run's findings can be kept for the same files unchanged
+        self.complete = True
+        self.judges: Optional[Dict[str, object]] = None
+
+    def keys(self, stage: str) -> List[Optional[str]]:
+        """Every file's result key (None for a file that cannot be read)."""
+        keys: List[Optional[str]] = []
+        for index, entry in enumerate(self.entries):
+            digest = self.cache.digest(entry.path)
+            keys.append(self._key(self.planner.task(index, entry.path), digest, stage) if digest else None)
+        return keys
+
+    def _key(self, task: Task, digest: str, stage: str) -> str:
+        return self.cache.key(digest, self.planner.context(task), task.shown, task.module_name, task.is_package, stage)
+
+    def indices(self, chosen: List[_Entry]) -> List[int]:
+        wanted = {id(entry) for entry in chosen}
+        return [index for index, entry in enumerate(self.entries) if id(entry) in wanted]
+
+    def check(self, indices: Sequence[int], stage: str, keys: Optional[List[Optional[str]]] = None, follow: Follow = None) -> None:
+        todo = []
+        for index in indices:
+            entry = self.entries[index]
+            if self.cache is not None:
+                task = self.planner.task(index, entry.path, follow)
+                if keys is not None:
+                    key = keys[index]
+                else:
+                    digest = self.cache.known_digest(entry.path) or self.cache.digest(entry.path)
+                    key = self._key(task, digest, stage) if digest else None
+                packed = self.cache.get(key) if key else None
+                if packed is not None:
+                    entry.checked = self._keep(unpack(packed, task))
+                    continue
+            todo.append(index)
+        tasks = (self.planner.task(index, self.entries[index].path, follow) for index in self._ordered(todo))
+        for index, state, checked in execute(tasks, len(todo), self.jobs):
+            entry = self.entries[index]
+            if self.cache is not None:
+                self._store(index, state, checked, stage, follow)
+            entry.checked = self._keep(checked)
+
+    def _keep(self, checked: Checked) -> Checked:
+        if checked.result.deferred:
+            from tvmlint.project import settle
+
+            if self.judges is None:
+                self.judges = _judges()
+            settle(checked.result, self.judges)
+        return kept(checked, self.roots)
+
+    def _store(self, index: int, state, checked: Checked, stage: str, follow: Follow) -> None:
+        path = self.entries[index].path
+        if state is None:  # unread, or its process crashed: nothing to keep
+            self.complete = False
+            return
+        if self.cache.known_digest(path) not in (None, state[2]):
+            self.complete = False  # changed since the run's keys were made
+        self.cache.record(path, state)
+        self.cache.put(self._key(self.planner.task(index, path, follow), state[2], stage), pack(checked))
+
+    def _ordered(self, todo: List[int]) -> List[int]:
+        if self.jobs <= 1 or len(todo) <= 1:
+            return todo
+        # the largest files first, so that one of them does not start last and hold the run up
+        return sorted(todo, key=lambda index: -_size(self.entries[index].path))
 
 
 def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:
@@ -257,13 +195,19 @@ def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
 
 
-def _digest(path: str) -> Optional[str]:
-    from tvmlint.cache import content_digest
-
-    try:
-        return content_digest(read_file(path))
-    except OSError:
+def _whole_run_key(keys: Optional[List[Optional[str]]]) -> Optional[str]:
+    if not keys or None in keys:
         return None
+    import hashlib
+
+    return hashlib.blake2b("\n".join(keys).encode(), digest_size=20).hexdigest()
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
 
 
 def _open_cache(resolver: SettingsResolver):

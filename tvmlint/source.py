@@ -27,14 +27,20 @@ class SourceText:
 def read_file(path) -> bytes:
     """A regular file's bytes. Anything else named like source (a FIFO, a device, a
     directory) raises OSError instead of blocking or reading forever."""
+    return read_file_stat(path)[0]
+
+
+def read_file_stat(path) -> Tuple[bytes, os.stat_result]:
+    """`read_file`, with the file's status taken just before its bytes were read."""
     # O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
     with os.fdopen(fd, "rb") as handle:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
+        status = os.fstat(fd)
+        if not stat.S_ISREG(status.st_mode):
+            mode = status.st_mode
             kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
             raise OSError(0, f"not a regular file ({kind})", str(path))
-        return handle.read()
+        return handle.read(), status
 
 
 def decode(data: bytes) -> Tuple[Optional[SourceText], Optional[str]]:

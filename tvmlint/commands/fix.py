@@ -84,7 +84,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
 def _run_stdin(args: argparse.Namespace, resolver) -> int:
     from tvmlint.commands.stdin import STDIN
     from tvmlint.fixer import fix_text
-    from tvmlint.runner import display_path
+    from tvmlint.tasks import display_path
     from tvmlint.source import decode
 
     if args.stdin_filename is not None:

@@ -41,7 +41,7 @@ class StdinSource:
 
 
 def read_stdin(args: argparse.Namespace, cwd: Path) -> StdinSource:
-    from tvmlint.runner import display_path
+    from tvmlint.tasks import display_path
     from tvmlint.source import decode
 
     if args.stdin_filename is not None:

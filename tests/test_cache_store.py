@@ -1,0 +1,237 @@
+"""The result cache's store: files vouched for by their status, whole runs kept, concurrent runs."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+import tvmlint.cache as cache_module
+from tvmlint import filestate
+from tvmlint.cache import ResultCache
+from tvmlint.config import Overrides, SettingsResolver
+from tvmlint.runner import check_paths
+
+from helpers import CASE_TARGET, run_cli, write_tree
+
+GATED = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+# the same length, with a pass no Sequential gates
+ENTERED = GATED.replace("FoldScaleAxis()", "FoldConstant() ")
+HELPERS = "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n"
+APP = "from helpers import fold\nmod = fold(mod)\n"
+
+
+def _run(root: Path):
+    resolver = SettingsResolver(Overrides(target_version=CASE_TARGET), cwd=root)
+    return check_paths([root], resolver, jobs=1, use_cache=True)
+
+
+def _shown(report):
+    return [(f.path, f.start, f.code, f.message) for f in report.findings]
+
+
+@pytest.fixture
+def reads(monkeypatch):
+    """Every file tvmlint reads for the cache (to hash it or to check it)."""
+    seen = []
+    real = cache_module.read_signed
+
+    def counting(path):
+        seen.append(os.path.basename(path))
+        return real(path)
+
+    monkeypatch.setattr(cache_module, "read_signed", counting)
+    return seen
+
+
+def test_files_whose_status_vouches_for_them_are_not_read_again(tmp_path, monkeypatch, reads):
+    # the files were just written: with the real margin their status vouches for nothing yet
+    monkeypatch.setattr(filestate, "RACY_NS", 0)
+    write_tree(tmp_path, {"a.py": GATED, "b.py": "x = 1\n"})
+    first = _run(tmp_path)
+    assert sorted(set(reads)) == ["a.py", "b.py"]
+    reads.clear()
+    second = _run(tmp_path)
+    assert reads == []
+    assert _shown(second) == _shown(first) and first.findings
+    write_tree(tmp_path, {"b.py": "x = 22\n"})
+    third = _run(tmp_path)
+    assert set(reads) == {"b.py"}
+    assert _shown(third) == _shown(first)
+
+
+def test_a_rewrite_that_keeps_size_and_mtime_is_noticed(tmp_path, monkeypatch):
+    monkeypatch.setattr(filestate, "RACY_NS", 0)  # so the status alone would decide
+    write_tree(tmp_path, {"a.py": GATED})
+    assert [f.code for f in _run(tmp_path).findings] == ["TVM101"]
+    path = tmp_path / "a.py"
+    before = path.stat()
+    path.write_text(ENTERED)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))  # as rsync -t or cp -p leave it
+    assert path.stat().st_size == before.st_size and path.stat().st_mtime_ns == before.st_mtime_ns
+    assert _run(tmp_path).findings == []
+
+
+TICK = 1_700_000_000 * 10**9
+
+
+class _CoarseClock:
+    """A file system with a one-second clock and no change time, a clock of our own, and
+    a.py last written at TICK."""
+
+    def __init__(self, monkeypatch, root: Path):
+        self.now = 0
+        monkeypatch.setattr(cache_module, "now_ns", lambda: self.now)
+        monkeypatch.setattr(
+            cache_module, "signature",
+            lambda status: (status.st_size, status.st_mtime_ns // 10**9 * 10**9, 0, status.st_ino, status.st_dev),
+        )
+        self.cache = ResultCache(root / "cache")
+        self.path = root / "a.py"
+        self.write(GATED)
+
+    def write(self, text: str) -> None:
+        self.path.write_text(text)
+        os.utime(self.path, ns=(TICK, TICK))
+
+    def digest(self, now: int) -> str:
+        self.now = now
+        return self.cache.digest(str(self.path))
+
+
+def test_a_same_size_write_in_the_same_tick_is_noticed(tmp_path, monkeypatch, reads):
+    clock = _CoarseClock(monkeypatch, tmp_path)
+    first = clock.digest(TICK + 500_000_000)  # read in the tick of the last write
+    clock.write(ENTERED)  # a second write in that tick: the same size and mtime
+    assert clock.digest(TICK + 10 * 10**9) != first
+    assert reads == ["a.py", "a.py"]
+
+
+def test_a_status_taken_well_after_the_last_write_is_trusted(tmp_path, monkeypatch, reads):
+    clock = _CoarseClock(monkeypatch, tmp_path)
+    first = clock.digest(TICK + 5 * 10**9)
+    assert clock.digest(TICK + 6 * 10**9) == first
+    assert reads == ["a.py"]
+
+
+def test_a_run_where_nothing_changed_imports_no_rule_and_no_libcst(tmp_path):
+    write_tree(tmp_path, {"helpers.py": HELPERS, "app.py": APP, "other.py": GATED})
+    args = ["check", ".", "--format", "json", "--target-version", CASE_TARGET]
+    first = run_cli(*args, cwd=tmp_path)
+    assert first.returncode == 1, first.stderr
+    probe = (
+        "import json, sys\n"
+        "from tvmlint.cli import main\n"
+        f"code = main({args!r})\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m.startswith('tvmlint.checks'))))\n"
+    )
+    done = _python(probe, tmp_path)
+    assert done.returncode == 0, done.stderr
+    *output, last = done.stdout.rstrip("\n").split("\n")
+    findings = json.loads("\n".join(output))
+    assert findings == json.loads(first.stdout)
+    assert any("app.py:2" in finding["message"] for finding in findings)  # judged across modules
+    assert json.loads(last) == []
+
+
+def _python(code: str, cwd: Path):
+    import subprocess
+
+    return subprocess.run([sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+def test_a_kept_run_still_has_each_findings_facts(tmp_path):
+    write_tree(tmp_path, {"helpers.py": HELPERS, "app.py": APP})
+    first = _run(tmp_path)
+    second = _run(tmp_path)
+    assert second.cache_hits == 2
+    assert [dict(f.facts) for f in second.findings] == [dict(f.facts) for f in first.findings]
+    assert first.findings and all(f.facts for f in first.findings)
+
+
+def test_a_changed_helper_is_not_answered_by_a_kept_run(tmp_path):
+    write_tree(tmp_path, {"helpers.py": HELPERS, "app.py": APP})
+    assert [f.path for f in _run(tmp_path).findings] == ["helpers.py"]
+    write_tree(tmp_path, {"helpers.py": "def fold(mod):\n    return mod\n"})
+    assert _run(tmp_path).findings == []
+
+
+def test_concurrent_runs_keep_each_others_results(tmp_path):
+    one, two = ResultCache(tmp_path), ResultCache(tmp_path)
+    one.put("k1", b"one")
+    two.put("k2", b"two")
+    one.save()
+    two.save()
+    again = ResultCache(tmp_path)
+    assert again.get("k1") == b"one" and again.get("k2") == b"two"
+
+
+def test_a_damaged_store_is_started_afresh(tmp_path):
+    write_tree(tmp_path, {"a.py": GATED})
+    first = _run(tmp_path)
+    (store,) = (tmp_path / ".tvmlint_cache").glob("store-*.pickle")
+    store.write_bytes(b"not a pickle")
+    assert _shown(_run(tmp_path)) == _shown(first)
+    assert _run(tmp_path).cache_hits == 1
+
+
+def test_other_builds_stores_and_the_old_layout_go(tmp_path):
+    directory = tmp_path / "cache"
+    (directory / "results" / "ab").mkdir(parents=True)
+    (directory / "results" / "ab" / "cdef").write_bytes(b"old")
+    for number in range(8):
+        old = directory / f"store-old{number}.pickle"
+        old.write_bytes(b"x")
+        os.utime(old, (1_000_000 + number, 1_000_000 + number))
+    cache = ResultCache(directory)
+    cache.put("k", b"v")
+    cache.save()
+    left = sorted(path.name for path in directory.glob("store-*.pickle"))
+    assert cache.path.name in left
+    assert len(left) == cache_module.KEEP_STORES + 1
+    assert "store-old7.pickle" in left and "store-old0.pickle" not in left  # the newest stay
+    assert not (directory / "results").exists()
+
+
+def test_results_unused_for_a_month_go(tmp_path):
+    cache = ResultCache(tmp_path)
+    cache.put("old", b"1")
+    cache.save()
+    later = ResultCache(tmp_path)
+    later._today += cache_module.STALE_DAYS + 1
+    later.put("new", b"2")
+    later.save()
+    assert set(ResultCache(tmp_path).results) == {"new"}
+
+
+def test_a_run_on_one_file_keeps_the_trees_results(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_module, "SPARE_RESULTS", 0)
+    write_tree(tmp_path, {"a.py": GATED, "b.py": "x = 1\n", "c.py": "y = 2\n"})
+    _run(tmp_path)
+    directory = tmp_path / ".tvmlint_cache"
+    before = set(ResultCache(directory).results)
+    resolver = SettingsResolver(Overrides(target_version=CASE_TARGET), cwd=tmp_path)
+    write_tree(tmp_path, {"b.py": "x = 11\n"})
+    check_paths([tmp_path / "b.py"], resolver, jobs=1, use_cache=True)
+    after = set(ResultCache(directory).results)
+    assert before < after and len(after) == len(before) + 1
+
+
+def test_past_the_limit_the_least_recently_used_results_go(tmp_path, monkeypatch):
+    monkeypatch.setattr(cache_module, "SPARE_RESULTS", 2)
+    cache = ResultCache(tmp_path)
+    cache.record(str(tmp_path / "a.py"), ((1, 2, 3, 4, 5), cache_module.now_ns(), "digest"))
+    for number in range(8):
+        cache.put(f"old{number}", b"x")
+    cache.save()
+    later = ResultCache(tmp_path)
+    later._today += 1
+    assert later.get("old3") == b"x"
+    later.put("new", b"y")
+    later.save()
+    kept = set(ResultCache(tmp_path).results)
+    assert len(kept) == cache_module.RESULTS_PER_FILE + 2
+    assert {"old3", "new"} <= kept

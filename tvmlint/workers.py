@@ -1,0 +1,146 @@
+"""Checking tasks, in this process or in worker processes.
+
+Tasks stream in and results stream out in completion order (the caller files
+them by index): a run never holds more than a few tasks per worker, whatever
+the size of the tree.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Iterable, Iterator, List, Optional, Tuple
+
+from tvmlint.engine import Checked, FileResult, check_module, parse_error
+from tvmlint.source import decode, read_file
+from tvmlint.tasks import Task
+
+# (index, what the cache records of the file read: (signature, when, digest), what was found)
+Outcome = Tuple[int, Optional[tuple], Checked]
+
+# tasks handed to the pool ahead of the workers, per worker: enough to keep them busy
+AHEAD = 4
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def failed(task: Task, why: str) -> Checked:
+    result = FileResult(task.shown, task.module_name, task.version, task.codes)
+    result.findings = parse_error(task.shown, task.codes, 1, 1, why)
+    return Checked(result, False)
+
+
+def run_task(task: Task) -> Outcome:
+    """Read and check one file."""
+    try:
+        data, state = _read(task)
+    except OSError as error:
+        return task.index, None, failed(task, f"The file could not be read: {error.strerror}")
+    source, why = decode(data)
+    del data
+    if source is None:
+        return task.index, state, failed(task, f"The file could not be decoded: {why}")
+    checked = check_module(
+        source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
+        cheap=task.cheap, force=task.force, follow=task.follow,
+    )
+    return task.index, state, checked
+
+
+def _read(task: Task) -> Tuple[bytes, Optional[tuple]]:
+    if not task.cached:
+        return read_file(task.path), None
+    from tvmlint.cache import content_digest, read_signed
+
+    data, signature, seen = read_signed(task.path)
+    return data, (signature, seen, content_digest(data))
+
+
+def execute(tasks: Iterable[Task], count: int, jobs: int) -> Iterator[Outcome]:
+    """Outcomes of `count` tasks in completion order, with up to `jobs` worker processes."""
+    if jobs <= 1 or count <= 1:
+        for task in tasks:
+            yield run_task(task)
+        return
+    import multiprocessing
+
+    # fork shares what the parent already imported and loaded (rules, knowledge);
+    # elsewhere the platform's default start method is used.
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
+    pending = iter(tasks)
+    while True:
+        suspects: List[Task] = []
+        yield from _pool(pending, min(jobs, count), context, suspects)
+        if not suspects:
+            return
+        # The pool broke (a crash inside the parser, the OOM killer): one of the tasks it held
+        # killed it. Each runs alone, so the one that kills its process is reported instead
+        # of checked; the tasks not yet handed out go on in a new pool.
+        for task in sorted(suspects, key=lambda task: task.index):
+            yield _alone(task, context)
+
+
+def _pool(pending: Iterator[Task], workers: int, context, suspects: List[Task]) -> Iterator[Outcome]:
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    # Unlike multiprocessing.Pool, which would wait for a dead worker's task forever,
+    # the executor says when a worker dies.
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
+        running = {}
+
+        def fill() -> None:
+            while len(running) < workers * AHEAD:
+                task = next(pending, None)
+                if task is None:
+                    return
+                running[pool.submit(run_task, task)] = task
+
+        fill()
+        while running:
+            done, _ = wait(running, return_when=FIRST_COMPLETED)
+            for future in done:
+                task = running.pop(future)
+                try:
+                    yield future.result()
+                except BrokenProcessPool:
+                    suspects.append(task)
+            if suspects:
+                # the pool is gone: what it still held either finished before it broke or went with it
+                for future, task in running.items():
+                    try:
+                        yield future.result()
+                    except BrokenProcessPool:
+                        suspects.append(task)
+                return
+            fill()
+
+
+def _alone(task: Task, context) -> Outcome:
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    with ProcessPoolExecutor(1, mp_context=context) as single:
+        try:
+            return single.submit(run_task, task).result()
+        except BrokenProcessPool:
+            return task.index, None, failed(task, "The file could not be analysed: the analysis crashed on it")
+
+
+def _exit_with_parent(parent: int) -> None:
+    """A worker whose run was killed (not interrupted) would wait for tasks forever: let it go."""
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1.0)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
