@@ -11,7 +11,9 @@ from tvmlint import __version__
 from tvmlint.commands import COMMANDS, EXIT_ERROR, UsageError
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
+    """The parser; given the `command` argv names, only that command's options are built
+    (the others' modules, which a run does not use, are not imported)."""
     parser = argparse.ArgumentParser(
         prog="tvmlint",
         description="Find Apache TVM pass configurations that silently do something else.",
@@ -19,14 +21,19 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"tvmlint {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"tvmlint.commands.{name}").add_parser(subparsers)
+        if command is None or name == command:
+            importlib.import_module(f"tvmlint.commands.{name}").add_parser(subparsers)
+        else:
+            subparsers.add_parser(name)
     return parser
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     from tvmlint.config import ConfigError
 
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    # the command comes first: the top level takes no option but --help and --version
+    parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     try:
         args = parser.parse_args(argv)
     except SystemExit as exit_:  # argparse: 0 for --help/--version, 2 for usage

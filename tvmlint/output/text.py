@@ -6,9 +6,6 @@ import os
 from itertools import groupby
 from typing import Dict, List, Optional, Sequence, TextIO
 
-from rich.console import Console
-from rich.markup import escape
-
 from tvmlint.diagnostics import Finding
 from tvmlint.output.summary import summary_line
 from tvmlint.source import split_lines
@@ -30,6 +27,14 @@ def _source_lines(path: str, cache: Dict[str, Optional[List[str]]], sources: Dic
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None, **_: object) -> None:
+    if not findings:
+        # the summary alone, as rich would print it (no markup, no tabs, no control characters):
+        # a clean pre-commit run does not import rich
+        stream.write(summary_line(findings, files) + "\n")
+        return
+    from rich.console import Console
+    from rich.markup import escape
+
     color = None if stream.isatty() and "NO_COLOR" not in os.environ else False
     console = Console(file=stream, no_color=color is False, force_terminal=None if color is None else False,
                       highlight=False, soft_wrap=True, emoji=False)
