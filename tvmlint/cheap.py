@@ -214,17 +214,12 @@ def call_arguments(call: ast.Call, params: Tuple[str, ...]) -> Tuple[Dict[str, a
 def mentions(used: UsedNames) -> str:
     """The qualified names a module may call, reference or define, one per line, and those it
     defines again with a leading `=`: what a later round asks of a skipped file (does it call,
-    pass on or define this project helper? `mentions_any`)."""
+    pass on or define this project helper? `tvmlint.compact.mentions_any`)."""
     return _mentions(used.names, used.defined)
 
 
 def _mentions(names: Iterable[str], defined: Iterable[str]) -> str:
     return "\n" + "\n".join(sorted(names)) + "\n" + "".join(f"={name}\n" for name in sorted(defined))
-
-
-def mentions_any(mentioned: str, names: Iterable[str] = (), defined: Iterable[str] = ()) -> bool:
-    """Whether a module names any of `names` (calls, references or defines one), or defines any of `defined`."""
-    return any(f"\n{name}\n" in mentioned for name in names) or any(f"\n={name}\n" in mentioned for name in defined)
 
 
 class Selection:

@@ -127,11 +127,10 @@ def check_module(
     module_name: str,
     is_package: bool = False,
     cheap: bool = True,
-    force: bool = False,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
 ) -> Checked:
     """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
-    when one can (`cheap`), or always (`cheap=False`, `force`). `follow`: a later round's
+    when one can (`cheap`), or always (`cheap=False`). `follow`: a later round's
     (names whose callers matter, names whose definitions matter): the file is analysed
     whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`)."""
     from tvmlint import cheap as stage
@@ -142,7 +141,7 @@ def check_module(
         result.noqa = suppressions(text)
         result.findings = parse_error(path, codes, *error)
         return Checked(result, False)
-    if cheap and not force:
+    if cheap:
         # No TVM package named in the text and outside TVM's own packages: no TVM name can
         # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
         roots = stage.roots_of(get_knowledge(version))

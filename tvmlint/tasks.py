@@ -34,7 +34,6 @@ class Task:
     codes: frozenset
     version: Version
     cheap: bool
-    force: bool = False
     follow: Follow = None
     cached: bool = False  # the cache wants the file's signature and digest
 

@@ -47,7 +47,7 @@ def run_task(task: Task) -> Outcome:
         return task.index, state, failed(task, f"The file could not be decoded: {why}")
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
-        cheap=task.cheap, force=task.force, follow=task.follow,
+        cheap=task.cheap, follow=task.follow,
     )
     return task.index, state, checked
 
