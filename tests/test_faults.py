@@ -196,16 +196,46 @@ def test_a_path_that_does_not_exist_is_one_line_and_exit_2(tmp_path):
     assert result.stdout == ""
 
 
+def _drop_file_capabilities() -> None:
+    """In the child, before exec: take CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH out of the bounding set.
+
+    Root ignores permission bits only through those two capabilities; without them in the bounding
+    set the exec'd interpreter is still uid 0 (so it can reach its own files under a 0700 /root)
+    but a mode-000 file is refused to it as to anyone else.
+    """
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (1, 2):  # CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH (linux/capability.h)
+        if libc.prctl(24, capability, 0, 0, 0) != 0:  # PR_CAPBSET_DROP
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) failed")
+
+
 def _unprivileged():
-    """Permission bits do not stop root: run the command as `nobody` when we are root."""
+    """Permission bits do not stop root: as root, run the command without the capabilities that bypass them."""
     if os.geteuid() != 0:
         return {}
-    drop = {"user": 65534, "group": 65534, "extra_groups": []}
+    probe = Path(tempfile.mkdtemp(prefix="tvmlint-probe-")) / "closed"
+    probe.write_text("")
+    probe.chmod(0)
+    attempts = [{"preexec_fn": _drop_file_capabilities}, {"user": 65534, "group": 65534, "extra_groups": []}]
+    reasons = []
     try:
-        subprocess.run([sys.executable, "-c", "import tvmlint"], check=True, capture_output=True, timeout=60, **drop)
-    except (OSError, subprocess.CalledProcessError) as error:
-        pytest.skip(f"running as root, and `nobody` cannot run this Python ({error}): permission bits would not apply")
-    return drop
+        for drop in attempts:
+            script = f"import tvmlint\ntry:\n    open({str(probe)!r})\nexcept PermissionError:\n    print('denied')"
+            try:
+                done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, **drop)
+            except (OSError, subprocess.SubprocessError) as error:
+                reasons.append(str(error))
+                continue
+            if done.stdout.strip() == "denied":
+                return drop
+            reasons.append(done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}")
+    finally:
+        probe.chmod(0o644)
+        probe.unlink()
+        probe.parent.rmdir()
+    pytest.skip(f"running as root, and no way to run without bypassing permission bits: {reasons}")
 
 
 def test_unreadable_files_and_directories_are_reported_and_skipped():
