@@ -234,6 +234,7 @@ def _analyze_module(
     from tvmlint.checks import all_rules
     from tvmlint.positions import LazyPositions, parse_quietly
     from tvmlint.rule import FileContext
+    from tvmlint.walk import walk, walk_batched
 
     knowledge = get_knowledge(result.version)
     stdlib_tree = (lambda: tree) if tree is not None else (lambda: parse_quietly(text))
@@ -241,7 +242,7 @@ def _analyze_module(
         analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
         positions = LazyPositions(module, text, stdlib_tree, analysis.top_statement_of, exact=exact)
         analysis.positions = positions
-        module.visit(analysis)
+        walk(module, analysis)
         # lines named while walking came from the stdlib tree before both parsers' calls were counted
         if positions.hints_hold(analysis.call_counts):
             break
@@ -251,7 +252,7 @@ def _analyze_module(
         rule.start()
     walkers = [rule for rule in rules if rule.get_visitors()]
     if walkers:
-        cst.visit_batched(module, walkers)
+        walk_batched(module, walkers)
     for rule in rules:
         rule.finish()
     result.findings = file.findings

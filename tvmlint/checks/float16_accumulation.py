@@ -22,6 +22,7 @@ from tvmlint.analysis import call_arguments
 from tvmlint.knowledge import load_table
 from tvmlint.rule import BatchableVisitor, Case, Rule
 from tvmlint.versions import in_range
+from tvmlint.walk import walk
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
 
@@ -260,7 +261,7 @@ class Float16Accumulation(Rule):
         if expr is None or hidden:
             return
         reads = _Reads(self)
-        expr.visit(reads)
+        walk(expr, reads)
         if reads.cast or not reads.tensors:
             return
         dtypes = set()

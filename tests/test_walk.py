@@ -1,0 +1,85 @@
+"""The read-only walk (tvmlint.walk) must reach what libcst's `visit` reaches, in the same order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import libcst as cst
+import pytest
+
+from tvmlint.walk import Batched, walk
+
+ROOT = Path(__file__).resolve().parent.parent
+
+SNIPPETS = {
+    "every statement kind": (
+        "import a.b as c\nfrom . import (d, e as f)\n@dec(1)\nasync def g(x: int = 1, /, *args, y, **kw) -> 'T':\n"
+        "    global h\n    async with a() as (b, c), d:\n        async for i in j: yield i\n    try:\n        pass\n"
+        "    except* E as e:\n        raise X from e\n    else:\n        del k[1:2, ::3]\n    finally:\n        return\n"
+        "class K[T](B, metaclass=M):\n    x: int = lambda q, *, r=2: (q, *r)\n"
+        "while (n := f()):\n    break\nelse:\n    continue\nassert a, b\nx = [i for i in y if i] + {k: v for k, v in z}\n"
+        "match p:\n    case {'a': [1, *rest], **kw} | Point(x=0) if rest:\n        pass\n    case _:\n        pass\n"
+        "type Alias = list[int]\nprint(f'{a!r:>{w}} {b=}', *c, **d)\nx @= y; z = not -a if b else ~c ** d\n"
+    ),
+    "comments, blank lines and decorators": "# c\n\n@a\n# d\n@b.c(d)\n\nclass E:  # e\n    '''doc'''\n\n    # f\n    def g(self): ...\n",
+}
+
+
+def _trees():
+    for name, text in SNIPPETS.items():
+        yield pytest.param(text, id=name)
+    for path in sorted([*(ROOT / "tvmlint").rglob("*.py"), *(ROOT / "examples").rglob("*.py"), *(ROOT / "tests").rglob("*.py")]):
+        yield pytest.param(path.read_text(encoding="utf-8"), id=str(path.relative_to(ROOT)))
+
+
+class Recorder(cst.CSTVisitor):
+    def __init__(self, skip=()):
+        super().__init__()
+        self.events = []
+        self.skip = tuple(skip)
+
+    def on_visit(self, node):
+        self.events.append(("visit", id(node)))
+        return not isinstance(node, self.skip)
+
+    def on_leave(self, original_node):
+        self.events.append(("leave", id(original_node)))
+
+
+@pytest.mark.parametrize("text", list(_trees()))
+@pytest.mark.parametrize("skip", [(), (cst.Call, cst.IndentedBlock)], ids=["all", "children-skipped"])
+def test_walk_visits_what_libcst_visits_in_its_order(text, skip):
+    module = cst.parse_module(text)
+    theirs, ours = Recorder(skip), Recorder(skip)
+    module.visit(theirs)
+    walk(module, ours)
+    assert len(ours.events) > 0 and ours.events == theirs.events
+
+
+class Names(cst.BatchableCSTVisitor):
+    def __init__(self, tag, log):
+        super().__init__()
+        self.tag, self.log = tag, log
+
+    def visit_Name(self, node):
+        self.log.append((self.tag, "visit", node.value))
+
+    def leave_Call(self, node):
+        self.log.append((self.tag, "leave", type(node.func).__name__))
+
+
+def test_batched_calls_each_visitors_methods_as_libcst_does():
+    module = cst.parse_module("f(a, g(b))\nx.y(c)\n")
+    theirs, ours = [], []
+    cst.visit_batched(module, [Names(1, theirs), Names(2, theirs)])
+    walk(module, Batched([Names(1, ours), Names(2, ours)]))
+    assert ours == theirs and ("2", "visit", "a") not in ours and (2, "visit", "a") in ours
+
+
+def test_attribute_hooks_are_refused_rather_than_silently_skipped():
+    class Hooked(cst.BatchableCSTVisitor):
+        def visit_Call_func(self, node):
+            pass
+
+    with pytest.raises(ValueError, match="attribute hooks"):
+        Batched([Hooked()])
