@@ -151,6 +151,12 @@ class Rule(BatchableVisitor):
         )
 
     def defer(self, node: cst.CSTNode, ctx: ContextRef, payload: Any, fix: Optional[Fix] = None) -> None:
+        if isinstance(ctx, PassCtx) and getattr(payload, "unless_defined", None) is None:
+            # the file knows the context: `tvmlint.project.settle` will judge it alone, so what it
+            # would drop is dropped here, before placing the node (which renders its statement)
+            kind = type(self)
+            if "judge" not in kind.__dict__ or kind.judge(payload, ctx) is None:
+                return
         start, end = self.file.span(node)
         self.file.deferred.append(Deferred(self.code, start, end, ctx, payload, fix))
 
