@@ -50,7 +50,9 @@ def string_elements(node: Optional[cst.BaseExpression]) -> List[Tuple[str, cst.S
     out = []
     for element in node.elements:
         if isinstance(element, cst.Element) and isinstance(element.value, cst.SimpleString):
-            out.append((element.value.evaluated_value, element.value))
+            value = element.value.evaluated_value
+            if isinstance(value, str):  # b'...' names no pass or key
+                out.append((value, element.value))
     return out
 
 
@@ -61,7 +63,9 @@ def literal_keys(node: Optional[cst.BaseExpression]) -> List[Tuple[str, cst.Simp
     out = []
     for element in node.elements:
         if isinstance(element, cst.DictElement) and isinstance(element.key, cst.SimpleString):
-            out.append((element.key.evaluated_value, element.key, element.value))
+            key = element.key.evaluated_value
+            if isinstance(key, str):
+                out.append((key, element.key, element.value))
     return out
 
 

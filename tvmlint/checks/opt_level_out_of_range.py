@@ -41,7 +41,9 @@ class OptLevelOutOfRange(Rule):
         Case(HEAD + "with tvm.transform.PassContext(opt_level=7):\n    pass\n", expect="above 5"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=10):\n    pass\n", expect="opt_level=10"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=-1):\n    pass\n", expect="below 0"),
-        Case(HEAD + "with tvm.transform.PassContext('3'):\n    pass\n", expect="a string"),
+        Case(HEAD + "with tvm.transform.PassContext('3'):\n    pass\n", expect="a string, not an int: write opt_level=3"),
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=b'3'):\n    pass\n", expect="is bytes, not an int: write opt_level=3"),
+        Case(HEAD + "with tvm.transform.PassContext(opt_level='high'):\n    pass\n", expect="write an int from 0 to 5"),
         Case(HEAD + "with relay.build_config(opt_level=3.0):\n    pass\n", expect="a float"),
         Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=9)\n", expect="above 5"),
         Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=7, disabled_pass=['FuseOps']):\n"
@@ -88,7 +90,11 @@ class OptLevelOutOfRange(Rule):
     def _problem(node: Optional[cst.BaseExpression]) -> Optional[str]:
         top = highest_pass_level()
         if isinstance(node, cst.SimpleString):
-            return f"opt_level={node.value} is a string, not an int: write opt_level={node.evaluated_value.strip()}"
+            value = node.evaluated_value
+            kind = "a string" if isinstance(value, str) else "bytes"
+            text = value.strip() if isinstance(value, str) else value.decode("latin-1").strip()
+            meant = f"opt_level={text}" if text.isdigit() else f"an int from 0 to {top}"
+            return f"opt_level={node.value} is {kind}, not an int: write {meant}"
         if isinstance(node, cst.Float):
             return f"opt_level={node.value} is a float, not an int (TVM 0.27 raises TypeError for it): write an int from 0 to {top}"
         level = int_literal(node)
