@@ -16,7 +16,12 @@ HEAD = "import tvm\nfrom tvm import relay, te\n"
     # a PassContext with a plain level: nothing for TVM104-107/303 to judge
     (HEAD + "with tvm.transform.PassContext(opt_level=3):\n    x = 1\n", 0),
     (HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOps']):\n    x = 1\n", 1),
-    (HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    x = 1\n", 1),
+    # config keys: only a literal key the target does not register can be reported (TVM107)
+    (HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    x = 1\n", 0),
+    (HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorise': True}):\n    x = 1\n", 1),
+    (HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):\n    x = 1\n", 1),
+    (HEAD + "with tvm.transform.PassContext(opt_level=3, config=settings):\n    x = 1\n", 0),
+    (HEAD + "with tvm.transform.PassContext(opt_level=3, config={b'tir.disable_vectorise': True}):\n    x = 1\n", 0),
     (HEAD + "with tvm.transform.PassContext(opt_level=7):\n    x = 1\n", 1),
     (HEAD + "with tvm.transform.PassContext(**settings):\n    x = 1\n", 1),
     # a reduction with no low-precision dtype literal

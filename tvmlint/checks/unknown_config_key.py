@@ -28,6 +28,8 @@ class UnknownConfigKey(ContextSettingsRule):
         # a namespace TVM never used: an extension's own key
         Case(HEAD + "with tvm.transform.PassContext(config={'mylib.tile': 4}):\n    pass\n", target="0.27"),
         HEAD + "with tvm.transform.PassContext(config=settings):\n    pass\n",
+        # bytes are no config key: nothing to judge (and nothing to crash on)
+        HEAD + "with tvm.transform.PassContext(config={b'tir.disable_vectorise': True}):\n    pass\n",
     ]
     INVALID = [
         Case(
@@ -48,6 +50,27 @@ class UnknownConfigKey(ContextSettingsRule):
         Case(HEAD + "with tvm.transform.PassContext(3, None, None, None, {'tir.disable_vectorise': True}):\n    pass\n",
              expect="Did you mean 'tir.disable_vectorize'"),
     ]
+
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        # the same judgment on the stdlib tree: only a literal config dict's string keys are
+        # judged, so a module whose config dicts hold registered keys only cannot be reported
+        import ast
+
+        from tvmlint.cheap import call_arguments as ast_arguments
+
+        for qualname, factory in knowledge.context_factories.items():
+            if "config" not in factory.params:
+                continue
+            for call in used.calls_to.get(qualname, ()):
+                config = ast_arguments(call, factory.params)[0].get("config")
+                if not isinstance(config, ast.Dict):
+                    continue
+                for key in config.keys:
+                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
+                        if config_key_verdict(knowledge.version, key.value) is not None:
+                            return True
+        return False
 
     def start(self) -> None:
         knowledge = self.file.knowledge
