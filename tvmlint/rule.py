@@ -133,6 +133,17 @@ class Rule(BatchableVisitor):
         return frozenset(name.rsplit(".", 1)[-1] for name in names)
 
     @classmethod
+    def project_tokens(cls, knowledge: Knowledge) -> Optional[FrozenSet[str]]:
+        """Words one of which some file of a run must contain for this rule to fire in any file.
+
+        For a rule that reports only under a context written out as a literal (a
+        config key, a pass name) that no context of the target can hold otherwise:
+        a run whose files never write one cannot need it (`tvmlint.gate`). None
+        (the default): no such word.
+        """
+        return None
+
+    @classmethod
     def wants(cls, used: UsedNames, knowledge: Knowledge) -> bool:
         """Whether the libcst analysis must see a module, given the names it uses."""
         names = cls.triggers(knowledge)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
+from tvmlint import gate
 from tvmlint.compact import is_placeholder, kept, mentions_any, pack, pack_findings, unpack, unpack_findings
 from tvmlint.config import Settings, SettingsResolver
 from tvmlint.contexts import FromCall, Inherited
@@ -75,6 +76,11 @@ def check_paths(
             cache.save()
             return report
 
+    if cheap and len(entries) >= gate.MIN_FILES:
+        # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
+        run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
+        if run.planner.withheld and keys is not None:
+            keys = run.keys(stage)
     run.check(range(len(entries)), stage, keys)
     del keys
     # Later rounds: files the cheap stage left out that name a helper whose context matters.

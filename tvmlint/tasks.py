@@ -68,14 +68,31 @@ class Planner:
         self._directories: Dict[str, _Directory] = {}
         self._packages: Dict[Path, Tuple[str, ...]] = {}
         self._contexts: Dict[Tuple[int, int], Tuple[Settings, frozenset, str]] = {}
+        # codes the project gate leaves out of this run, per target release (tvmlint.gate)
+        self.withheld: Dict[Version, FrozenSet[str]] = {}
+        self._keep: list = []
+        self._gated: Dict[Tuple[int, Version], FrozenSet[str]] = {}
 
     def task(self, index: int, path: str, follow: Follow = None) -> Task:
         settings = self.resolver.for_path(path)
         module_name, is_package = self.module_name(path)
         return Task(
-            index, path, self.shown(path), module_name, is_package, settings.codes_for(path),
+            index, path, self.shown(path), module_name, is_package, self._codes(settings, path),
             settings.target_version, self.cheap, follow=follow, cached=self.cached,
         )
+
+    def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:
+        codes = settings.codes_for(path)
+        withheld = self.withheld.get(settings.target_version)
+        if not withheld or withheld.isdisjoint(codes):
+            return codes
+        # one shared set per selection, as codes_for gives it: a run keeps every task's codes
+        key = (id(codes), settings.target_version)
+        gated = self._gated.get(key)
+        if gated is None:
+            gated = self._gated[key] = codes - withheld
+            self._keep.append(codes)  # its id stays its own while the run lasts
+        return gated
 
     def context(self, task: Task) -> str:
         """The settings and rule codes a task was made with, as a cache key takes them."""

@@ -96,6 +96,20 @@ class FastMathEnabled(Rule):
         }
         return frozenset(runners) | frozenset(wrappers) | frozenset(builds)
 
+    @classmethod
+    def project_tokens(cls, knowledge):
+        # Where no pipeline of the target holds FastMath, only a config that sets the key can
+        # report, and `judge` reads the key from a literal dict: some file must spell it out.
+        # Its last part is enough of it to look for.
+        facts = load_table("numerics.toml")
+        fast = facts.get("fast_math", {})
+        name, key = fast.get("pass", "FastMath"), fast.get("config_key")
+        if key is None or any(any(m.name == name for m in runner.runs) for runner in knowledge.runners.values()):
+            return None
+        if any(spec.name == name or _holds(spec.members, name) for spec in knowledge.passes_by_api.values()):
+            return None
+        return frozenset({key.rsplit(".", 1)[-1]})
+
     def start(self) -> None:
         facts = load_table("numerics.toml")
         fast = facts.get("fast_math", {})

@@ -1,0 +1,63 @@
+"""The project gate (tvmlint.gate): a rule no file of a run can set off leaves the run, losing nothing."""
+
+from __future__ import annotations
+
+from tvmlint import gate
+from tvmlint.config import Overrides, SettingsResolver
+from tvmlint.runner import check_paths
+
+from helpers import write_tree
+
+# tvm.compile in a helper: TVM302 can report it only under a caller's context that sets the key
+HELPER = "import tvm\n\ndef build(mod):\n    return tvm.compile(mod, target='llvm')\n"
+CALLER = (
+    "import tvm\nfrom helper import build\n\n"
+    "with tvm.transform.PassContext(config={'tirx.enable_fast_math': True}):\n    lib = build(mod)\n"
+)
+PLAIN = "import tvm\nfrom helper import build\n\nwith tvm.transform.PassContext(opt_level=3):\n    lib = build(mod)\n"
+# enough other files for the run to be worth gating
+FILLER = {f"pkg/m{i}.py": f"import os\nVALUE = os.sep * {i}\n" for i in range(gate.MIN_FILES)}
+
+
+def _run(root, cheap):
+    resolver = SettingsResolver(Overrides(target_version="0.27", select=("TVM302",)), cwd=root)
+    report = check_paths([root], resolver, jobs=1, use_cache=False, cheap=cheap)
+    return report, [(f.path, f.start.line, f.code) for f in report.findings]
+
+
+def test_a_caller_elsewhere_that_sets_the_key_keeps_the_rule(tmp_path):
+    write_tree(tmp_path, {"helper.py": HELPER, "caller.py": CALLER, **FILLER})
+    on, found = _run(tmp_path, cheap=True)
+    assert found == [("helper.py", 4, "TVM302")] == _run(tmp_path, cheap=False)[1]
+    assert "enable_fast_math" in on.findings[0].message
+
+
+def test_no_file_that_sets_the_key_leaves_the_rule_out(tmp_path):
+    write_tree(tmp_path, {"helper.py": HELPER, "caller.py": PLAIN, **FILLER})
+    on, found = _run(tmp_path, cheap=True)
+    off, found_off = _run(tmp_path, cheap=False)
+    assert found == found_off == []
+    assert on.files_analysed == 0 and off.files_analysed > 0
+
+
+def test_withheld_codes_reads_what_the_files_say(tmp_path):
+    write_tree(tmp_path, {"helper.py": HELPER, "caller.py": PLAIN})
+    resolver = SettingsResolver(Overrides(target_version="0.27"), cwd=tmp_path)
+    paths = [str(tmp_path / "helper.py"), str(tmp_path / "caller.py")]
+    withheld = gate.withheld_codes(paths, resolver)
+    assert [sorted(codes) for codes in withheld.values()] == [["TVM302"]]
+    (tmp_path / "caller.py").write_text(CALLER)
+    assert gate.withheld_codes(paths, resolver) == {}
+    # where pipelines hold FastMath (Relay), opt_level=4 anywhere can set it off: no gate
+    old = SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path)
+    assert gate.withheld_codes(paths, old) == {}
+
+
+def test_a_file_that_starts_setting_the_key_reopens_the_rule_through_the_cache(tmp_path):
+    write_tree(tmp_path, {"helper.py": HELPER, "caller.py": PLAIN, **FILLER})
+    resolver = SettingsResolver(Overrides(target_version="0.27", select=("TVM302",)), cwd=tmp_path)
+    assert check_paths([tmp_path], resolver, jobs=1).findings == []
+    (tmp_path / "caller.py").write_text(CALLER)
+    again = check_paths([tmp_path], resolver, jobs=1)
+    assert [(f.path, f.code) for f in again.findings] == [("helper.py", "TVM302")]
+    assert "enable_fast_math" in again.findings[0].message
