@@ -46,8 +46,13 @@ def test_withheld_codes_reads_what_the_files_say(tmp_path):
     paths = [str(tmp_path / "helper.py"), str(tmp_path / "caller.py")]
     withheld = gate.withheld_codes(paths, resolver)
     assert [sorted(codes) for codes in withheld.values()] == [["TVM302"]]
-    (tmp_path / "caller.py").write_text(CALLER)
-    assert gate.withheld_codes(paths, resolver) == {}
+    # the key with a value that is not the literal True: no context the analysis knows sets it
+    for value in ("enable_fast_math", "False", "flags['fast']"):
+        (tmp_path / "caller.py").write_text(CALLER.replace("True", value))
+        assert [sorted(codes) for codes in gate.withheld_codes(paths, resolver).values()] == [["TVM302"]], value
+    for spelled in ("True", "(True)", "  # on\n    True", " \\\n True"):
+        (tmp_path / "caller.py").write_text(CALLER.replace(" True", spelled))
+        assert gate.withheld_codes(paths, resolver) == {}, spelled
     # where pipelines hold FastMath (Relay), opt_level=4 anywhere can set it off: no gate
     old = SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path)
     assert gate.withheld_codes(paths, old) == {}

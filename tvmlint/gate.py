@@ -1,17 +1,18 @@
 """The project gate: rules that no file of a run can set off are left out of it.
 
 Some rules report only under a context written out as a literal that nothing
-else can stand for (`Rule.project_tokens`: TVM302 at a target where no
-pipeline holds FastMath needs a config that names tirx.enable_fast_math). A
-helper that calls `tvm.compile` can be reported only when a caller somewhere
-writes that key, so the cheap stage cannot leave the helper's file out on its
-own: it sees one file. The run can: when no file of it holds any such word,
-the rule cannot fire anywhere and its files need not go to libcst for it.
-Reading every file once more only pays in a large run.
+else can stand for (`Rule.project_pattern`: TVM302 at a target where no
+pipeline holds FastMath needs a config dict that sets tirx.enable_fast_math to
+True). A helper that calls `tvm.compile` can be reported only when a caller
+somewhere writes that, so the cheap stage cannot leave the helper's file out on
+its own: it sees one file. The run can: when no file of it matches, the rule
+cannot fire anywhere and its files need not go to libcst for it. Reading every
+file once more only pays in a large run.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Dict, FrozenSet, Iterable, Set
 
 from tvmlint.config import SettingsResolver
@@ -23,13 +24,13 @@ MIN_FILES = 50
 
 
 def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Version, FrozenSet[str]]:
-    """For each target release in the run, the selected codes whose words no file contains."""
+    """For each target release in the run, the selected codes whose pattern no file matches."""
     paths = list(paths)
     selected: Dict[Version, Set[str]] = {}
     for path in paths:
         settings = resolver.for_path(path)
         selected.setdefault(settings.target_version, set()).update(settings.codes_for(path))
-    words: Dict[bytes, Set[tuple]] = {}  # word -> the (release, code) it keeps in the run
+    patterns: Dict[str, Set[tuple]] = {}  # pattern -> the (release, code) it keeps in the run
     from tvmlint.checks import all_rules
     from tvmlint.knowledge import get_knowledge
 
@@ -38,14 +39,15 @@ def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Ver
         knowledge = get_knowledge(version)
         for code in codes:
             rule = rules.get(code)
-            tokens = rule.project_tokens(knowledge) if rule is not None else None
-            for token in tokens or ():
-                words.setdefault(token.encode(), set()).add((version, code))
-    gated = {pair for pairs in words.values() for pair in pairs}
+            pattern = rule.project_pattern(knowledge) if rule is not None else None
+            if pattern is not None:
+                patterns.setdefault(pattern, set()).add((version, code))
+    gated = {pair for pairs in patterns.values() for pair in pairs}
     if not gated:
         return {}
+    compiled = {re.compile(pattern.encode()): pairs for pattern, pairs in patterns.items()}
     for path in paths:
-        if not words:
+        if not compiled:
             break
         if not is_regular_file(path):
             continue  # a FIFO would block the read; a link is read where it leads, by its own task
@@ -54,8 +56,8 @@ def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Ver
                 data = handle.read()
         except OSError:
             continue  # a file that cannot be read writes no context
-        for word in [word for word in words if word in data]:
-            gated -= words.pop(word)
+        for pattern in [pattern for pattern in compiled if pattern.search(data)]:
+            gated -= compiled.pop(pattern)
     withheld: Dict[Version, Set[str]] = {}
     for version, code in gated:
         withheld.setdefault(version, set()).add(code)

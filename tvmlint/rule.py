@@ -133,13 +133,13 @@ class Rule(BatchableVisitor):
         return frozenset(name.rsplit(".", 1)[-1] for name in names)
 
     @classmethod
-    def project_tokens(cls, knowledge: Knowledge) -> Optional[FrozenSet[str]]:
-        """Words one of which some file of a run must contain for this rule to fire in any file.
+    def project_pattern(cls, knowledge: Knowledge) -> Optional[str]:
+        """A regular expression some file of a run must match for this rule to fire in any file.
 
         For a rule that reports only under a context written out as a literal (a
-        config key, a pass name) that no context of the target can hold otherwise:
-        a run whose files never write one cannot need it (`tvmlint.gate`). None
-        (the default): no such word.
+        config key set to True) that no context of the target can hold otherwise:
+        a run none of whose files writes one cannot need it (`tvmlint.gate`).
+        None (the default): no such pattern.
         """
         return None
 

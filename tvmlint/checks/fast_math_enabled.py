@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
@@ -97,10 +99,10 @@ class FastMathEnabled(Rule):
         return frozenset(runners) | frozenset(wrappers) | frozenset(builds)
 
     @classmethod
-    def project_tokens(cls, knowledge):
-        # Where no pipeline of the target holds FastMath, only a config that sets the key can
-        # report, and `judge` reads the key from a literal dict: some file must spell it out.
-        # Its last part is enough of it to look for.
+    def project_pattern(cls, knowledge):
+        # Where no pipeline of the target holds FastMath, only a config that sets the key to True
+        # can report, and the analysis takes both from a dict literal: `"<key>": True`, maybe with
+        # a prefix on the string, comments, line breaks or parentheses in between.
         facts = load_table("numerics.toml")
         fast = facts.get("fast_math", {})
         name, key = fast.get("pass", "FastMath"), fast.get("config_key")
@@ -108,7 +110,8 @@ class FastMathEnabled(Rule):
             return None
         if any(spec.name == name or _holds(spec.members, name) for spec in knowledge.passes_by_api.values()):
             return None
-        return frozenset({key.rsplit(".", 1)[-1]})
+        gap = r"(?:\s|#[^\n]*|\\)*"
+        return re.escape(key) + r"['\"]" + gap + ":" + r"(?:\s|#[^\n]*|\\|\()*" + r"True\b"
 
     def start(self) -> None:
         facts = load_table("numerics.toml")
