@@ -37,3 +37,17 @@ def test_which_files_libcst_sees(tmp_path, source, analysed):
     resolver = SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path)
     report = check_paths([tmp_path], resolver, jobs=1, use_cache=False)
     assert report.files_analysed == analysed
+
+
+def test_the_stage_walk_reaches_every_node_ast_walk_does_but_contexts_and_operators():
+    import ast
+    from pathlib import Path
+
+    from tvmlint.cheap import _LEAVES, nodes
+
+    root = Path(__file__).resolve().parent.parent
+    for path in sorted([*(root / "tvmlint").rglob("*.py"), *(root / "tests").rglob("*.py")]):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        expected = [node for node in ast.walk(tree) if not isinstance(node, _LEAVES)]
+        reached = list(nodes([tree]))
+        assert len(reached) == len(expected) and {id(n) for n in reached} == {id(n) for n in expected}, path

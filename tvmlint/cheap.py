@@ -17,7 +17,7 @@ import ast
 import functools
 import re
 from dataclasses import dataclass
-from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 PARSE_ERROR = "TVM001"
 
@@ -38,6 +38,43 @@ def parse(text: str, path: str) -> Tuple[Optional[ast.Module], Optional[Tuple[in
         return None, (1, 1, "The file could not be parsed: it is too deeply nested")
     except ValueError as error:  # e.g. a NUL byte that decoding let through
         return None, (1, 1, f"The file could not be parsed: {error}")
+
+
+# Nodes no rule asks about: Load/Store contexts and operators (shared singletons).
+_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+_CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
+
+
+def _child_fields(kind: type) -> Tuple[str, ...]:
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in ("ctx", "op", "ops", "type_comment"))
+    return fields
+
+
+def nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
+    """Every node under `roots` but contexts and operators, in no particular order.
+
+    `ast.walk` asks every node for every field through a generator, operators
+    and contexts included: this is twice as fast, and the stage walks every
+    file that names TVM.
+    """
+    stack = list(roots)
+    pop, push = stack.pop, stack.append
+    known = _CHILD_FIELDS.get
+    node_type, leaves = ast.AST, _LEAVES
+    while stack:
+        node = pop()
+        yield node
+        kind = type(node)
+        for name in known(kind) or _child_fields(kind):
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type) and not isinstance(item, leaves):
+                        push(item)
+            elif isinstance(value, node_type) and not isinstance(value, leaves):
+                push(value)
 
 
 def _dotted(node: ast.AST) -> Optional[str]:
@@ -66,7 +103,7 @@ class UsedNames:
         self.names: Set[str] = set()
         self._bindings: Dict[str, Set[str]] = {}
         self._stars: List[str] = []
-        self._scan(ast.walk(tree), imports=True)
+        self._scan(nodes([tree]), imports=True)
         self.defined: Set[str] = set()
         self._define(tree.body, module_name, self._bindings, self.defined)
         self.names |= self.defined
@@ -83,7 +120,7 @@ class UsedNames:
         part.names = set()
         part._bindings, part._stars = self._bindings, self._stars
         statements = list(statements)
-        part._scan((node for statement in statements for node in ast.walk(statement)), imports=False)
+        part._scan(nodes(statements), imports=False)
         part.defined = set()
         self._define(statements, self.module_name, {}, part.defined)
         part.names |= part.defined
