@@ -54,6 +54,29 @@ def test_cheap_stage_loses_no_finding_in_the_examples(tmp_path):
     assert on.files_analysed <= off.files_analysed
 
 
+BLANKED_CALLER = (
+    "import tvm\nfrom tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\n"
+    "def main(mod):\n    return fold(mod)\n\n\nout = main(mod)\n"
+)
+
+
+@pytest.mark.parametrize("case", [*_all_cases(), pytest.param(Case(BLANKED_CALLER), id="blanked-caller")])
+def test_one_buffer_gets_what_a_whole_run_gets(tmp_path, case):
+    # the editor and stdin path (check_text) runs the cheap stage on one buffer: a caller it
+    # blanks must come back when a helper's finding depends on it, as check_paths' rounds do
+    if case.files:
+        pytest.skip("a case with other modules needs a run")
+    from tvmlint.runner import check_text
+
+    write_tree(tmp_path, {"case.py": case.code})
+    target = case.target or CASE_TARGET
+    resolver = SettingsResolver(Overrides(target_version=target, select=("ALL",)), cwd=tmp_path)
+    path = tmp_path / "case.py"
+    buffer = check_text(case.code, path, resolver.for_path(path), shown="case.py")
+    whole = _findings(tmp_path, cheap=False, target=target)
+    assert [(f.start, f.code, f.message) for f in buffer] == [(f.start, f.code, f.message) for f in whole.findings]
+
+
 def test_cheap_stage_skips_files_no_rule_can_fire_in(tmp_path):
     write_tree(tmp_path, {
         "plain.py": "import os\nprint(os.getcwd())\n",

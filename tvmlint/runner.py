@@ -306,8 +306,27 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
     key = (text, shown, codes, settings.target_version, module_name, is_package, str(rules_dir()))
     checked = _RECENT.pop(key, None)
     if checked is None:
-        checked = check_module(text, shown, codes, settings.target_version, module_name, is_package)
+        checked = _check_buffer(text, shown, codes, settings, module_name, is_package)
     _RECENT[key] = checked  # most recent last
     while len(_RECENT) > _RECENT_SIZE:
         _RECENT.pop(next(iter(_RECENT)))
     return finalize([checked.result])
+
+
+def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name: str, is_package: bool) -> Checked:
+    """check_module, then again with the definitions a finding turned out to depend on kept:
+    the cheap stage blanks a caller no rule wants, and only its calls give a helper its
+    context (check_paths' later rounds, within one buffer)."""
+    version = settings.target_version
+    checked = check_module(text, shown, codes, version, module_name, is_package)
+    done: Set[str] = set()
+    done_defined: Set[str] = set()
+    while checked.partial:
+        callers_of, defined = _followed_names([checked])
+        if callers_of <= done and defined <= done_defined:
+            break
+        done |= callers_of
+        done_defined |= defined
+        follow = (frozenset(done), frozenset(done_defined))
+        checked = check_module(text, shown, codes, version, module_name, is_package, follow=follow)
+    return checked
