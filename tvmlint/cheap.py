@@ -139,11 +139,20 @@ class UsedNames:
         self._chains: List[ast.AST] = []
         self._calls: List[ast.Call] = []
         self._entered: Set[int] = set()
+        self._inner: Set[int] = set()  # a.b in a.b.c: resolved with the whole chain
+        identifiers, chains, inner = self.identifiers, self._chains, self._inner
         bindings = self._bindings
         for node in nodes:
             kind = type(node)
-            if kind is ast.Name or kind is ast.Attribute:
-                self._chains.append(node)
+            if kind is ast.Name:
+                identifiers.add(node.id)
+                chains.append(node)
+            elif kind is ast.Attribute:
+                identifiers.add(node.attr)
+                chains.append(node)
+                value = node.value
+                if type(value) is ast.Attribute or type(value) is ast.Name:
+                    inner.add(id(value))
             elif kind is ast.Call:
                 self._calls.append(node)
             elif kind is ast.Constant and type(node.value) is str and len(node.value) <= 64:
@@ -179,17 +188,27 @@ class UsedNames:
     def _resolve(self) -> None:
         resolved: Dict[int, Set[str]] = {}
         bindings, stars = self._bindings, self._stars
+        names, inner = self.names, self._inner
         for node in self._chains:
-            self.identifiers.add(node.id if type(node) is ast.Name else node.attr)
+            if id(node) in inner:
+                continue
             text = _dotted(node)
             if text is None:
                 continue
-            head, _, rest = text.partition(".")
-            found = {f"{q}.{rest}" if rest else q for q in bindings.get(head, ())}
-            found.update(f"{star}.{text}" for star in stars)
+            parts = text.split(".")
+            heads = bindings.get(parts[0], ())
+            if not heads and not stars:
+                continue
+            # the chain and every prefix of it: a.b.c also uses a.b and a
+            found: Set[str] = set()
+            for end in range(1, len(parts) + 1):
+                rest = ".".join(parts[1:end])
+                prefix = ".".join(parts[:end])
+                found = {f"{q}.{rest}" if rest else q for q in heads}
+                found.update(f"{star}.{prefix}" for star in stars)
+                names.update(found)
             if found:
                 resolved[id(node)] = found
-                self.names.update(found)
         for call in self._calls:
             callees = resolved.get(id(call.func), ())
             for callee in callees:
@@ -198,7 +217,7 @@ class UsedNames:
                 self.unpacked.update(callees)
             if id(call) not in self._entered:
                 self.called_outside_with.update(callees)
-        del self._chains, self._calls, self._entered, self._unpacked_calls
+        del self._chains, self._calls, self._entered, self._unpacked_calls, self._inner
 
     def _absolute(self, node: ast.ImportFrom) -> Optional[str]:
         if not node.level:
