@@ -67,10 +67,27 @@ def test_definitions_no_rule_needs_are_blanked_line_for_line():
     # the helper `gated` calls stays; its caller goes (a later round brings it back if it matters)
     for line in ("def helper(mod):", "def gated(mod):", "import tvm"):
         assert line in kept
-    assert [type(s).__name__ for s in pruned.tree.body] == ["Import", "ImportFrom", "FunctionDef", "FunctionDef"]
+    # each blanked definition is one string statement over its lines (libcst reads one node,
+    # not a node per empty line), and the tree handed on says so, line for line
+    assert {kept[n - 1] for n in blanked} <= {"", '"""'}
+    shape = [(type(s).__name__, s.lineno, s.end_lineno) for s in pruned.tree.body]
+    assert [kind for kind, _, _ in shape] == ["Import", "ImportFrom", "FunctionDef", "FunctionDef", "Expr", "Expr", "Expr"]
+    assert shape == [(type(s).__name__, s.lineno, s.end_lineno) for s in ast.parse(pruned.text).body]
     for name in ("module.Unrelated.method", "module.unrelated", "module.caller"):
         assert f"\n={name}\n" in pruned.mentions
     assert "\nmodule.gated\n" in pruned.mentions  # what `caller` calls: a later round asks
+
+
+def test_a_blanked_definition_first_in_the_module_leaves_no_docstring():
+    # a string first in a module is its docstring, and fixes that add an import put it after one
+    text = (
+        "def unrelated():\n    return 1\n\n\nimport tvm\nfrom tvm import relay\n\n\n"
+        "def gated(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\ndef other():\n    return 2\n"
+    )
+    pruned = _prune(text)
+    assert pruned is not None and pruned.text.startswith("\n\n\n\nimport tvm\n")
+    assert [type(s).__name__ for s in pruned.tree.body] == ["Import", "ImportFrom", "FunctionDef", "Expr"]
+    assert pruned.text.endswith('\n\n\n"""\n"""\n')
 
 
 def test_nothing_is_blanked_when_every_definition_may_matter():

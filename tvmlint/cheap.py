@@ -316,7 +316,7 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 class Pruned:
     """A module with the top-level definitions no selected rule can need blanked out."""
 
-    text: str  # line for line the original: blanked lines keep only their line ending
+    text: str  # line for line the original: blanked lines keep only their line ending (and a string over them)
     tree: ast.Module  # the stdlib tree of `text` (the original's, less the blanked statements)
     mentions: str  # what the blanked definitions call, reference or define (`mentions`)
 
@@ -369,18 +369,37 @@ def prune(
     lines = _LINE.findall(text)
     mentioned: Set[str] = set()
     defines: Set[str] = set()
-    for unit, part, keep in zip(units, parts, kept):
-        if keep:
+    blanked = {id(unit): part for unit, part, keep in zip(units, parts, kept) if not keep}
+    body: List[ast.stmt] = []
+    for statement in tree.body:
+        part = blanked.get(id(statement))
+        if part is None:
+            body.append(statement)
             continue
         mentioned |= part.names
         defines |= part.defined
-        first = min([unit.lineno, *(decorator.lineno for decorator in unit.decorator_list)])
-        for index in range(first - 1, unit.end_lineno):
-            line = lines[index]
-            lines[index] = line[len(line.rstrip("\r\n")):]
-    blanked = {id(unit) for unit, keep in zip(units, kept) if not keep}
-    body = [statement for statement in tree.body if id(statement) not in blanked]
+        first = min([statement.lineno, *(decorator.lineno for decorator in statement.decorator_list)])
+        last = statement.end_lineno
+        for number in range(first - 1, last):
+            line = lines[number]
+            lines[number] = line[len(line.rstrip("\r\n")):]
+        if body:
+            # One string statement over the same lines: libcst makes nodes (and the analysis
+            # visits them) for every empty line, and blanked definitions are most of what it
+            # would read. Not first in the module: there a string is its docstring.
+            quote = '""' if first == last else '"""'
+            lines[first - 1] = quote + lines[first - 1]
+            if first != last:
+                lines[last - 1] = quote + lines[last - 1]
+            body.append(_string_statement(first, last, len(quote)))
     return Pruned("".join(lines), ast.Module(body=body, type_ignores=[]), _mentions(mentioned, defines))
+
+
+def _string_statement(first: int, last: int, width: int) -> ast.stmt:
+    """The stdlib parser's view of the string a blanked definition became (lines first..last)."""
+    value = ast.Constant(value="\n" * (last - first) if first != last else "", lineno=first, col_offset=0,
+                         end_lineno=last, end_col_offset=width)
+    return ast.Expr(value=value, lineno=first, col_offset=0, end_lineno=last, end_col_offset=width)
 
 
 def _defined_names(unit: ast.stmt) -> Set[str]:
