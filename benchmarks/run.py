@@ -171,7 +171,7 @@ def measure(command: Sequence[str], cwd: Path, stdin: Optional[str] = None, chec
 def list_files(root: Path) -> List[Path]:
     from tvmlint.discovery import discover
 
-    return discover([root], lambda _path: False).files
+    return [Path(path) for path in discover([root], lambda _path: False).files]
 
 
 def count_lines(files: Sequence[Path]) -> int:

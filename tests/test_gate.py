@@ -66,3 +66,13 @@ def test_a_file_that_starts_setting_the_key_reopens_the_rule_through_the_cache(t
     again = check_paths([tmp_path], resolver, jobs=1)
     assert [(f.path, f.code) for f in again.findings] == [("helper.py", "TVM302")]
     assert "enable_fast_math" in again.findings[0].message
+
+
+def test_one_buffer_is_its_own_project():
+    # the editor and stdin follow contexts within the buffer only: its text decides alone
+    from tvmlint.versions import parse_version
+
+    version, codes = parse_version("0.27"), frozenset({"TVM302", "TVM101"})
+    assert gate.withheld_in(HELPER, codes, version) == {"TVM302"}
+    assert gate.withheld_in(HELPER + CALLER, codes, version) == frozenset()
+    assert gate.withheld_in(HELPER, codes, parse_version("0.19")) == frozenset()

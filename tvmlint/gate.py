@@ -13,7 +13,7 @@ file once more only pays in a large run.
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterable, Set
+from typing import Dict, FrozenSet, Iterable, Set, Tuple
 
 from tvmlint.config import SettingsResolver
 from tvmlint.discovery import is_regular_file
@@ -30,22 +30,8 @@ def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Ver
     for path in paths:
         settings = resolver.for_path(path)
         selected.setdefault(settings.target_version, set()).update(settings.codes_for(path))
-    patterns: Dict[str, Set[tuple]] = {}  # pattern -> the (release, code) it keeps in the run
-    from tvmlint.checks import all_rules
-    from tvmlint.knowledge import get_knowledge
-
-    rules = all_rules()
-    for version, codes in selected.items():
-        knowledge = get_knowledge(version)
-        for code in codes:
-            rule = rules.get(code)
-            pattern = rule.project_pattern(knowledge) if rule is not None else None
-            if pattern is not None:
-                patterns.setdefault(pattern, set()).add((version, code))
-    gated = {pair for pairs in patterns.values() for pair in pairs}
-    if not gated:
-        return {}
-    compiled = {re.compile(pattern.encode()): pairs for pattern, pairs in patterns.items()}
+    compiled = _patterns(selected)
+    gated = {pair for pairs in compiled.values() for pair in pairs}
     for path in paths:
         if not compiled:
             break
@@ -62,3 +48,28 @@ def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Ver
     for version, code in gated:
         withheld.setdefault(version, set()).add(code)
     return {version: frozenset(codes) for version, codes in withheld.items()}
+
+
+def withheld_in(text: str, codes: FrozenSet[str], version: Version) -> FrozenSet[str]:
+    """The codes no context in this one buffer can set off: for the editor and stdin, where
+    contexts are followed within the buffer only, it is the whole project."""
+    compiled = _patterns({version: set(codes)})
+    data = text.encode("utf-8", "surrogateescape")
+    return frozenset(code for pattern, pairs in compiled.items() if not pattern.search(data) for _, code in pairs)
+
+
+def _patterns(selected: Dict[Version, Set[str]]) -> Dict["re.Pattern[bytes]", Set[Tuple[Version, str]]]:
+    """Each selected rule's project pattern, compiled, with the (release, code) pairs it keeps."""
+    from tvmlint.checks import all_rules
+    from tvmlint.knowledge import get_knowledge
+
+    rules = all_rules()
+    patterns: Dict[str, Set[Tuple[Version, str]]] = {}
+    for version, codes in selected.items():
+        knowledge = get_knowledge(version)
+        for code in codes:
+            rule = rules.get(code)
+            pattern = rule.project_pattern(knowledge) if rule is not None else None
+            if pattern is not None:
+                patterns.setdefault(pattern, set()).add((version, code))
+    return {re.compile(pattern.encode()): pairs for pattern, pairs in patterns.items()}

@@ -318,7 +318,8 @@ def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name:
     the cheap stage blanks a caller no rule wants, and only its calls give a helper its
     context (check_paths' later rounds, within one buffer)."""
     version = settings.target_version
-    checked = check_module(text, shown, codes, version, module_name, is_package)
+    withheld = gate.withheld_in(text, codes, version)
+    checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package)
     done: Set[str] = set()
     done_defined: Set[str] = set()
     while checked.partial:
@@ -328,5 +329,5 @@ def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name:
         done |= callers_of
         done_defined |= defined
         follow = (frozenset(done), frozenset(done_defined))
-        checked = check_module(text, shown, codes, version, module_name, is_package, follow=follow)
+        checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package, follow=follow)
     return checked
