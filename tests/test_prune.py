@@ -151,3 +151,19 @@ def test_a_blanked_caller_in_the_same_module_is_analysed_in_a_later_round(tmp_pa
     files = {"app.py": MODULE + "\ncaller(None)\n"}
     on = _same_on_and_off(tmp_path, files)
     assert len(on.findings) == 1 and "caller" in on.findings[0].message
+
+
+def test_a_followed_function_keeps_its_callers_callers_in_one_go():
+    # fold's context comes from mid, whose context comes from main: one analysis needs all three
+    text = (
+        "from tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\n"
+        "def mid(mod):\n    return fold(mod)\n\n\ndef main(mod):\n    return mid(mod)\n\n\ndef other():\n    return 1\n"
+    )
+    tree = ast.parse(text)
+    knowledge = get_knowledge(VERSION)
+    used = UsedNames(tree, "module", False, roots_of(knowledge))
+    pruned = prune(text, tree, used, selection_for(frozenset(CODES), VERSION), follow=(frozenset({"module.fold"}), frozenset()))
+    assert pruned is not None
+    for line in ("def fold(mod):", "def mid(mod):", "def main(mod):"):
+        assert line in pruned.text.splitlines()
+    assert "def other():" not in pruned.text

@@ -348,10 +348,22 @@ def prune(
     kept = [selection.wanted(merged(top, part)) for part in parts]
     if follow is not None:
         callers_of, defined = follow
-        kept = [
-            keep or not part.names.isdisjoint(callers_of) or not part.defined.isdisjoint(defined)
-            for keep, part in zip(kept, parts)
-        ]
+        kept = [keep or not part.defined.isdisjoint(defined) for keep, part in zip(kept, parts)]
+        # A caller of a followed function passes it the context it was called under: its own
+        # callers in this module matter too. Keeping them now, not round by round, spares a
+        # libcst pass of the module per level of calls.
+        followed = set(callers_of)
+        grown = True
+        while grown:
+            grown = False
+            for i, part in enumerate(parts):
+                if part.names.isdisjoint(followed):
+                    continue
+                if not kept[i]:
+                    kept[i] = grown = True
+                if not part.defined <= followed:
+                    followed |= part.defined
+                    grown = True
     if all(kept):
         return None
     defined = [_defined_names(unit) for unit in units]
