@@ -86,17 +86,45 @@ MAX_NODES = 250_000
 
 
 def tree_shape(tree) -> Tuple[int, int]:
-    """(depth, node count) of a stdlib syntax tree, iteratively: it may be deeper than the stack."""
+    """(depth, node count) of a stdlib syntax tree, as `ast.iter_child_nodes` counts them, iteratively:
+    it may be deeper than the stack. Contexts and operators are counted, not walked: they have no children."""
     import ast
+
+    from tvmlint.cheap import _LEAVES
 
     deepest = count = 0
     stack = [(tree, 1)]
+    pop, push = stack.pop, stack.append
+    known = {}
+    node_type = ast.AST
     while stack:
-        node, depth = stack.pop()
+        node, depth = pop()
         count += 1
         if depth > deepest:
             deepest = depth
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        kind = type(node)
+        fields = known.get(kind)
+        if fields is None:
+            fields = known[kind] = kind._fields
+        below = depth + 1
+        for name in fields:
+            value = getattr(node, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, node_type):
+                        if isinstance(item, _LEAVES):
+                            count += 1
+                            if below > deepest:
+                                deepest = below
+                        else:
+                            push((item, below))
+            elif isinstance(value, node_type):
+                if isinstance(value, _LEAVES):
+                    count += 1
+                    if below > deepest:
+                        deepest = below
+                else:
+                    push((value, below))
     return deepest, count
 
 
