@@ -103,29 +103,51 @@ class UsedNames:
         self.names: Set[str] = set()
         self._bindings: Dict[str, Set[str]] = {}
         self._stars: List[str] = []
-        self._scan(nodes([tree]), imports=True)
         self.defined: Set[str] = set()
         self._define(tree.body, module_name, self._bindings, self.defined)
-        self.names |= self.defined
-        self._resolve()
+        # Each top-level statement on its own (what `prune` weighs), resolved once every import
+        # of the module is known; the module is their union.
+        scanned = []
+        for statement in tree.body:
+            part = self._empty_part()
+            part._scan(nodes([statement]), imports=True)
+            scanned.append(part)
+        self._parts: Dict[int, UsedNames] = {}
+        for statement, part in zip(tree.body, scanned):
+            self._define([statement], module_name, {}, part.defined)
+            part.names |= part.defined
+            part._resolve()
+            self._parts[id(statement)] = part
         in_roots = module_name.split(".")[0] in roots
         self.uses_roots = in_roots or any(
             q.split(".")[0] in roots for qs in self._bindings.values() for q in qs
         ) or any(star.split(".")[0] in roots for star in self._stars)
+        for part in scanned:
+            part.uses_roots = self.uses_roots
+        _union_into(self, scanned)
+        self.names |= self.defined
+
+    def _empty_part(self) -> "UsedNames":
+        part = object.__new__(UsedNames)
+        part.module_name, part.package = self.module_name, self.package
+        part.names, part.defined = set(), set()
+        part._bindings, part._stars = self._bindings, self._stars
+        part._parts = {}
+        return part
 
     def part(self, statements: Iterable[ast.stmt]) -> "UsedNames":
         """What these statements alone use, resolved through the whole module's imports."""
-        part = object.__new__(UsedNames)
-        part.module_name, part.package = self.module_name, self.package
-        part.names = set()
-        part._bindings, part._stars = self._bindings, self._stars
         statements = list(statements)
+        known = [self._parts.get(id(statement)) for statement in statements]
+        part = self._empty_part()
+        part.uses_roots = self.uses_roots
+        if all(found is not None for found in known):
+            _union_into(part, known)
+            return part
         part._scan(nodes(statements), imports=False)
-        part.defined = set()
         self._define(statements, self.module_name, {}, part.defined)
         part.names |= part.defined
         part._resolve()
-        part.uses_roots = self.uses_roots
         return part
 
     def _scan(self, nodes: Iterable[ast.AST], imports: bool) -> None:
@@ -437,3 +459,22 @@ def merged(first: UsedNames, second: UsedNames) -> UsedNames:
     both.strings = first.strings | second.strings
     both.uses_roots = first.uses_roots or second.uses_roots
     return both
+
+
+def _union_into(into: UsedNames, parts: Iterable[UsedNames]) -> None:
+    """Set `into`'s names, calls and literals to the union of `parts` (statements of one module)."""
+    into.names = set(into.names)
+    into.defined = set(into.defined)
+    into.calls_to = {}
+    into.unpacked, into.called_outside_with, into.identifiers = set(), set(), set()
+    strings: Set[str] = set()
+    for part in parts:
+        into.names |= part.names
+        into.defined |= part.defined
+        for name, calls in part.calls_to.items():
+            into.calls_to.setdefault(name, []).extend(calls)
+        into.unpacked |= part.unpacked
+        into.called_outside_with |= part.called_outside_with
+        into.identifiers |= part.identifiers
+        strings |= part.strings
+    into.strings = frozenset(strings)
