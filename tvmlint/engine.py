@@ -109,22 +109,15 @@ def tree_shape(tree) -> Tuple[int, int]:
         below = depth + 1
         for name in fields:
             value = getattr(node, name, None)
-            if type(value) is list:
-                for item in value:
-                    if isinstance(item, node_type):
-                        if isinstance(item, _LEAVES):
-                            count += 1
-                            if below > deepest:
-                                deepest = below
-                        else:
-                            push((item, below))
-            elif isinstance(value, node_type):
-                if isinstance(value, _LEAVES):
+            for item in value if type(value) is list else (value,):
+                if not isinstance(item, node_type):
+                    continue
+                if isinstance(item, _LEAVES):
                     count += 1
                     if below > deepest:
                         deepest = below
                 else:
-                    push((value, below))
+                    push((item, below))
     return deepest, count
 
 
