@@ -10,6 +10,13 @@ from tvmlint.runner import check_paths
 from helpers import write_tree
 
 HEAD = "import tvm\nfrom tvm import relay, te\n"
+GEMM = (
+    "from tvm.script import tir as T\n\n\n@T.prim_func\n"
+    "def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), {acc})):\n"
+    "    for i, j, k in T.grid(16, 16, 16):\n        with T.block('mm'):\n"
+    "            vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n            with T.init():\n"
+    "                C[vi, vj] = T.float32(0)\n            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]\n"
+)
 
 
 @pytest.mark.parametrize("source, analysed", [
@@ -27,6 +34,10 @@ HEAD = "import tvm\nfrom tvm import relay, te\n"
     # a reduction with no low-precision dtype literal
     (HEAD + "k = te.reduce_axis((0, 4))\nA = te.placeholder((4,))\nB = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n", 0),
     (HEAD + "k = te.reduce_axis((0, 4))\nA = te.placeholder((4,), 'float16')\nB = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n", 1),
+    # a TVMScript reduction: only an accumulator declared with a low-precision literal can be reported
+    (GEMM.format(acc="'float32'"), 0),
+    (GEMM.format(acc="'float16'"), 1),
+    (GEMM.format(acc="dtype") + "dtype = 'float16'\n", 0),
     # relay.build whose result is not unpacked, inside a PassContext
     (HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n", 1),  # TVM302 may judge it
     # a Sequential built without an opt_level: nothing for TVM102 (TVM101 still looks)

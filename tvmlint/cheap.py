@@ -77,6 +77,18 @@ def nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
                 push(value)
 
 
+def _declare(declared: Dict[str, Set[str]], name: str, value: ast.AST) -> None:
+    if type(value) is ast.Call:
+        given = [*value.args, *(keyword.value for keyword in value.keywords)]
+    elif type(value) is ast.Subscript:
+        given = value.slice.elts if type(value.slice) is ast.Tuple else [value.slice]
+    else:
+        return
+    literals = {item.value for item in given if type(item) is ast.Constant and type(item.value) is str}
+    if literals:
+        declared.setdefault(name, set()).update(literals)
+
+
 def _dotted(node: ast.AST) -> Optional[str]:
     parts = []
     while isinstance(node, ast.Attribute):
@@ -157,6 +169,11 @@ class UsedNames:
         self.called_outside_with: Set[str] = set()
         self.identifiers: Set[str] = set()  # every bare name and attribute name, resolved or not
         strings: Set[str] = set()
+        # what TVM401 asks of a TVMScript block: buffers stored into directly in a `with` body,
+        # and the string literals each name's declaration (a parameter's annotation, `x = f(...)`)
+        # gives right in its arguments or subscript
+        self.with_stores: Set[str] = set()
+        self.declared: Dict[str, Set[str]] = {}
         self._unpacked_calls: Set[int] = set()
         self._chains: List[ast.AST] = []
         self._calls: List[ast.Call] = []
@@ -179,10 +196,23 @@ class UsedNames:
                 self._calls.append(node)
             elif kind is ast.Constant and type(node.value) is str and len(node.value) <= 64:
                 strings.add(node.value)
-            elif kind is ast.Assign and isinstance(node.value, ast.Call) and isinstance(node.targets[0], (ast.Tuple, ast.List)):
-                self._unpacked_calls.add(id(node.value))
+            elif kind is ast.Assign:
+                target = node.targets[0]
+                if type(target) is ast.Name:
+                    if len(node.targets) == 1:
+                        _declare(self.declared, target.id, node.value)
+                elif isinstance(node.value, ast.Call) and isinstance(target, (ast.Tuple, ast.List)):
+                    self._unpacked_calls.add(id(node.value))
+            elif kind is ast.arg:
+                if node.annotation is not None:
+                    _declare(self.declared, node.arg, node.annotation)
             elif kind is ast.With or kind is ast.AsyncWith:
                 self._entered.update(id(item.context_expr) for item in node.items)
+                for statement in node.body:
+                    if type(statement) is ast.Assign:
+                        for target in statement.targets:
+                            if type(target) is ast.Subscript and type(target.value) is ast.Name:
+                                self.with_stores.add(target.value.id)
             elif kind is ast.Import:
                 for alias in node.names:
                     if imports:
@@ -457,6 +487,8 @@ def merged(first: UsedNames, second: UsedNames) -> UsedNames:
     both.unpacked = first.unpacked | second.unpacked
     both.identifiers = first.identifiers | second.identifiers
     both.strings = first.strings | second.strings
+    both.with_stores = first.with_stores | second.with_stores
+    both.declared = _declared_union([first.declared, second.declared])
     both.uses_roots = first.uses_roots or second.uses_roots
     return both
 
@@ -467,8 +499,12 @@ def _union_into(into: UsedNames, parts: Iterable[UsedNames]) -> None:
     into.defined = set(into.defined)
     into.calls_to = {}
     into.unpacked, into.called_outside_with, into.identifiers = set(), set(), set()
+    into.with_stores = set()
     strings: Set[str] = set()
+    parts = list(parts)
+    into.declared = _declared_union([part.declared for part in parts])
     for part in parts:
+        into.with_stores |= part.with_stores
         into.names |= part.names
         into.defined |= part.defined
         for name, calls in part.calls_to.items():
@@ -478,3 +514,11 @@ def _union_into(into: UsedNames, parts: Iterable[UsedNames]) -> None:
         into.identifiers |= part.identifiers
         strings |= part.strings
     into.strings = frozenset(strings)
+
+
+def _declared_union(tables: Iterable[Dict[str, Set[str]]]) -> Dict[str, Set[str]]:
+    out: Dict[str, Set[str]] = {}
+    for table in tables:
+        for name, literals in table.items():
+            out.setdefault(name, set()).update(literals)
+    return out

@@ -159,8 +159,19 @@ class Float16Accumulation(Rule):
     @classmethod
     def wants(cls, used, knowledge) -> bool:
         # the accumulator's dtype is only ever judged from a string literal ("float16")
-        low = _facts().get("accumulation", {}).get("low_precision", ())
-        return super().wants(used, knowledge) and not used.strings.isdisjoint(low)
+        facts = _facts()
+        low = frozenset(facts.get("accumulation", {}).get("low_precision", ()))
+        if not super().wants(used, knowledge) or used.strings.isdisjoint(low):
+            return False
+        sums = {
+            api for row in facts.get("te_sum", [])
+            if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
+        }
+        if used.uses_any(sums):
+            return True
+        # a TVMScript block is reported only for a buffer stored into right in a `with` body (its
+        # T.init()) and declared with a low-precision literal among the declaration's arguments
+        return any(not low.isdisjoint(used.declared.get(name, ())) for name in used.with_stores)
 
     def start(self) -> None:
         facts = _facts()
