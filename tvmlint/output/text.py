@@ -8,7 +8,7 @@ from typing import Dict, List, Optional, Sequence, TextIO
 
 from tvmlint.diagnostics import Finding
 from tvmlint.output.summary import summary_line
-from tvmlint.source import split_lines
+from tvmlint.source import decode, read_file, split_lines
 
 STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 
@@ -17,13 +17,21 @@ def _source_lines(path: str, cache: Dict[str, Optional[List[str]]], sources: Dic
     if path not in cache:
         text = sources.get(path)
         if text is None:
-            try:
-                with open(path, encoding="utf-8", errors="replace") as handle:
-                    text = handle.read()
-            except OSError:
-                text = None
+            text = _read_text(path)
         cache[path] = [line.rstrip("\r\n") for line in split_lines(text)] if text is not None else None
     return cache[path]
+
+
+def _read_text(path: str) -> Optional[str]:
+    """The file's text as the check read it. Only a regular file is read (a FIFO named .py
+    would block until a writer came, /dev/zero would never end), in its declared encoding;
+    bytes that do not decode are shown as U+FFFD, so the line a TVM001 points at can still be quoted."""
+    try:
+        data = read_file(path)
+    except OSError:
+        return None
+    source, _why = decode(data)
+    return source.text if source is not None else data.decode("utf-8", errors="replace")
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None, **_: object) -> None:

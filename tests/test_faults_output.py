@@ -1,0 +1,43 @@
+"""Hostile input on the way out: what tvmlint prints about a file must not hang, crash, or
+drive the terminal, whatever the file is, holds or is called."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from helpers import write_tree
+from test_fix import CONFIG, PORT
+
+COMMAND = [sys.executable, "-m", "tvmlint"]
+
+
+def run(*args: str, cwd: Path, env: dict = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    """The real command, its output as bytes (names that are not UTF-8 must come out as they are)."""
+    full_env = dict(os.environ, **(env or {}))
+    full_env.pop("NO_COLOR", None)
+    return subprocess.run([*COMMAND, *args], cwd=cwd, capture_output=True, env=full_env, timeout=timeout)
+
+
+def test_the_text_format_never_opens_a_fifo_or_reads_a_device(tmp_path):
+    """The text format quotes each finding's line: it must not wait on a FIFO for a writer, nor read
+    /dev/zero forever, to quote the TVM001 that says they are not source files."""
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "port.py": PORT})
+    os.mkfifo(tmp_path / "fifo.py")
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    for command in (["check", "--no-cache", "."], ["fix", "."]):
+        done = run(*command, cwd=tmp_path, timeout=60)  # before: blocked on fifo.py until killed
+        out = done.stdout.decode()
+        assert done.returncode == 1, done.stderr
+        assert "fifo.py\n  1:1 TVM001 error The file could not be read: not a regular file (a FIFO)" in out
+        assert "zero.py\n  1:1 TVM001 error The file could not be read: not a regular file (a device or socket)" in out
+    assert "tvm.runtime.save_param_dict" in (tmp_path / "port.py").read_text()
+
+
+def test_quoted_lines_are_read_in_the_files_own_encoding(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": CONFIG})
+    (tmp_path / "latin1.py").write_bytes("# -*- coding: latin-1 -*-\n".encode() + PORT.replace("(params)", "(params)  # caf\xe9").encode("latin-1"))
+    out = run("check", "--no-cache", ".", cwd=tmp_path).stdout.decode()
+    assert "blob = relay.save_param_dict(params)  # caf\xe9" in out, out
