@@ -41,3 +41,29 @@ def test_quoted_lines_are_read_in_the_files_own_encoding(tmp_path):
     (tmp_path / "latin1.py").write_bytes("# -*- coding: latin-1 -*-\n".encode() + PORT.replace("(params)", "(params)  # caf\xe9").encode("latin-1"))
     out = run("check", "--no-cache", ".", cwd=tmp_path).stdout.decode()
     assert "blob = relay.save_param_dict(params)  # caf\xe9" in out, out
+
+
+def test_no_terminal_control_sequence_from_a_file_reaches_the_output(tmp_path):
+    """A checked file can hold escape sequences (clear the screen, set the title, recolour) and
+    bidirectional overrides (Trojan Source): quoted lines and messages show them, never send them."""
+    write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n'})
+    # a raw ESC where Python rejects it: TVM001, whose quoted line holds the ESC
+    (tmp_path / "esc.py").write_bytes(b"import tvm\nx = 1 \x1b]0;owned\x07\x1b[2J\n")
+    # a config key whose value holds an ESC (written as an escape): the message names the key;
+    # a right-to-left override in the comment on the quoted line
+    (tmp_path / "key.py").write_text(
+        "import tvm\n"
+        "with tvm.transform.PassContext(opt_level=3, config={'relay.\\x1b[2Jx': 1}):  # \u202e evil\n"
+        "    pass\n",
+        encoding="utf-8",
+    )
+    unsafe = ("\x1b", "\x07", "\u202e")
+    for fmt in ("text", "concise", "github"):
+        done = run("check", "--no-cache", "--format", fmt, ".", cwd=tmp_path)
+        out = done.stdout.decode()
+        assert done.returncode == 1, done.stderr
+        assert not any(ch in out for ch in unsafe), (fmt, out)
+        assert "TVM001" in out and "TVM107" in out, out
+        assert "'relay.\\x1b[2Jx'" in out, out  # the message shows the key, escaped
+    text = run("check", "--no-cache", ".", cwd=tmp_path).stdout.decode()
+    assert "x = 1 \ufffd]0;owned\ufffd\ufffd[2J" in text, text  # one character for one: the caret stays aligned

@@ -11,6 +11,7 @@ from tvmlint.commands.fix import add_fix_options
 from tvmlint.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
 from tvmlint.output import FORMATS
+from tvmlint.output.safe import printable_path
 
 
 def add_parser(subparsers) -> None:
@@ -44,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
         paths = existing_paths(args)
         resolver = SettingsResolver(overrides_from(args))
         report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache)
-        for note in report.notes:
-            print(f"tvmlint: {note}", file=sys.stderr)
+        for note in report.notes:  # they name directories of the tree
+            print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
         findings, files, sources = report.findings, report.files_seen, {}
     if args.confirm:
         from tvmlint.companion.options import confirm_findings, print_refuted, target_resolver

@@ -18,6 +18,7 @@ from typing import List, Sequence
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
 from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from
 from tvmlint.commands.stdin import add_stdin_option, reads_stdin
+from tvmlint.output.safe import printable, printable_path
 
 
 def add_fix_options(parser: argparse.ArgumentParser) -> None:
@@ -57,7 +58,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
     unsafe, write = args.unsafe_fixes, not args.diff
     report = check_paths(paths, resolver)
     for note in report.notes:
-        print(f"tvmlint: {note}", file=sys.stderr)
+        print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
     grouped = by_path(report.findings)
     outcomes = []
     for shown, findings in grouped.items():
@@ -140,21 +141,22 @@ def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bo
     verb = "Would fix" if args.diff else "Fixed"
     fixed_total, fixed_files, sources = 0, 0, {}
     for outcome in outcomes:
+        shown = printable_path(outcome.shown)
         if outcome.problem:
-            print(f"tvmlint: {outcome.shown}: {outcome.problem}", file=sys.stderr)
+            print(f"tvmlint: {shown}: {outcome.problem}", file=sys.stderr)
         result = outcome.fix
         if result is None:
             continue
         for finding, why in result.discarded:
             print(
-                f"tvmlint: {outcome.shown}:{finding.start.line}:{finding.start.column}: {finding.code} fix not applied: {why}",
+                f"tvmlint: {shown}:{finding.start.line}:{finding.start.column}: {finding.code} fix not applied: {printable(why)}",
                 file=sys.stderr,
             )
         if result.applied and (outcome.written or args.diff or stdin):
             fixed_total += len(result.applied)
             fixed_files += 1
             sources[outcome.shown] = result.fixed
-            print(f"{outcome.shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
+            print(f"{shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
     if stdin and remaining:
         renderer("concise")(remaining, files, sys.stderr)
     elif not args.diff and not stdin and (remaining or not readable):

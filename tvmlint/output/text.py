@@ -7,6 +7,7 @@ from itertools import groupby
 from typing import Dict, List, Optional, Sequence, TextIO
 
 from tvmlint.diagnostics import Finding
+from tvmlint.output.safe import printable, printable_path, quoted
 from tvmlint.output.summary import summary_line
 from tvmlint.source import decode, read_file, split_lines
 
@@ -48,23 +49,23 @@ def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Opt
                       highlight=False, soft_wrap=True, emoji=False)
     cache: Dict[str, Optional[List[str]]] = {}
     for path, group in groupby(findings, key=lambda f: f.path):
-        console.print(f"[bold]{escape(path)}[/bold]")
+        console.print(f"[bold]{escape(printable_path(path))}[/bold]")
         lines = _source_lines(path, cache, sources or {})
         for finding in group:
             style = STYLE.get(finding.severity, "bold")
             console.print(
                 f"  {finding.start.line}:{finding.start.column} [{style}]{finding.code}[/{style}] "
-                f"[dim]{finding.severity}[/dim] {escape(finding.message)}"
+                f"[dim]{finding.severity}[/dim] {escape(printable(finding.message))}"
             )
             if lines and 0 < finding.start.line <= len(lines):
-                text = lines[finding.start.line - 1]
+                text = quoted(lines[finding.start.line - 1])
                 console.print(f"    [dim]{finding.start.line:>4} |[/dim] {escape(text)}")
                 width = max(1, (finding.end.column - finding.start.column) if finding.end.line == finding.start.line else len(text) - finding.start.column + 1)
                 console.print(f"    [dim]     |[/dim] {' ' * (finding.start.column - 1)}[{style}]{'^' * width}[/{style}]")
             if finding.fix:
-                console.print(f"    [dim]fix ({finding.fix.applicability}):[/dim] {escape(finding.fix.message)}")
+                console.print(f"    [dim]fix ({finding.fix.applicability}):[/dim] {escape(printable(finding.fix.message))}")
             if finding.confirmation is not None:
                 verdict = {True: "confirmed", False: "refuted", None: "unconfirmed"}[finding.confirmed]
-                console.print(f"    [dim]{verdict} by the installed TVM:[/dim] {escape(finding.confirmation)}")
+                console.print(f"    [dim]{verdict} by the installed TVM:[/dim] {escape(printable(finding.confirmation))}")
         console.print("")
     console.print(summary_line(findings, files))
