@@ -67,3 +67,41 @@ def test_no_terminal_control_sequence_from_a_file_reaches_the_output(tmp_path):
         assert "'relay.\\x1b[2Jx'" in out, out  # the message shows the key, escaped
     text = run("check", "--no-cache", ".", cwd=tmp_path).stdout.decode()
     assert "x = 1 \ufffd]0;owned\ufffd\ufffd[2J" in text, text  # one character for one: the caret stays aligned
+
+
+def _names_not_utf8(root: Path) -> None:
+    """A file and a directory whose names are latin-1 bytes, as old archives and Windows copies leave them."""
+    import pytest
+
+    write_tree(root, {"pyproject.toml": CONFIG})
+    try:
+        (Path(os.fsdecode(bytes(root) + b"/caf\xe9.py"))).write_text(PORT)
+        directory = Path(os.fsdecode(bytes(root) + b"/d\xff"))
+        directory.mkdir()
+        (directory / "x.py").write_text("def (\n")
+    except (OSError, UnicodeError) as error:  # a file system that takes only UTF-8 names
+        pytest.skip(f"cannot create a file name that is not UTF-8 here: {error}")
+
+
+def test_file_names_that_are_not_utf8_are_reported_in_every_format(tmp_path):
+    import json
+
+    _names_not_utf8(tmp_path)
+    strict = {"PYTHONIOENCODING": "utf-8:strict"}  # what a UTF-8 locale gives Python's stdout
+    for fmt in ("text", "concise", "github", "json", "sarif"):
+        done = run("check", "--no-cache", "--format", fmt, ".", cwd=tmp_path, env=strict)
+        assert done.returncode == 1 and b"internal error" not in done.stderr, (fmt, done.stderr)
+        if fmt in ("text", "concise", "github"):  # the names as they are on disk, bytes for bytes
+            assert b"caf\xe9.py" in done.stdout and b"d\xff/x.py" in done.stdout, done.stdout
+        elif fmt == "json":  # valid UTF-8 JSON; Python's json and os.fsencode give the name back
+            paths = {os.fsencode(item["path"]) for item in json.loads(done.stdout.decode("utf-8"))}
+            assert paths == {b"caf\xe9.py", b"d\xff/x.py"}
+        else:  # a URI: the bytes percent-encoded
+            log = json.loads(done.stdout.decode("utf-8"))
+            uris = {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in log["runs"][0]["results"]}
+            assert uris == {"caf%E9.py", "d%FF/x.py"}
+    fixed = run("fix", ".", cwd=tmp_path, env=strict)
+    assert fixed.returncode == 1 and b"internal error" not in fixed.stderr, fixed.stderr
+    assert b"caf\xe9.py: fixed 3 (TVM202 x3)" in fixed.stdout
+    assert "tvm.runtime.save_param_dict" in Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9.py")).read_text()
+

@@ -42,6 +42,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     _terminate_like_interrupt()
+    from tvmlint.output.safe import encode_anything
+
+    encode_anything(sys.stdout, sys.stderr)
     try:
         return importlib.import_module(f"tvmlint.commands.{args.command}").run(args)
     except (UsageError, ConfigError) as error:
