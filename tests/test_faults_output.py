@@ -105,3 +105,14 @@ def test_file_names_that_are_not_utf8_are_reported_in_every_format(tmp_path):
     assert b"caf\xe9.py: fixed 3 (TVM202 x3)" in fixed.stdout
     assert "tvm.runtime.save_param_dict" in Path(os.fsdecode(bytes(tmp_path) + b"/caf\xe9.py")).read_text()
 
+
+def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
+    """`tvmlint check | head`: the pipe closes before the output is all written. Every format stops
+    as the text format (rich) always did: quietly, exit 1 (there were findings to print)."""
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, **{f"m{i:03d}.py": PORT for i in range(150)}})
+    for fmt in ("text", "concise", "json", "sarif", "github"):
+        process = subprocess.Popen([*COMMAND, "check", "--format", fmt, "."], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        process.stdout.readline()
+        process.stdout.close()  # `head -1` has what it wanted
+        stderr = process.stderr.read().decode()
+        assert (fmt, process.wait(timeout=120), stderr) == (fmt, 1, "")
