@@ -214,3 +214,19 @@ def test_examples_diff_shows_the_rewrites(tmp_path):
         assert line in diff, diff
     assert "from tvm.transform import" not in diff
     assert {p: p.read_bytes() for p in before} == before
+
+
+def test_no_cache_and_jobs_hold_for_fix_and_check_fix(tmp_path):
+    """`check --fix --no-cache` used to write the cache anyway, and `fix` took neither option."""
+    path = project(tmp_path)
+    for command in (["fix", "--no-cache", "--jobs", "2"], ["check", "--fix", "--no-cache", "--jobs", "1"]):
+        path.write_text(PORT, encoding="utf-8")
+        result = run_cli(*command, ".", cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert path.read_text(encoding="utf-8") == PORT_FIXED
+        assert not (tmp_path / ".tvmlint_cache").exists(), command
+    # --confirm has nothing to confirm in a fix run: said, not silently ignored
+    path.write_text(PORT, encoding="utf-8")
+    refused = run_cli("check", "--fix", "--confirm", ".", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.strip() == "tvmlint: error: --confirm cannot be combined with --fix"
+    assert path.read_text(encoding="utf-8") == PORT

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import List, Sequence
 
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
-from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from
+from tvmlint.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
 from tvmlint.commands.stdin import add_stdin_option, reads_stdin
 from tvmlint.output.safe import printable, printable_path
 
@@ -31,6 +31,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("fix", help="apply fixes (safe ones; --unsafe-fixes for all) and report what remains")
     add_selection_options(parser)
     add_fix_options(parser)
+    add_run_options(parser)
     parser.add_argument("--format", choices=("text", "concise"), default="text", help="how the remaining findings are shown")
     add_stdin_option(parser)
 
@@ -56,7 +57,8 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
     from tvmlint.runner import check_paths
 
     unsafe, write = args.unsafe_fixes, not args.diff
-    report = check_paths(paths, resolver)
+    run = {"jobs": args.jobs, "use_cache": not args.no_cache}
+    report = check_paths(paths, resolver, **run)
     for note in report.notes:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
     grouped = by_path(report.findings)
@@ -71,7 +73,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
             sys.stdout.writelines(_diff(shown, outcome.fix.original, outcome.fix.fixed))
     written = [o for o in outcomes if o.written]
     if written:
-        remaining = check_paths(paths, resolver).findings  # across modules again, from the files as written
+        remaining = check_paths(paths, resolver, **run).findings  # across modules again, from the files as written
     else:
         # nothing written (--diff, or nothing fixed): the fixed texts' own findings stand for those files
         changed = {o.shown: o.fix.remaining for o in outcomes if args.diff and o.fix is not None and o.fix.changed}
