@@ -230,3 +230,43 @@ def test_no_cache_and_jobs_hold_for_fix_and_check_fix(tmp_path):
     refused = run_cli("check", "--fix", "--confirm", ".", cwd=tmp_path)
     assert refused.returncode == 2 and refused.stderr.strip() == "tvmlint: error: --confirm cannot be combined with --fix"
     assert path.read_text(encoding="utf-8") == PORT
+
+
+def test_a_read_only_file_is_left_untouched_and_reported():
+    """The rename that replaces a file needs only the directory's permission: a read-only file (a
+    vendored copy, a file version control keeps read-only until it is opened for edit) was replaced."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from test_faults import _unprivileged
+
+    drop = _unprivileged()  # as root, without the capabilities that ignore permission bits
+    root = Path(tempfile.mkdtemp(prefix="tvmlint-readonly-"))
+    try:
+        root.chmod(0o777)  # the directory is writable: only the file's own mode says no
+        write_tree(root, {"pyproject.toml": CONFIG, "port.py": PORT, "other.py": PORT})
+        for path in root.iterdir():
+            path.chmod(0o644)
+        (root / "port.py").chmod(0o444)
+        done = subprocess.run(
+            [sys.executable, "-m", "tvmlint", "fix", "--no-cache", "."], cwd=root, capture_output=True, text=True,
+            env=dict(os.environ, HOME=str(root)), timeout=300, **drop,
+        )
+        assert "tvmlint: port.py: left untouched: could not be written (the file is read-only)" in done.stderr, done.stderr
+        assert done.returncode == 1
+        assert (root / "port.py").read_text(encoding="utf-8") == PORT
+        assert stat.S_IMODE((root / "port.py").stat().st_mode) == 0o444
+        assert (root / "other.py").read_text(encoding="utf-8") == PORT_FIXED
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file to another owner")
+def test_the_owner_and_group_are_kept(tmp_path):
+    """Root fixing a user's checkout (sudo, a CI container on a mounted tree) left root-owned files."""
+    path = project(tmp_path)
+    os.chown(path, 12345, 23456)
+    assert run_cli("fix", "--no-cache", ".", cwd=tmp_path).returncode == 0
+    assert path.read_text(encoding="utf-8") == PORT_FIXED
+    assert (path.stat().st_uid, path.stat().st_gid) == (12345, 23456)
