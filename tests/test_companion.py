@@ -419,3 +419,16 @@ def test_config_key_confirmation_on_constructed_findings(cache_dir, monkeypatch)
     assert "about TVM 0.19" in kept[1].confirmation
     assert [f.confirmed for f in refuted] == [False]
     assert "accepts PassContext(config={'tirx.disable_vectorize': ...})" in refuted[0].confirmation
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "0"])
+def test_a_time_limit_that_is_no_time_limit_is_a_usage_error(tmp_path, cache_dir, value):
+    """inf and nan ended in an internal error, -1 and 0 in "no answer within -1s"."""
+    write_tree(tmp_path, {"lower.py": RELAX_AT_0})
+    for command in (["check", "--confirm", "lower.py"], ["registry"]):
+        done = tvmlint(*command, "--tvm-timeout", value, cwd=tmp_path, cache=cache_dir)
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        assert done.stderr.strip().splitlines()[-1].endswith(f"argument --tvm-timeout: expected a positive number of seconds, got {value!r}")
+    done = tvmlint("check", "--confirm", "--target-version", "0.27", "--format", "json", "lower.py", cwd=tmp_path, cache=cache_dir,
+                   env={"TVMLINT_TVM_TIMEOUT": value})
+    _static_and_one_line(done, f"$TVMLINT_TVM_TIMEOUT is not a positive number of seconds: {value!r}")
