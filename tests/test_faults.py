@@ -92,6 +92,27 @@ def test_unreadable_source_is_one_tvm001_and_the_run_goes_on(tmp_path, name, dat
     assert len(lines_for(result, "port.py")) == 3
 
 
+@pytest.mark.parametrize(
+    "data, where",
+    [
+        (b"import tvm\nx = 'caf\xe9'\n", "2:9"),  # the byte that does not decode
+        (b"import tvm\r\ns = '\xc3\xa9\xff'\r\n", "2:7"),  # columns in characters, CRLF one line end
+        (b"import tvm\rx = 1\x00\r", "2:6"),  # the NUL; a lone CR ends a line
+        (b"# -*- coding: latin-1 -*-\nimport tvm\nx = 1\n\x00", "4:1"),
+        (b"\xef\xbb\xbfimport tvm\nx = '\xff'\n", "2:6"),  # the BOM is not a column
+    ],
+    ids=["utf8", "crlf", "nul-cr", "nul-latin1", "bom"],
+)
+def test_undecodable_bytes_are_reported_where_they_are(tmp_path, data, where):
+    """An editor's jump-to-finding lands on the byte at fault, not on line 1."""
+    (tmp_path / "bad.py").write_bytes(data)
+    (line,) = lines_for(check(tmp_path), "bad.py")
+    assert line.startswith(f"bad.py:{where}: TVM001 The file could not be decoded"), line
+    done = subprocess.run([sys.executable, "-m", "tvmlint", "check", "--format", "concise", "--stdin-filename", "bad.py", "-"],
+                          cwd=tmp_path, input=data, capture_output=True, timeout=300)
+    assert done.stdout.decode().startswith(f"bad.py:{where}: TVM001 The input could not be decoded"), done.stdout
+
+
 def test_an_empty_file_is_clean(tmp_path):
     (tmp_path / "empty.py").write_bytes(b"")
     result = check(tmp_path)
