@@ -292,7 +292,7 @@ class SettingsResolver:
         if overrides.config is not None:
             path = overrides.config
             if not path.is_file():
-                raise ConfigError(f"--config {path}: no such file")
+                raise ConfigError(f"--config {path}: {'not a regular file' if path.exists() else 'no such file'}")
             table = read_tool_table(path)
             self._fixed = settings_from_table(table or {}, path.resolve(), overrides)
 
