@@ -316,6 +316,24 @@ def test_an_interpreter_without_tvm_gives_one_line(tmp_path, cache_dir):
     _static_and_one_line(done, "no TVM is installed for")
 
 
+def test_a_tvm_that_fails_to_import_gives_one_line(tmp_path, cache_dir):
+    """An install whose native library is missing: `import tvm` raises, as a broken build does."""
+    write_tree(tmp_path, {"lower.py": RELAX_AT_0})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "broken")], check=True, timeout=300)
+    python = tmp_path / "broken" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    write_tree(Path(site), {"tvm/__init__.py": "raise OSError('libtvm.so: cannot open shared object file')\n"})
+    done = tvmlint("check", "--confirm", "--tvm-python", str(python), "--target-version", "0.27", "--format", "json",
+                   "lower.py", cwd=tmp_path, cache=cache_dir)
+    _static_and_one_line(done, "OSError: libtvm.so: cannot open shared object file")
+    registry = tvmlint("registry", "--tvm-python", str(python), cwd=tmp_path, cache=cache_dir)
+    assert registry.returncode == 2 and registry.stdout == ""
+    assert registry.stderr.strip().splitlines() == [
+        f"tvmlint: the TVM companion ({python}): OSError: libtvm.so: cannot open shared object file"
+    ]
+
+
 def test_a_missing_interpreter_gives_one_line(tmp_path, cache_dir):
     write_tree(tmp_path, {"lower.py": RELAX_AT_0})
     done = tvmlint("check", "--confirm", "--tvm-python", str(tmp_path / "nowhere"), "--target-version", "0.27",
