@@ -270,3 +270,21 @@ def test_the_owner_and_group_are_kept(tmp_path):
     assert run_cli("fix", "--no-cache", ".", cwd=tmp_path).returncode == 0
     assert path.read_text(encoding="utf-8") == PORT_FIXED
     assert (path.stat().st_uid, path.stat().st_gid) == (12345, 23456)
+
+
+def test_a_file_saved_by_someone_else_while_it_is_fixed_is_left_as_they_saved_it(tmp_path):
+    """The whole road, not only write_atomic: an editor saves the file while fix_file re-checks it."""
+    path = project(tmp_path)
+    theirs = PORT + "# saved from the editor meanwhile\n"
+    check = _checker(tmp_path)
+
+    def check_while_they_save(text):
+        if path.read_text(encoding="utf-8") != theirs:
+            path.write_text(theirs, encoding="utf-8")
+        return check(text)
+
+    outcome = fix_file(path, "port.py", check_while_they_save, unsafe=False, write=True)
+    assert not outcome.written
+    assert outcome.problem == "left untouched: it changed on disk while tvmlint was fixing it"
+    assert path.read_text(encoding="utf-8") == theirs
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tvmlint")] == []
