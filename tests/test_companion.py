@@ -265,6 +265,24 @@ def test_confirm_tvm107_tvm105_and_tvm302_config(tmp_path, cache_dir):
 
 @pytest.mark.tvm
 @needs_tvm
+@pytest.mark.parametrize("encode", [
+    lambda text: ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + text).encode("latin-1"),
+    lambda text: ("\x0c\n" + text).encode(),  # a form feed: str.splitlines ends a line there, Python does not
+    lambda text: text.replace("\n", "\r").encode(),
+], ids=["latin1", "formfeed", "cr"])
+def test_confirm_reads_the_key_as_python_reads_the_file(tmp_path, cache_dir, encode):
+    """The key a TVM107 finding is about is read back from the file: it was read as UTF-8 with
+    str.splitlines, so a coding cookie or a form feed left it "could not tell which config key"."""
+    (tmp_path / "keys.py").write_bytes(encode("import tvm\nwith tvm.transform.PassContext(config={'tir.disable_vectorize': True}):\n    pass\n"))
+    done = tvmlint("check", "--confirm", "--target-version", "0.27", "--select", "TVM107", "--format", "json",
+                   "keys.py", cwd=tmp_path, cache=cache_dir)
+    [finding] = findings_json(done)
+    assert finding["confirmed"] is True, finding["confirmation"]
+    assert "Invalid config option 'tir.disable_vectorize'" in finding["confirmation"]
+
+
+@pytest.mark.tvm
+@needs_tvm
 def test_confirm_text_output_says_confirmed(tmp_path, cache_dir):
     write_tree(tmp_path, {"lower.py": RELAX_AT_0})
     done = tvmlint("check", "--confirm", "--target-version", "0.27", "lower.py", cwd=tmp_path, cache=cache_dir)
