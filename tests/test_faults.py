@@ -71,6 +71,31 @@ def test_syntax_error_reported_at_the_parsers_position_and_the_others_still_chec
     assert [line.split(":")[1] + ":" for line in lines_for(result, "port.py")] == PORT_LINES
 
 
+def _parser_says(text: str) -> str:
+    with pytest.raises(SyntaxError) as parser:
+        ast.parse(text)
+    return f"{parser.value.lineno}:{parser.value.offset}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import tvm\n" + "x" * 3000 + " $ 1\n",  # CPython re-read the line from disk, cut at 1000 bytes
+        "import tvm\ncaf\u00e9 = \u00e9\u00e9 $ 1\n",
+    ],
+    ids=["long-line", "non-ascii"],
+)
+def test_the_syntax_error_column_is_the_parsers_for_the_text_checked(tmp_path, text):
+    """Given the file's name, CPython re-reads the offending line from the disk to place the error:
+    a line longer than its buffer (generated code) got column 7, and a buffer from stdin or the
+    editor was placed by the line on disk, which may differ."""
+    (tmp_path / "bad.py").write_text(text, encoding="utf-8")
+    assert lines_for(check(tmp_path), "bad.py")[0].startswith(f"bad.py:{_parser_says(text)}: TVM001")
+    (tmp_path / "bad.py").write_text("import tvm\nx = 1\n", encoding="utf-8")  # the saved file; the buffer differs
+    piped = run_cli("check", "--format", "concise", "--stdin-filename", "bad.py", "-", cwd=tmp_path, stdin=text)
+    assert piped.stdout.startswith(f"bad.py:{_parser_says(text)}: TVM001"), piped.stdout
+
+
 @pytest.mark.parametrize(
     "name, data, message",
     [
