@@ -116,3 +116,20 @@ def test_a_reader_that_stops_early_ends_the_run_quietly(tmp_path):
         process.stdout.close()  # `head -1` has what it wanted
         stderr = process.stderr.read().decode()
         assert (fmt, process.wait(timeout=120), stderr) == (fmt, 1, "")
+
+
+def test_a_line_of_megabytes_is_quoted_in_part(tmp_path):
+    """A minified or generated file can hold one line of megabytes: quoting it whole flooded the
+    terminal with it (and with as many spaces before the caret)."""
+    line = "x = [" + "1," * 2_000_000 + "1] $ tail" + " t" * 1_000
+    (tmp_path / "min.py").write_text("import tvm\n" + line + "\n")
+    done = run("check", "--no-cache", "min.py", cwd=tmp_path)
+    out = done.stdout.decode()
+    assert done.returncode == 1 and len(out) < 2_000, len(out)
+    quoted, caret = [row for row in out.splitlines() if row.lstrip().startswith(("2 |", "|"))]
+    column = int(out.split("min.py\n  2:")[1].split(" ")[0])  # the parser's column: at the `$`
+    assert line[column - 1 : column + 1] == "$ "
+    shown = quoted.split("| ", 1)[1]
+    assert shown.startswith("\u2026") and shown.endswith("\u2026")
+    at = caret.index("^") - caret.index("|") - 2
+    assert shown[at : at + 6] == "$ tail", (shown, at)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from itertools import groupby
-from typing import Dict, List, Optional, Sequence, TextIO
+from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tvmlint.diagnostics import Finding
 from tvmlint.output.safe import printable, printable_path, quoted
@@ -35,6 +35,23 @@ def _read_text(path: str) -> Optional[str]:
     return source.text if source is not None else data.decode("utf-8", errors="replace")
 
 
+# A generated or minified file can hold a line of megabytes: at most this much of it is quoted.
+QUOTE_WIDTH = 200
+
+
+def excerpt(text: str, start: int, end: int) -> Tuple[str, int, int]:
+    """The part of `text` that shows columns `start`..`end` (1-based, end exclusive), cut to
+    QUOTE_WIDTH with an ellipsis where it was cut, and those columns within it."""
+    if len(text) <= QUOTE_WIDTH:
+        return text, start, end
+    begin = max(0, min(start - 1 - QUOTE_WIDTH // 4, len(text) - QUOTE_WIDTH))
+    head = "\u2026" if begin > 0 else ""
+    tail = "\u2026" if begin + QUOTE_WIDTH < len(text) else ""
+    shift = begin - len(head)
+    shown = head + text[begin : begin + QUOTE_WIDTH]
+    return shown + tail, start - shift, max(start - shift + 1, min(end - shift, len(shown) + 1))
+
+
 def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None, **_: object) -> None:
     if not findings:
         # the summary alone, as rich would print it (no markup, no tabs, no control characters):
@@ -59,9 +76,10 @@ def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Opt
             )
             if lines and 0 < finding.start.line <= len(lines):
                 text = quoted(lines[finding.start.line - 1])
+                end = finding.end.column if finding.end.line == finding.start.line else len(text) + 1
+                text, start, end = excerpt(text, finding.start.column, end)
                 console.print(f"    [dim]{finding.start.line:>4} |[/dim] {escape(text)}")
-                width = max(1, (finding.end.column - finding.start.column) if finding.end.line == finding.start.line else len(text) - finding.start.column + 1)
-                console.print(f"    [dim]     |[/dim] {' ' * (finding.start.column - 1)}[{style}]{'^' * width}[/{style}]")
+                console.print(f"    [dim]     |[/dim] {' ' * (start - 1)}[{style}]{'^' * max(1, end - start)}[/{style}]")
             if finding.fix:
                 console.print(f"    [dim]fix ({finding.fix.applicability}):[/dim] {escape(printable(finding.fix.message))}")
             if finding.confirmation is not None:
