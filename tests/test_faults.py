@@ -499,3 +499,17 @@ def test_a_directory_that_cannot_be_listed_even_by_root_is_a_note(tmp_path):
     assert result.returncode == 1
     assert "cannot read directory (File name too long)" in result.stderr
     assert [line.split(":")[1] + ":" for line in lines_for(result, "port.py")] == PORT_LINES
+
+
+def test_the_parsers_warnings_about_checked_code_are_not_printed(tmp_path):
+    """`"\\d"` in old code: Python 3.12 prints a SyntaxWarning for every such string the parser
+    meets (3.11 a DeprecationWarning, shown under PYTHONWARNINGS=always); a run over a real
+    repository printed pages of them."""
+    write_tree(tmp_path, {
+        "pyproject.toml": CONFIG, "port.py": PORT,
+        "plain.py": 'import re\nP = re.compile("\\d+")\n',
+        "tvm_user.py": PORT + 'P = "\\d"\n',  # analysed too: both parsers see it
+    })
+    result = run_cli("check", "--no-cache", "--format", "concise", ".", cwd=tmp_path, env={"PYTHONWARNINGS": "always"})
+    assert result.returncode == 1 and len(lines_for(result, "tvm_user.py")) == 3
+    assert "invalid escape sequence" not in result.stderr, result.stderr
