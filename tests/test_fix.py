@@ -288,3 +288,20 @@ def test_a_file_saved_by_someone_else_while_it_is_fixed_is_left_as_they_saved_it
     assert outcome.problem == "left untouched: it changed on disk while tvmlint was fixing it"
     assert path.read_text(encoding="utf-8") == theirs
     assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tvmlint")] == []
+
+
+def test_a_fix_whose_result_only_libcst_parses_is_discarded(tmp_path):
+    """libcst parses the newest grammar whatever Python runs it; `type X = int` (3.12) is no
+    Python to a 3.11 that runs the code. The re-check then only saw a TVM001, so the fixed
+    findings looked gone and the file was written."""
+    import ast
+    import sys
+
+    if sys.version_info >= (3, 12):
+        pytest.skip("this Python parses `type X = int`")
+    path = project(tmp_path)
+    newer = lambda text: [] if "type X" in text else [_bad_fix("type X = int\n")]  # noqa: E731
+    outcome = fix_file(path, "port.py", _checker(tmp_path, newer), unsafe=False, write=True)
+    assert any("would not parse" in why for _, why in outcome.fix.discarded), outcome.fix.discarded
+    ast.parse(path.read_text(encoding="utf-8"))
+    assert path.read_text(encoding="utf-8") == PORT_FIXED
