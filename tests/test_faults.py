@@ -316,6 +316,50 @@ def test_unreadable_files_and_directories_are_reported_and_skipped():
         shutil.rmtree(root)
 
 
+def test_a_tree_a_thousand_directories_deep(tmp_path):
+    """Directory walks and the lookups above a file (pyproject.toml, packages) recursed once a
+    level: a thousand levels (a runaway generator, a copied symlink loop) stopped the run with
+    RecursionError on Python before 3.12. Each level is a package; only the bottom holds code."""
+    depth = sys.getrecursionlimit() + 100  # just past it: each level costs system calls on a longer path
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "port.py": PORT})
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(depth):  # by descriptor: shorter paths on the way
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+            os.close(os.open("__init__.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+        with open(os.open("broken.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
+            handle.write("def (\n")
+    finally:
+        os.close(fd)
+    deep = "/".join(["a"] * depth) + "/broken.py"
+    try:  # not check(): its snapshot walks with os.walk, which recurses too
+        walked = run_cli("check", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
+        assert walked.returncode == 1, walked.stderr
+        assert lines_for(walked, deep) == [f"{deep}:1:5: TVM001 The file could not be parsed: invalid syntax"]
+        assert len(lines_for(walked, "port.py")) == 3
+        named = run_cli("check", "--no-cache", "--format", "concise", deep, cwd=tmp_path)  # as pre-commit passes it
+        assert named.returncode == 1 and lines_for(named, deep) == lines_for(walked, deep), named.stderr
+    finally:
+        _remove_chain(tmp_path, "a", depth)
+
+
+def _remove_chain(root: Path, name: str, depth: int) -> None:
+    """Remove a chain of `depth` directories from the bottom up (shutil.rmtree recursed too)."""
+    fds = [os.open(root, os.O_RDONLY)]
+    for _ in range(depth):
+        fds.append(os.open(name, os.O_RDONLY, dir_fd=fds[-1]))
+    for fd in reversed(fds[1:]):
+        for entry in os.listdir(fd):
+            os.unlink(entry, dir_fd=fd)
+        os.close(fd)
+        fds.pop()
+        os.rmdir(name, dir_fd=fds[-1])
+    os.close(fds[0])
+
+
 def test_twenty_thousand_files(tmp_path):
     files = {f"pkg{i // 500}/m{i}.py": f"import os\nVALUE_{i} = os.sep\n" for i in range(20_000)}
     files.update({"pyproject.toml": CONFIG, "pkg0/port.py": PORT, "pkg7/broken.py": "def (\n"})
