@@ -329,6 +329,8 @@ class SettingsResolver:
         directory = self.resolve(text)
         if not os.path.isdir(directory):  # os.path: False, not OSError, for a name too long
             directory = directory.parent
+        elif not regular:  # a directory of the walk: its files and directories resolve from it
+            self._resolved.setdefault(text, directory)
         settings = self._for_dir(directory)
         if regular:
             self._by_head[head] = settings
