@@ -42,6 +42,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     _terminate_like_interrupt()
+    import os
+
+    try:  # every path is shown and looked up from it: a shell left in a deleted directory has none
+        os.getcwd()
+    except FileNotFoundError:
+        print("tvmlint: error: the working directory no longer exists", file=sys.stderr)
+        return EXIT_ERROR
     from tvmlint.output.safe import encode_anything
 
     encode_anything(sys.stdout, sys.stderr)
