@@ -235,3 +235,32 @@ def test_past_the_limit_the_least_recently_used_results_go(tmp_path, monkeypatch
     kept = set(ResultCache(tmp_path).results)
     assert len(kept) == cache_module.RESULTS_PER_FILE + 2
     assert {"old3", "new"} <= kept
+
+
+class _Planted:
+    """Unpickling this runs a command: what a store committed to a hostile repository can hold."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"echo ran > '{self.marker}'",))
+
+
+def test_a_store_that_came_with_the_tree_is_never_unpickled(tmp_path):
+    """The store sits in the checked tree (.tvmlint_cache, or wherever its pyproject.toml's
+    cache-dir says), and its name follows from tvmlint's build: a repository can ship one.
+    Unpickling it ran its code; a store is now trusted only with the user's own key's seal."""
+    import pickle
+
+    write_tree(tmp_path, {"a.py": GATED, "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n'})
+    marker = tmp_path.parent / f"{tmp_path.name}-MARKER"
+    store = ResultCache(tmp_path / ".tvmlint_cache").path  # the name the run will read
+    store.parent.mkdir()
+    store.write_bytes(pickle.dumps(_Planted(marker)))
+    result = run_cli("check", "--format", "concise", ".", cwd=tmp_path)
+    assert not marker.exists(), "the planted store was unpickled"
+    assert result.returncode == 1 and "a.py:3:7: TVM101" in result.stdout, result.stdout + result.stderr
+    again = run_cli("check", "--format", "concise", ".", cwd=tmp_path)  # the run's own store is read back
+    assert again.stdout == result.stdout and not marker.exists()
+    assert store.read_bytes() != pickle.dumps(_Planted(marker))
