@@ -35,6 +35,7 @@ import hashlib
 import hmac
 import os
 import pickle
+import re
 import time
 from pathlib import Path
 from typing import Dict, Optional, Tuple
@@ -121,6 +122,29 @@ def user_key() -> Optional[bytes]:
     return None
 
 
+TAG_NAME = "CACHEDIR.TAG"
+TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# tvmlint's result cache\n"
+
+
+def owned(directory: Path) -> bool:
+    """Whether `directory` may hold the store: it does not exist yet, is empty, or is a cache
+    tvmlint made (its CACHEDIR.TAG). `cache-dir` can name any directory ("." or build/):
+    tvmlint's .gitignore (`*`) and CACHEDIR.TAG would make git and backups skip it, and the
+    clean-up of old stores would delete what is not tvmlint's."""
+    try:
+        if not any(os.scandir(directory)):
+            return True
+    except FileNotFoundError:
+        return True
+    except OSError:  # a file of that name, or a directory that cannot be listed
+        return False
+    try:
+        with open(directory / TAG_NAME, encoding="utf-8", errors="replace") as handle:
+            return "tvmlint" in handle.read(200)
+    except OSError:
+        return False
+
+
 def _seal(key: bytes, body: bytes) -> bytes:
     return hmac.new(key, body, hashlib.sha256).digest()
 
@@ -130,7 +154,8 @@ class ResultCache:
         from tvmlint.knowledge import data_fingerprint
 
         self.directory = directory
-        self.key_bytes = user_key()
+        self.owned = owned(directory)
+        self.key_bytes = user_key() if self.owned else None  # no key: neither read nor written
         self.salt = f"{code_fingerprint()}:{data_fingerprint()}"
         name = hashlib.blake2b(self.salt.encode(), digest_size=10).hexdigest()
         self.path = directory / f"{STORE_PREFIX}{name}.pickle"
@@ -295,13 +320,14 @@ class ResultCache:
         ignore = self.directory / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# Created by tvmlint: the result cache.\n*\n", encoding="utf-8")
-        tag = self.directory / "CACHEDIR.TAG"
+        tag = self.directory / TAG_NAME
         if not tag.exists():
-            tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# tvmlint's result cache\n", encoding="utf-8")
+            tag.write_text(TAG, encoding="utf-8")
 
     def _drop_other_stores(self) -> None:
         """Other builds' stores but the newest few, and the one-file-per-result layout of old."""
-        stores = sorted(self.directory.glob(f"{STORE_PREFIX}*.pickle"), key=_mtime)
+        # only names tvmlint gives its stores (store-<20 hex digits>.pickle)
+        stores = sorted((p for p in self.directory.glob(f"{STORE_PREFIX}*.pickle") if _STORE_NAME.fullmatch(p.name)), key=_mtime)
         for old in stores[:-KEEP_STORES - 1]:
             try:
                 old.unlink()
@@ -312,6 +338,9 @@ class ResultCache:
             import shutil
 
             shutil.rmtree(legacy, ignore_errors=True)
+
+
+_STORE_NAME = re.compile(rf"{STORE_PREFIX}[0-9a-f]{{20}}\.pickle")
 
 
 def _mtime(path: Path) -> int:
