@@ -182,8 +182,9 @@ def test_other_builds_stores_and_the_old_layout_go(tmp_path):
     directory = tmp_path / "cache"
     (directory / "results" / "ab").mkdir(parents=True)
     (directory / "results" / "ab" / "cdef").write_bytes(b"old")
+    (directory / "CACHEDIR.TAG").write_text(cache_module.TAG)  # an older tvmlint's cache
     for number in range(8):
-        old = directory / f"store-old{number}.pickle"
+        old = directory / f"store-{number:020x}.pickle"
         old.write_bytes(b"x")
         os.utime(old, (1_000_000 + number, 1_000_000 + number))
     cache = ResultCache(directory)
@@ -192,7 +193,7 @@ def test_other_builds_stores_and_the_old_layout_go(tmp_path):
     left = sorted(path.name for path in directory.glob("store-*.pickle"))
     assert cache.path.name in left
     assert len(left) == cache_module.KEEP_STORES + 1
-    assert "store-old7.pickle" in left and "store-old0.pickle" not in left  # the newest stay
+    assert f"store-{7:020x}.pickle" in left and f"store-{0:020x}.pickle" not in left  # the newest stay
     assert not (directory / "results").exists()
 
 
@@ -235,3 +236,54 @@ def test_past_the_limit_the_least_recently_used_results_go(tmp_path, monkeypatch
     kept = set(ResultCache(tmp_path).results)
     assert len(kept) == cache_module.RESULTS_PER_FILE + 2
     assert {"old3", "new"} <= kept
+
+
+class _Planted:
+    """Unpickling this runs a command: what a store committed to a hostile repository can hold."""
+
+    def __init__(self, marker: Path):
+        self.marker = marker
+
+    def __reduce__(self):
+        return (os.system, (f"echo ran > '{self.marker}'",))
+
+
+def test_a_store_that_came_with_the_tree_is_never_unpickled(tmp_path):
+    """The store sits in the checked tree (.tvmlint_cache, or wherever its pyproject.toml's
+    cache-dir says), and its name follows from tvmlint's build: a repository can ship one.
+    Unpickling it ran its code; a store is now trusted only with the user's own key's seal."""
+    import pickle
+
+    write_tree(tmp_path, {"a.py": GATED, "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n'})
+    marker = tmp_path.parent / f"{tmp_path.name}-MARKER"
+    store = ResultCache(tmp_path / ".tvmlint_cache").path  # the name the run will read
+    store.parent.mkdir()
+    store.write_bytes(pickle.dumps(_Planted(marker)))
+    (store.parent / "CACHEDIR.TAG").write_text(cache_module.TAG)  # as tvmlint's own cache has
+    result = run_cli("check", "--format", "concise", ".", cwd=tmp_path)
+    assert not marker.exists(), "the planted store was unpickled"
+    assert result.returncode == 1 and "a.py:3:7: TVM101" in result.stdout, result.stdout + result.stderr
+    again = run_cli("check", "--format", "concise", ".", cwd=tmp_path)  # the run's own store is read back
+    assert again.stdout == result.stdout and not marker.exists()
+    assert store.read_bytes() != pickle.dumps(_Planted(marker))
+
+
+def test_a_cache_dir_that_holds_other_files_is_left_alone(tmp_path):
+    """`cache-dir = "."` (or a build/ or out/ of the project): the cleanup of the old layout
+    deleted the directory's results/ with everything in it, and the cache's .gitignore (`*`)
+    and CACHEDIR.TAG told git and backup tools to skip the whole project."""
+    write_tree(tmp_path, {
+        "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\ncache-dir = "."\n',
+        "a.py": GATED,
+        "results/run1.csv": "precious\n",
+        "store-mine.pickle": "a file of the user's that looks like an old store\n",
+    })
+    before = sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*"))
+    result = run_cli("check", "--format", "concise", ".", cwd=tmp_path)
+    assert result.returncode == 1 and "a.py:3:7: TVM101" in result.stdout
+    assert sorted(p.relative_to(tmp_path) for p in tmp_path.rglob("*")) == before
+    assert (tmp_path / "results" / "run1.csv").read_text() == "precious\n"
+    assert result.stderr.strip() == (
+        f"tvmlint: {tmp_path}: not used for the result cache: it holds files that are not tvmlint's "
+        "(cache-dir must name a directory of its own)"
+    )

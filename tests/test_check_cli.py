@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from helpers import REPO, run_cli, write_tree
 
@@ -100,3 +102,16 @@ def test_rules_and_rule_docs():
 def test_module_entry_point_and_version():
     result = run_cli("--version", cwd=REPO)
     assert result.returncode == 0 and result.stdout.startswith("tvmlint ")
+
+
+def test_a_working_directory_that_was_removed_is_a_usage_error(tmp_path):
+    """A shell left in a deleted directory (a rebuilt checkout): not an internal error to report."""
+    import shlex
+
+    (tmp_path / "ok.py").write_text("x = 1\n")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    command = f"cd {shlex.quote(str(gone))} && rmdir {shlex.quote(str(gone))} && exec {shlex.quote(sys.executable)} -m tvmlint check {shlex.quote(str(tmp_path / 'ok.py'))}"
+    done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "tvmlint: error: the working directory no longer exists", done.stderr

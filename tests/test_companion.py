@@ -265,6 +265,24 @@ def test_confirm_tvm107_tvm105_and_tvm302_config(tmp_path, cache_dir):
 
 @pytest.mark.tvm
 @needs_tvm
+@pytest.mark.parametrize("encode", [
+    lambda text: ("# -*- coding: latin-1 -*-\n# caf\xe9\n" + text).encode("latin-1"),
+    lambda text: ("\x0c\n" + text).encode(),  # a form feed: str.splitlines ends a line there, Python does not
+    lambda text: text.replace("\n", "\r").encode(),
+], ids=["latin1", "formfeed", "cr"])
+def test_confirm_reads_the_key_as_python_reads_the_file(tmp_path, cache_dir, encode):
+    """The key a TVM107 finding is about is read back from the file: it was read as UTF-8 with
+    str.splitlines, so a coding cookie or a form feed left it "could not tell which config key"."""
+    (tmp_path / "keys.py").write_bytes(encode("import tvm\nwith tvm.transform.PassContext(config={'tir.disable_vectorize': True}):\n    pass\n"))
+    done = tvmlint("check", "--confirm", "--target-version", "0.27", "--select", "TVM107", "--format", "json",
+                   "keys.py", cwd=tmp_path, cache=cache_dir)
+    [finding] = findings_json(done)
+    assert finding["confirmed"] is True, finding["confirmation"]
+    assert "Invalid config option 'tir.disable_vectorize'" in finding["confirmation"]
+
+
+@pytest.mark.tvm
+@needs_tvm
 def test_confirm_text_output_says_confirmed(tmp_path, cache_dir):
     write_tree(tmp_path, {"lower.py": RELAX_AT_0})
     done = tvmlint("check", "--confirm", "--target-version", "0.27", "lower.py", cwd=tmp_path, cache=cache_dir)
@@ -314,6 +332,24 @@ def test_an_interpreter_without_tvm_gives_one_line(tmp_path, cache_dir):
     done = tvmlint("check", "--confirm", "--tvm-python", str(bare), "--target-version", "0.27", "--format", "json",
                    "lower.py", cwd=tmp_path, cache=cache_dir)
     _static_and_one_line(done, "no TVM is installed for")
+
+
+def test_a_tvm_that_fails_to_import_gives_one_line(tmp_path, cache_dir):
+    """An install whose native library is missing: `import tvm` raises, as a broken build does."""
+    write_tree(tmp_path, {"lower.py": RELAX_AT_0})
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(tmp_path / "broken")], check=True, timeout=300)
+    python = tmp_path / "broken" / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True, timeout=60).stdout.strip()
+    write_tree(Path(site), {"tvm/__init__.py": "raise OSError('libtvm.so: cannot open shared object file')\n"})
+    done = tvmlint("check", "--confirm", "--tvm-python", str(python), "--target-version", "0.27", "--format", "json",
+                   "lower.py", cwd=tmp_path, cache=cache_dir)
+    _static_and_one_line(done, "OSError: libtvm.so: cannot open shared object file")
+    registry = tvmlint("registry", "--tvm-python", str(python), cwd=tmp_path, cache=cache_dir)
+    assert registry.returncode == 2 and registry.stdout == ""
+    assert registry.stderr.strip().splitlines() == [
+        f"tvmlint: the TVM companion ({python}): OSError: libtvm.so: cannot open shared object file"
+    ]
 
 
 def test_a_missing_interpreter_gives_one_line(tmp_path, cache_dir):
@@ -419,3 +455,16 @@ def test_config_key_confirmation_on_constructed_findings(cache_dir, monkeypatch)
     assert "about TVM 0.19" in kept[1].confirmation
     assert [f.confirmed for f in refuted] == [False]
     assert "accepts PassContext(config={'tirx.disable_vectorize': ...})" in refuted[0].confirmation
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "0"])
+def test_a_time_limit_that_is_no_time_limit_is_a_usage_error(tmp_path, cache_dir, value):
+    """inf and nan ended in an internal error, -1 and 0 in "no answer within -1s"."""
+    write_tree(tmp_path, {"lower.py": RELAX_AT_0})
+    for command in (["check", "--confirm", "lower.py"], ["registry"]):
+        done = tvmlint(*command, "--tvm-timeout", value, cwd=tmp_path, cache=cache_dir)
+        assert done.returncode == 2 and done.stdout == "", done.stdout
+        assert done.stderr.strip().splitlines()[-1].endswith(f"argument --tvm-timeout: expected a positive number of seconds, got {value!r}")
+    done = tvmlint("check", "--confirm", "--target-version", "0.27", "--format", "json", "lower.py", cwd=tmp_path, cache=cache_dir,
+                   env={"TVMLINT_TVM_TIMEOUT": value})
+    _static_and_one_line(done, f"$TVMLINT_TVM_TIMEOUT is not a positive number of seconds: {value!r}")

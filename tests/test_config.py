@@ -86,3 +86,12 @@ def test_default_target_is_the_installed_tvm():
         return
     assert expected.startswith(format_version(version))
     assert "installed apache-tvm" in source
+
+
+@pytest.mark.parametrize("given, message", [("nowhere.toml", "no such file"), (".", "not a regular file"), ("/dev/null", "not a regular file")])
+def test_a_config_path_that_is_no_file_says_what_it_is(tmp_path, given, message):
+    """`--config .` and `--config /dev/null` were "no such file", though both exist."""
+    write_tree(tmp_path, {"a.py": SILENT})
+    result = run_cli("check", "--config", given, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"tvmlint: error: --config {given}: {message}"

@@ -71,6 +71,31 @@ def test_syntax_error_reported_at_the_parsers_position_and_the_others_still_chec
     assert [line.split(":")[1] + ":" for line in lines_for(result, "port.py")] == PORT_LINES
 
 
+def _parser_says(text: str) -> str:
+    with pytest.raises(SyntaxError) as parser:
+        ast.parse(text)
+    return f"{parser.value.lineno}:{parser.value.offset}"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import tvm\n" + "x" * 3000 + " $ 1\n",  # CPython re-read the line from disk, cut at 1000 bytes
+        "import tvm\ncaf\u00e9 = \u00e9\u00e9 $ 1\n",
+    ],
+    ids=["long-line", "non-ascii"],
+)
+def test_the_syntax_error_column_is_the_parsers_for_the_text_checked(tmp_path, text):
+    """Given the file's name, CPython re-reads the offending line from the disk to place the error:
+    a line longer than its buffer (generated code) got column 7, and a buffer from stdin or the
+    editor was placed by the line on disk, which may differ."""
+    (tmp_path / "bad.py").write_text(text, encoding="utf-8")
+    assert lines_for(check(tmp_path), "bad.py")[0].startswith(f"bad.py:{_parser_says(text)}: TVM001")
+    (tmp_path / "bad.py").write_text("import tvm\nx = 1\n", encoding="utf-8")  # the saved file; the buffer differs
+    piped = run_cli("check", "--format", "concise", "--stdin-filename", "bad.py", "-", cwd=tmp_path, stdin=text)
+    assert piped.stdout.startswith(f"bad.py:{_parser_says(text)}: TVM001"), piped.stdout
+
+
 @pytest.mark.parametrize(
     "name, data, message",
     [
@@ -90,6 +115,27 @@ def test_unreadable_source_is_one_tvm001_and_the_run_goes_on(tmp_path, name, dat
     (line,) = lines_for(result, name)
     assert f"TVM001 The file {message}" in line
     assert len(lines_for(result, "port.py")) == 3
+
+
+@pytest.mark.parametrize(
+    "data, where",
+    [
+        (b"import tvm\nx = 'caf\xe9'\n", "2:9"),  # the byte that does not decode
+        (b"import tvm\r\ns = '\xc3\xa9\xff'\r\n", "2:7"),  # columns in characters, CRLF one line end
+        (b"import tvm\rx = 1\x00\r", "2:6"),  # the NUL; a lone CR ends a line
+        (b"# -*- coding: latin-1 -*-\nimport tvm\nx = 1\n\x00", "4:1"),
+        (b"\xef\xbb\xbfimport tvm\nx = '\xff'\n", "2:6"),  # the BOM is not a column
+    ],
+    ids=["utf8", "crlf", "nul-cr", "nul-latin1", "bom"],
+)
+def test_undecodable_bytes_are_reported_where_they_are(tmp_path, data, where):
+    """An editor's jump-to-finding lands on the byte at fault, not on line 1."""
+    (tmp_path / "bad.py").write_bytes(data)
+    (line,) = lines_for(check(tmp_path), "bad.py")
+    assert line.startswith(f"bad.py:{where}: TVM001 The file could not be decoded"), line
+    done = subprocess.run([sys.executable, "-m", "tvmlint", "check", "--format", "concise", "--stdin-filename", "bad.py", "-"],
+                          cwd=tmp_path, input=data, capture_output=True, timeout=300)
+    assert done.stdout.decode().startswith(f"bad.py:{where}: TVM001 The input could not be decoded"), done.stdout
 
 
 def test_an_empty_file_is_clean(tmp_path):
@@ -268,6 +314,50 @@ def test_unreadable_files_and_directories_are_reported_and_skipped():
         import shutil
 
         shutil.rmtree(root)
+
+
+def test_a_tree_a_thousand_directories_deep(tmp_path):
+    """Directory walks and the lookups above a file (pyproject.toml, packages) recursed once a
+    level: a thousand levels (a runaway generator, a copied symlink loop) stopped the run with
+    RecursionError on Python before 3.12. Each level is a package; only the bottom holds code."""
+    depth = sys.getrecursionlimit() + 100  # just past it: each level costs system calls on a longer path
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "port.py": PORT})
+    fd = os.open(tmp_path, os.O_RDONLY)
+    try:
+        for _ in range(depth):  # by descriptor: shorter paths on the way
+            os.mkdir("a", dir_fd=fd)
+            inner = os.open("a", os.O_RDONLY, dir_fd=fd)
+            os.close(fd)
+            fd = inner
+            os.close(os.open("__init__.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd))
+        with open(os.open("broken.py", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as handle:
+            handle.write("def (\n")
+    finally:
+        os.close(fd)
+    deep = "/".join(["a"] * depth) + "/broken.py"
+    try:  # not check(): its snapshot walks with os.walk, which recurses too
+        walked = run_cli("check", "--no-cache", "--format", "concise", ".", cwd=tmp_path)
+        assert walked.returncode == 1, walked.stderr
+        assert lines_for(walked, deep) == [f"{deep}:1:5: TVM001 The file could not be parsed: invalid syntax"]
+        assert len(lines_for(walked, "port.py")) == 3
+        named = run_cli("check", "--no-cache", "--format", "concise", deep, cwd=tmp_path)  # as pre-commit passes it
+        assert named.returncode == 1 and lines_for(named, deep) == lines_for(walked, deep), named.stderr
+    finally:
+        _remove_chain(tmp_path, "a", depth)
+
+
+def _remove_chain(root: Path, name: str, depth: int) -> None:
+    """Remove a chain of `depth` directories from the bottom up (shutil.rmtree recursed too)."""
+    fds = [os.open(root, os.O_RDONLY)]
+    for _ in range(depth):
+        fds.append(os.open(name, os.O_RDONLY, dir_fd=fds[-1]))
+    for fd in reversed(fds[1:]):
+        for entry in os.listdir(fd):
+            os.unlink(entry, dir_fd=fd)
+        os.close(fd)
+        fds.pop()
+        os.rmdir(name, dir_fd=fds[-1])
+    os.close(fds[0])
 
 
 def test_twenty_thousand_files(tmp_path):
@@ -453,3 +543,17 @@ def test_a_directory_that_cannot_be_listed_even_by_root_is_a_note(tmp_path):
     assert result.returncode == 1
     assert "cannot read directory (File name too long)" in result.stderr
     assert [line.split(":")[1] + ":" for line in lines_for(result, "port.py")] == PORT_LINES
+
+
+def test_the_parsers_warnings_about_checked_code_are_not_printed(tmp_path):
+    """`"\\d"` in old code: Python 3.12 prints a SyntaxWarning for every such string the parser
+    meets (3.11 a DeprecationWarning, shown under PYTHONWARNINGS=always); a run over a real
+    repository printed pages of them."""
+    write_tree(tmp_path, {
+        "pyproject.toml": CONFIG, "port.py": PORT,
+        "plain.py": 'import re\nP = re.compile("\\d+")\n',
+        "tvm_user.py": PORT + 'P = "\\d"\n',  # analysed too: both parsers see it
+    })
+    result = run_cli("check", "--no-cache", "--format", "concise", ".", cwd=tmp_path, env={"PYTHONWARNINGS": "always"})
+    assert result.returncode == 1 and len(lines_for(result, "tvm_user.py")) == 3
+    assert "invalid escape sequence" not in result.stderr, result.stderr

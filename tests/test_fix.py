@@ -214,3 +214,94 @@ def test_examples_diff_shows_the_rewrites(tmp_path):
         assert line in diff, diff
     assert "from tvm.transform import" not in diff
     assert {p: p.read_bytes() for p in before} == before
+
+
+def test_no_cache_and_jobs_hold_for_fix_and_check_fix(tmp_path):
+    """`check --fix --no-cache` used to write the cache anyway, and `fix` took neither option."""
+    path = project(tmp_path)
+    for command in (["fix", "--no-cache", "--jobs", "2"], ["check", "--fix", "--no-cache", "--jobs", "1"]):
+        path.write_text(PORT, encoding="utf-8")
+        result = run_cli(*command, ".", cwd=tmp_path)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert path.read_text(encoding="utf-8") == PORT_FIXED
+        assert not (tmp_path / ".tvmlint_cache").exists(), command
+    # --confirm has nothing to confirm in a fix run: said, not silently ignored
+    path.write_text(PORT, encoding="utf-8")
+    refused = run_cli("check", "--fix", "--confirm", ".", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.strip() == "tvmlint: error: --confirm cannot be combined with --fix"
+    assert path.read_text(encoding="utf-8") == PORT
+
+
+def test_a_read_only_file_is_left_untouched_and_reported():
+    """The rename that replaces a file needs only the directory's permission: a read-only file (a
+    vendored copy, a file version control keeps read-only until it is opened for edit) was replaced."""
+    import subprocess
+    import sys
+    import tempfile
+
+    from test_faults import _unprivileged
+
+    drop = _unprivileged()  # as root, without the capabilities that ignore permission bits
+    root = Path(tempfile.mkdtemp(prefix="tvmlint-readonly-"))
+    try:
+        root.chmod(0o777)  # the directory is writable: only the file's own mode says no
+        write_tree(root, {"pyproject.toml": CONFIG, "port.py": PORT, "other.py": PORT})
+        for path in root.iterdir():
+            path.chmod(0o644)
+        (root / "port.py").chmod(0o444)
+        done = subprocess.run(
+            [sys.executable, "-m", "tvmlint", "fix", "--no-cache", "."], cwd=root, capture_output=True, text=True,
+            env=dict(os.environ, HOME=str(root)), timeout=300, **drop,
+        )
+        assert "tvmlint: port.py: left untouched: could not be written (the file is read-only)" in done.stderr, done.stderr
+        assert done.returncode == 1
+        assert (root / "port.py").read_text(encoding="utf-8") == PORT
+        assert stat.S_IMODE((root / "port.py").stat().st_mode) == 0o444
+        assert (root / "other.py").read_text(encoding="utf-8") == PORT_FIXED
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="only root can give a file to another owner")
+def test_the_owner_and_group_are_kept(tmp_path):
+    """Root fixing a user's checkout (sudo, a CI container on a mounted tree) left root-owned files."""
+    path = project(tmp_path)
+    os.chown(path, 12345, 23456)
+    assert run_cli("fix", "--no-cache", ".", cwd=tmp_path).returncode == 0
+    assert path.read_text(encoding="utf-8") == PORT_FIXED
+    assert (path.stat().st_uid, path.stat().st_gid) == (12345, 23456)
+
+
+def test_a_file_saved_by_someone_else_while_it_is_fixed_is_left_as_they_saved_it(tmp_path):
+    """The whole road, not only write_atomic: an editor saves the file while fix_file re-checks it."""
+    path = project(tmp_path)
+    theirs = PORT + "# saved from the editor meanwhile\n"
+    check = _checker(tmp_path)
+
+    def check_while_they_save(text):
+        if path.read_text(encoding="utf-8") != theirs:
+            path.write_text(theirs, encoding="utf-8")
+        return check(text)
+
+    outcome = fix_file(path, "port.py", check_while_they_save, unsafe=False, write=True)
+    assert not outcome.written
+    assert outcome.problem == "left untouched: it changed on disk while tvmlint was fixing it"
+    assert path.read_text(encoding="utf-8") == theirs
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tvmlint")] == []
+
+
+def test_a_fix_whose_result_only_libcst_parses_is_discarded(tmp_path):
+    """libcst parses the newest grammar whatever Python runs it; `type X = int` (3.12) is no
+    Python to a 3.11 that runs the code. The re-check then only saw a TVM001, so the fixed
+    findings looked gone and the file was written."""
+    import ast
+    import sys
+
+    if sys.version_info >= (3, 12):
+        pytest.skip("this Python parses `type X = int`")
+    path = project(tmp_path)
+    newer = lambda text: [] if "type X" in text else [_bad_fix("type X = int\n")]  # noqa: E731
+    outcome = fix_file(path, "port.py", _checker(tmp_path, newer), unsafe=False, write=True)
+    assert any("would not parse" in why for _, why in outcome.fix.discarded), outcome.fix.discarded
+    ast.parse(path.read_text(encoding="utf-8"))
+    assert path.read_text(encoding="utf-8") == PORT_FIXED

@@ -51,7 +51,9 @@ def check(text: str, resolver=RESOLVER):
 
 
 def _parses(text: str) -> bool:
+    """Both parsers take it: the Python that runs the code, and libcst (which fix edits with)."""
     try:
+        ast.parse(text)
         cst.parse_module(text)
         return True
     except Exception:

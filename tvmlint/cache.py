@@ -16,6 +16,13 @@ the start of a run and written once at its end. It holds:
   on every file, so only a run where no file changed reuses it; it then reads
   no result and imports no rule. A changed helper reaches its callers.
 
+The store lives in the checked tree, and unpickling runs code: a repository
+could ship one. So a store is sealed with an HMAC under a key of the user's own,
+kept outside any tree (`user_cache_dir()/result-cache.key`, made on first use),
+and is unpickled only when its seal is right; another user's store, or one that
+came with the tree, is not read, only replaced. Where no key can be kept, the
+result cache is off.
+
 Concurrent runs may share the directory: the store is replaced atomically and
 merged with what another run wrote since this one read it, so at worst a
 result is computed again. Results unused for a month go, and so do the stores
@@ -25,8 +32,10 @@ of other tvmlint builds but the newest few.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import os
 import pickle
+import re
 import time
 from pathlib import Path
 from typing import Dict, Optional, Tuple
@@ -36,7 +45,10 @@ from tvmlint.source import read_file_stat
 
 DEFAULT_DIR = ".tvmlint_cache"
 STORE_PREFIX = "store-"
-STORE_FORMAT = 1
+STORE_FORMAT = 2
+SEAL = b"tvmlint result store, sealed\n"  # then the HMAC-SHA256 of the pickle, then the pickle
+KEY_NAME = "result-cache.key"
+CACHE_ENV = "TVMLINT_CACHE_DIR"
 KEEP_STORES = 4  # other tvmlint builds' stores (an editable install changes with every edit)
 KEEP_RUNS = 8  # whole runs (`tvmlint check .`, a subdirectory, the pre-commit hook's files)
 STALE_DAYS = 30
@@ -68,11 +80,82 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
+def user_cache_dir() -> Path:
+    """The user's own cache directory, outside any checked tree: $TVMLINT_CACHE_DIR, else
+    $XDG_CACHE_HOME/tvmlint, else ~/.cache/tvmlint (%LOCALAPPDATA%\\tvmlint on Windows)."""
+    override = os.environ.get(CACHE_ENV)
+    if override:
+        return Path(override)
+    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
+        return Path(os.environ["LOCALAPPDATA"]) / "tvmlint"
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tvmlint"
+
+
+def user_key() -> Optional[bytes]:
+    """The user's key for sealing stores, made on first use (readable by the user alone);
+    None where it can be neither read nor made (no home, a read-only one)."""
+    try:
+        path = user_cache_dir() / KEY_NAME
+    except RuntimeError:  # Path.home() with no home to find
+        return None
+    for _ in range(2):
+        try:
+            with open(path, "rb") as handle:
+                key = handle.read()
+            return key if len(key) >= 32 else None
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            continue  # another run made it meanwhile: read that one
+        except OSError:
+            return None
+        key = os.urandom(32)
+        with os.fdopen(fd, "wb") as out:
+            out.write(key)
+        return key
+    return None
+
+
+TAG_NAME = "CACHEDIR.TAG"
+TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# tvmlint's result cache\n"
+
+
+def owned(directory: Path) -> bool:
+    """Whether `directory` may hold the store: it does not exist yet, is empty, or is a cache
+    tvmlint made (its CACHEDIR.TAG). `cache-dir` can name any directory ("." or build/):
+    tvmlint's .gitignore (`*`) and CACHEDIR.TAG would make git and backups skip it, and the
+    clean-up of old stores would delete what is not tvmlint's."""
+    try:
+        if not any(os.scandir(directory)):
+            return True
+    except FileNotFoundError:
+        return True
+    except OSError:  # a file of that name, or a directory that cannot be listed
+        return False
+    try:
+        with open(directory / TAG_NAME, encoding="utf-8", errors="replace") as handle:
+            return "tvmlint" in handle.read(200)
+    except OSError:
+        return False
+
+
+def _seal(key: bytes, body: bytes) -> bytes:
+    return hmac.new(key, body, hashlib.sha256).digest()
+
+
 class ResultCache:
     def __init__(self, directory: Path):
         from tvmlint.knowledge import data_fingerprint
 
         self.directory = directory
+        self.owned = owned(directory)
+        self.key_bytes = user_key() if self.owned else None  # no key: neither read nor written
         self.salt = f"{code_fingerprint()}:{data_fingerprint()}"
         name = hashlib.blake2b(self.salt.encode(), digest_size=10).hexdigest()
         self.path = directory / f"{STORE_PREFIX}{name}.pickle"
@@ -93,12 +176,21 @@ class ResultCache:
             self.files, self.results, self.runs = stored
 
     def _read(self):
+        if self.key_bytes is None:
+            return None
         try:
             with open(self.path, "rb") as handle:
                 status = os.fstat(handle.fileno())
-                stored = pickle.load(handle)
-        except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
-            return None  # absent, damaged, or of another format: start afresh
+                data = handle.read()
+        except OSError:
+            return None
+        seal, body = data[len(SEAL) : len(SEAL) + 32], data[len(SEAL) + 32 :]
+        if not data.startswith(SEAL) or not hmac.compare_digest(seal, _seal(self.key_bytes, body)):
+            return None  # not sealed by this user's key: never unpickled, replaced at the end
+        try:
+            stored = pickle.loads(body)
+        except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
+            return None  # damaged, or of another format: start afresh
         if not (isinstance(stored, tuple) and len(stored) == 4 and stored[0] == STORE_FORMAT):
             return None
         self._loaded_as = (status.st_mtime_ns, status.st_size, status.st_ino)
@@ -172,7 +264,7 @@ class ResultCache:
 
     def save(self) -> None:
         """Write the store if this run changed it; a read-only or full disk costs speed, never a result."""
-        if not self._changed:
+        if not self._changed or self.key_bytes is None:
             return
         try:
             self._merge_theirs()
@@ -182,8 +274,9 @@ class ResultCache:
 
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
             try:
+                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs), protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(handle, "wb") as out:
-                    pickle.dump((STORE_FORMAT, self.files, self.results, self.runs), out, protocol=pickle.HIGHEST_PROTOCOL)
+                    out.write(SEAL + _seal(self.key_bytes, body) + body)
                 os.replace(temporary, self.path)
             except BaseException:
                 os.unlink(temporary)
@@ -227,13 +320,14 @@ class ResultCache:
         ignore = self.directory / ".gitignore"
         if not ignore.exists():
             ignore.write_text("# Created by tvmlint: the result cache.\n*\n", encoding="utf-8")
-        tag = self.directory / "CACHEDIR.TAG"
+        tag = self.directory / TAG_NAME
         if not tag.exists():
-            tag.write_text("Signature: 8a477f597d28d172789f06886806bc55\n# tvmlint's result cache\n", encoding="utf-8")
+            tag.write_text(TAG, encoding="utf-8")
 
     def _drop_other_stores(self) -> None:
         """Other builds' stores but the newest few, and the one-file-per-result layout of old."""
-        stores = sorted(self.directory.glob(f"{STORE_PREFIX}*.pickle"), key=_mtime)
+        # only names tvmlint gives its stores (store-<20 hex digits>.pickle)
+        stores = sorted((p for p in self.directory.glob(f"{STORE_PREFIX}*.pickle") if _STORE_NAME.fullmatch(p.name)), key=_mtime)
         for old in stores[:-KEEP_STORES - 1]:
             try:
                 old.unlink()
@@ -244,6 +338,9 @@ class ResultCache:
             import shutil
 
             shutil.rmtree(legacy, ignore_errors=True)
+
+
+_STORE_NAME = re.compile(rf"{STORE_PREFIX}[0-9a-f]{{20}}\.pickle")
 
 
 def _mtime(path: Path) -> int:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
+import warnings
 from dataclasses import dataclass
 from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
@@ -28,10 +29,17 @@ def roots_of(knowledge) -> FrozenSet[str]:
     return frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"}
 
 
-def parse(text: str, path: str) -> Tuple[Optional[ast.Module], Optional[Tuple[int, int, str]]]:
+def parse(text: str) -> Tuple[Optional[ast.Module], Optional[Tuple[int, int, str]]]:
     """(tree, None), or (None, (line, column, why)) when the stdlib parser rejects the text."""
     try:
-        return ast.parse(text, filename=path), None
+        # no file name: given one, CPython re-reads the offending line from that file on disk to
+        # place a syntax error, so the column came from the saved file, not the text checked (an
+        # editor's or stdin's buffer), and from a line cut at its buffer's length
+        with warnings.catch_warnings():
+            # the code's own business (an invalid escape such as "\d": a SyntaxWarning printed
+            # for each from Python 3.12), not the user's run's
+            warnings.simplefilter("ignore")
+            return ast.parse(text, filename=""), None
     except SyntaxError as error:
         return None, (error.lineno or 1, error.offset or 1, f"The file could not be parsed: {error.msg}")
     except (RecursionError, MemoryError):

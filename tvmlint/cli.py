@@ -8,7 +8,7 @@ import sys
 from typing import Optional, Sequence
 
 from tvmlint import __version__
-from tvmlint.commands import COMMANDS, EXIT_ERROR, UsageError
+from tvmlint.commands import COMMANDS, EXIT_ERROR, EXIT_FINDINGS, UsageError
 
 
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
@@ -42,17 +42,45 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.print_help()
         return EXIT_ERROR
     _terminate_like_interrupt()
+    import os
+
+    try:  # every path is shown and looked up from it: a shell left in a deleted directory has none
+        os.getcwd()
+    except FileNotFoundError:
+        print("tvmlint: error: the working directory no longer exists", file=sys.stderr)
+        return EXIT_ERROR
+    from tvmlint.output.safe import encode_anything
+
+    encode_anything(sys.stdout, sys.stderr)
     try:
         return importlib.import_module(f"tvmlint.commands.{args.command}").run(args)
     except (UsageError, ConfigError) as error:
         print(f"tvmlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:
+        # the reader went away (`tvmlint check | head`): stop quietly, as the text format's
+        # rich always has (exit 1: there was more to print, so there were findings)
+        _stdout_to_devnull()
+        return EXIT_FINDINGS
     except KeyboardInterrupt:
         print("tvmlint: interrupted", file=sys.stderr)
         return EXIT_ERROR
     except Exception as error:  # a bug of ours: one clear line, not a traceback
         print(f"tvmlint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
         return EXIT_ERROR
+
+
+def _stdout_to_devnull() -> None:
+    """Point stdout at /dev/null, so that the interpreter's last flush of what is still buffered
+    does not fail again ("Exception ignored ... BrokenPipeError")."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
 
 
 def _terminate_like_interrupt() -> None:

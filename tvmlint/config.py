@@ -7,7 +7,7 @@ import functools
 import os
 from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
-from typing import Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
 from tvmlint.catalog import load_catalog
 from tvmlint.discovery import is_regular_file, resolve
@@ -292,7 +292,7 @@ class SettingsResolver:
         if overrides.config is not None:
             path = overrides.config
             if not path.is_file():
-                raise ConfigError(f"--config {path}: no such file")
+                raise ConfigError(f"--config {path}: {'not a regular file' if path.exists() else 'no such file'}")
             table = read_tool_table(path)
             self._fixed = settings_from_table(table or {}, path.resolve(), overrides)
 
@@ -329,22 +329,28 @@ class SettingsResolver:
         directory = self.resolve(text)
         if not os.path.isdir(directory):  # os.path: False, not OSError, for a name too long
             directory = directory.parent
+        elif not regular:  # a directory of the walk: its files and directories resolve from it
+            self._resolved.setdefault(text, directory)
         settings = self._for_dir(directory)
         if regular:
             self._by_head[head] = settings
         return settings
 
     def _for_dir(self, directory: Path) -> Settings:
-        cached = self._by_dir.get(directory)
-        if cached is not None:
-            return cached
-        candidate = directory / "pyproject.toml"
-        table = read_tool_table(candidate) if os.path.isfile(candidate) else None
-        if table is not None:
-            settings = settings_from_table(table, candidate, self.overrides)
-        elif directory.parent != directory:
-            settings = self._for_dir(directory.parent)
-        else:
-            settings = self.default()
-        self._by_dir[directory] = settings
+        # up the tree in a loop, not by recursion: a file thousands of directories deep is possible
+        unknown: List[Path] = []
+        settings = self._by_dir.get(directory)
+        while settings is None:
+            unknown.append(directory)
+            candidate = directory / "pyproject.toml"
+            table = read_tool_table(candidate) if os.path.isfile(candidate) else None
+            if table is not None:
+                settings = settings_from_table(table, candidate, self.overrides)
+            elif directory.parent == directory:
+                settings = self.default()
+            else:
+                directory = directory.parent
+                settings = self._by_dir.get(directory)
+        for below in unknown:  # each directory passed on the way has the settings found above it
+            self._by_dir[below] = settings
         return settings

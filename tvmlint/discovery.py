@@ -6,7 +6,7 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
 # Directories that hold no code of the user's own: VCS data, environments, builds, caches.
 SKIPPED_DIRS = frozenset(
@@ -44,6 +44,40 @@ def is_virtualenv(directory: str) -> bool:
     return os.path.isfile(os.path.join(directory, "pyvenv.cfg"))
 
 
+def walk(top: str, on_error: Callable[[OSError], None]) -> Iterator[Tuple[str, List[str], List[str]]]:
+    """os.walk(top, onerror=on_error, followlinks=False), top-down, without recursion: before
+    Python 3.12 os.walk recursed once a level, and a tree ~1,000 directories deep stopped the
+    run with RecursionError. The caller may prune `dirnames` as with os.walk."""
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        dirnames: List[str] = []
+        filenames: List[str] = []
+        links = set()
+        try:
+            with os.scandir(directory) as entries:
+                for entry in entries:
+                    try:  # as os.walk: a link to a directory is listed with the directories
+                        is_dir = entry.is_dir()
+                    except OSError:
+                        is_dir = False
+                    if not is_dir:
+                        filenames.append(entry.name)
+                        continue
+                    dirnames.append(entry.name)
+                    try:
+                        if entry.is_symlink():
+                            links.add(entry.name)
+                    except OSError:
+                        links.add(entry.name)
+        except OSError as error:
+            on_error(error)
+            continue
+        yield directory, dirnames, filenames
+        # links to directories are not followed; the rest in order, the first on top of the stack
+        stack.extend(os.path.join(directory, name) for name in reversed(dirnames) if name not in links)
+
+
 def discover(paths: Sequence[Path], is_excluded: Callable[[str], bool]) -> Discovery:
     """Python files under `paths`; a file named explicitly is always checked."""
     found = Discovery()
@@ -64,7 +98,7 @@ def discover(paths: Sequence[Path], is_excluded: Callable[[str], bool]) -> Disco
             continue
         def on_error(error: OSError) -> None:
             found.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")
-        for directory, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
+        for directory, dirnames, filenames in walk(os.fspath(root), on_error):
             kept = []
             for name in sorted(dirnames):
                 full = os.path.join(directory, name)

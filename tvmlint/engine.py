@@ -156,7 +156,7 @@ def check_module(
     whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`)."""
     from tvmlint import cheap as stage
 
-    tree, error = stage.parse(text, path)
+    tree, error = stage.parse(text)
     if tree is None:
         result = FileResult(path, module_name, version, codes)
         result.noqa = suppressions(text)

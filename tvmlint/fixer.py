@@ -8,12 +8,13 @@ parse is retried without the fixes that break it. Rounds repeat until nothing
 changes (at most MAX_ROUNDS), so a second `tvmlint fix` finds nothing to do.
 
 A file is written only when its fixed text parses, through a temporary file in
-the same directory renamed over it (permissions kept), in its own encoding,
+the same directory renamed over it (permissions, owner and group kept), in its own encoding,
 BOM and line endings, and only if it has not changed on disk since it was read.
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import tempfile
@@ -76,7 +77,16 @@ def choose(findings: Iterable[Finding], text: str, unsafe: bool, rejected: set) 
 
 
 def parses(text: str) -> Optional[str]:
-    """None when libcst parses `text`, else why not."""
+    """None when both Python (the one running tvmlint) and libcst parse `text`, else why not.
+    libcst alone is not enough: it takes the newest grammar (`type X = int`) whatever Python
+    runs the code, and the re-check of such a result showed only a TVM001, as if the fixed
+    findings were gone."""
+    from tvmlint.cheap import parse
+
+    _tree, error = parse(text)
+    if error is not None:
+        line, _column, why = error
+        return f"line {line}: {why.removeprefix('The file could not be parsed: ')}"
     try:
         cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -145,14 +155,19 @@ def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
     target = path.resolve()
     if target.read_bytes() != expected:
         raise FileChanged(str(path))
-    mode = stat.S_IMODE(os.stat(target).st_mode)
+    status = os.stat(target)
+    if not os.access(target, os.W_OK):
+        # the rename below needs only the directory's permission: without this, a read-only file
+        # (a vendored copy, one version control keeps read-only until it is opened for edit) is replaced
+        raise PermissionError(errno.EACCES, "the file is read-only", str(path))
     handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tvmlint")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
             out.flush()
             os.fsync(out.fileno())
-        os.chmod(temporary, mode)
+        _same_owner(temporary, status)
+        os.chmod(temporary, stat.S_IMODE(status.st_mode))  # after chown, which may clear set-id bits
         if target.read_bytes() != expected:  # changed while we wrote
             raise FileChanged(str(path))
         os.replace(temporary, target)
@@ -160,6 +175,23 @@ def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
         if os.path.exists(temporary):
             os.unlink(temporary)
         raise
+
+
+def _same_owner(temporary: str, status: os.stat_result) -> None:
+    """Give the new file the original's owner and group, as far as this process may: it was
+    created by whoever runs tvmlint (root fixing a user's checkout, a CI container fixing a
+    mounted tree would otherwise leave files their owner cannot edit)."""
+    if not hasattr(os, "chown"):
+        return
+    mine = os.stat(temporary)
+    if (mine.st_uid, mine.st_gid) == (status.st_uid, status.st_gid):
+        return
+    for uid, gid in ((status.st_uid, status.st_gid), (-1, status.st_gid)):  # owner needs root; a group of ours does not
+        try:
+            os.chown(temporary, uid, gid)
+            return
+        except OSError:
+            continue
 
 
 @dataclass

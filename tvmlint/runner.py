@@ -63,7 +63,7 @@ def check_paths(
     entries = [_Entry(path) for path in found.files]
     del found
     report.files_seen = len(entries)
-    cache = _open_cache(resolver) if use_cache and entries else None
+    cache = _open_cache(resolver, report.notes) if use_cache and entries else None
     run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs))
     stage = "cheap" if cheap else "full"
     keys = run.keys(stage) if cache is not None else None
@@ -216,10 +216,17 @@ def _size(path: str) -> int:
         return 0
 
 
-def _open_cache(resolver: SettingsResolver):
+def _open_cache(resolver: SettingsResolver, notes: List[str]):
     from tvmlint.cache import ResultCache, cache_directory
 
-    return ResultCache(cache_directory(resolver.for_path(resolver.cwd)))
+    cache = ResultCache(cache_directory(resolver.for_path(resolver.cwd)))
+    if not cache.owned:
+        notes.append(
+            f"{cache.directory}: not used for the result cache: it holds files that are not tvmlint's "
+            "(cache-dir must name a directory of its own)"
+        )
+        return None
+    return cache
 
 
 def _chain(ctx) -> Iterator[Tuple[str, bool]]:

@@ -62,6 +62,32 @@ def decode(data: bytes) -> Tuple[Optional[SourceText], Optional[str]]:
     return SourceText(text, encoding, bom), None
 
 
+def undecodable_at(data: bytes) -> Tuple[int, int]:
+    """Where `decode` gave up on `data`: the (line, column) of the first NUL byte or of the first
+    byte that does not decode in the declared encoding, lines ended as Python ends them and
+    columns in characters; (1, 1) when the encoding itself is at fault (an unknown cookie)."""
+    offset = data.find(b"\x00")
+    start = 0
+    if offset < 0:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError:
+            return 1, 1
+        encoding = "utf-8" if encoding == "utf-8-sig" else encoding
+        start = 3 if data.startswith(b"\xef\xbb\xbf") else 0
+        try:
+            data[start:].decode(encoding)
+            return 1, 1
+        except UnicodeDecodeError as error:
+            offset = start + error.start
+        except LookupError:
+            return 1, 1
+    before = data[start:offset]
+    line = before.count(b"\n") + before.count(b"\r") - before.count(b"\r\n") + 1
+    line_start = max(before.rfind(b"\n"), before.rfind(b"\r")) + 1
+    return line, len(before[line_start:].decode("utf-8", errors="replace")) + 1
+
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 

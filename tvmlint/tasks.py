@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, FrozenSet, Optional, Tuple
+from typing import Dict, FrozenSet, List, Optional, Tuple
 
 from tvmlint.config import Settings, SettingsResolver
 from tvmlint.discovery import is_regular_file, resolve
@@ -138,13 +138,18 @@ class Planner:
         return known
 
     def _package(self, directory: Path) -> Tuple[str, ...]:
+        # up the packages in a loop, not by recursion: they may be thousands of directories deep
+        inside: List[Path] = []
         known = self._packages.get(directory)
-        if known is None:
+        while known is None:
             if os.path.exists(directory / "__init__.py") and directory.parent != directory:
-                known = self._package(directory.parent) + (directory.name,)
+                inside.append(directory)
+                directory = directory.parent
+                known = self._packages.get(directory)
             else:
-                known = ()
-            self._packages[directory] = known
+                known = self._packages[directory] = ()
+        for package in reversed(inside):  # outermost first: each adds its name to its parent's
+            known = self._packages[package] = known + (package.name,)
         return known
 
     def _relative(self, head: str) -> Optional[str]:

@@ -12,7 +12,7 @@ import sys
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from tvmlint.engine import Checked, FileResult, check_module, parse_error
-from tvmlint.source import decode, read_file
+from tvmlint.source import decode, read_file, undecodable_at
 from tvmlint.tasks import Task
 
 # (index, what the cache records of the file read: (signature, when, digest), what was found)
@@ -29,9 +29,9 @@ def default_jobs() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def failed(task: Task, why: str) -> Checked:
+def failed(task: Task, why: str, where: Tuple[int, int] = (1, 1)) -> Checked:
     result = FileResult(task.shown, task.module_name, task.version, task.codes)
-    result.findings = parse_error(task.shown, task.codes, 1, 1, why)
+    result.findings = parse_error(task.shown, task.codes, *where, why)
     return Checked(result, False)
 
 
@@ -42,9 +42,9 @@ def run_task(task: Task) -> Outcome:
     except OSError as error:
         return task.index, None, failed(task, f"The file could not be read: {error.strerror}")
     source, why = decode(data)
-    del data
     if source is None:
-        return task.index, state, failed(task, f"The file could not be decoded: {why}")
+        return task.index, state, failed(task, f"The file could not be decoded: {why}", undecodable_at(data))
+    del data
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
         cheap=task.cheap, follow=task.follow,

@@ -6,11 +6,12 @@ import argparse
 import sys
 
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
-from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from, positive_int
+from tvmlint.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
 from tvmlint.commands.fix import add_fix_options
 from tvmlint.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
 from tvmlint.output import FORMATS
+from tvmlint.output.safe import printable_path
 
 
 def add_parser(subparsers) -> None:
@@ -19,8 +20,7 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--format", choices=FORMATS, default="text")
     add_stdin_option(parser)
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
-    parser.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the number of cores)")
-    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (.tvmlint_cache)")
+    add_run_options(parser)
     parser.add_argument("--confirm", action="store_true", help="confirm or refute each finding with the installed TVM (run in a child process)")
     add_companion_options(parser)
     parser.add_argument("--fix", action="store_true", help="apply fixes, as `tvmlint fix` does")
@@ -29,7 +29,10 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if args.fix:
-        from tvmlint.commands import fix
+        from tvmlint.commands import UsageError, fix
+
+        if args.confirm:
+            raise UsageError("--confirm cannot be combined with --fix")
 
         return fix.run(args)
     from tvmlint.config import SettingsResolver
@@ -44,8 +47,8 @@ def run(args: argparse.Namespace) -> int:
         paths = existing_paths(args)
         resolver = SettingsResolver(overrides_from(args))
         report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache)
-        for note in report.notes:
-            print(f"tvmlint: {note}", file=sys.stderr)
+        for note in report.notes:  # they name directories of the tree
+            print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
         findings, files, sources = report.findings, report.files_seen, {}
     if args.confirm:
         from tvmlint.companion.options import confirm_findings, print_refuted, target_resolver

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import List, Sequence
 
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
-from tvmlint.commands.options import add_selection_options, existing_paths, overrides_from
+from tvmlint.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
 from tvmlint.commands.stdin import add_stdin_option, reads_stdin
+from tvmlint.output.safe import printable, printable_path
 
 
 def add_fix_options(parser: argparse.ArgumentParser) -> None:
@@ -30,6 +31,7 @@ def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("fix", help="apply fixes (safe ones; --unsafe-fixes for all) and report what remains")
     add_selection_options(parser)
     add_fix_options(parser)
+    add_run_options(parser)
     parser.add_argument("--format", choices=("text", "concise"), default="text", help="how the remaining findings are shown")
     add_stdin_option(parser)
 
@@ -55,9 +57,10 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
     from tvmlint.runner import check_paths
 
     unsafe, write = args.unsafe_fixes, not args.diff
-    report = check_paths(paths, resolver)
+    run = {"jobs": args.jobs, "use_cache": not args.no_cache}
+    report = check_paths(paths, resolver, **run)
     for note in report.notes:
-        print(f"tvmlint: {note}", file=sys.stderr)
+        print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
     grouped = by_path(report.findings)
     outcomes = []
     for shown, findings in grouped.items():
@@ -70,7 +73,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
             sys.stdout.writelines(_diff(shown, outcome.fix.original, outcome.fix.fixed))
     written = [o for o in outcomes if o.written]
     if written:
-        remaining = check_paths(paths, resolver).findings  # across modules again, from the files as written
+        remaining = check_paths(paths, resolver, **run).findings  # across modules again, from the files as written
     else:
         # nothing written (--diff, or nothing fixed): the fixed texts' own findings stand for those files
         changed = {o.shown: o.fix.remaining for o in outcomes if args.diff and o.fix is not None and o.fix.changed}
@@ -140,21 +143,22 @@ def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bo
     verb = "Would fix" if args.diff else "Fixed"
     fixed_total, fixed_files, sources = 0, 0, {}
     for outcome in outcomes:
+        shown = printable_path(outcome.shown)
         if outcome.problem:
-            print(f"tvmlint: {outcome.shown}: {outcome.problem}", file=sys.stderr)
+            print(f"tvmlint: {shown}: {outcome.problem}", file=sys.stderr)
         result = outcome.fix
         if result is None:
             continue
         for finding, why in result.discarded:
             print(
-                f"tvmlint: {outcome.shown}:{finding.start.line}:{finding.start.column}: {finding.code} fix not applied: {why}",
+                f"tvmlint: {shown}:{finding.start.line}:{finding.start.column}: {finding.code} fix not applied: {printable(why)}",
                 file=sys.stderr,
             )
         if result.applied and (outcome.written or args.diff or stdin):
             fixed_total += len(result.applied)
             fixed_files += 1
             sources[outcome.shown] = result.fixed
-            print(f"{outcome.shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
+            print(f"{shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
     if stdin and remaining:
         renderer("concise")(remaining, files, sys.stderr)
     elif not args.diff and not stdin and (remaining or not readable):

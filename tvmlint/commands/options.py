@@ -32,6 +32,12 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-default-path", action="store_true", help="with no PATHS, check nothing instead of `.` (for pre-commit hooks)")
 
 
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """How a run over files goes (`check`, `fix`): worker processes and the result cache."""
+    parser.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the number of cores)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (.tvmlint_cache)")
+
+
 def overrides_from(args: argparse.Namespace):
     from tvmlint.config import Overrides
 

@@ -38,20 +38,22 @@ class StdinSource:
     shown: str  # how messages name it
     text: Optional[str]  # None when the bytes are not Python source text
     problem: Optional[str] = None
+    where: Tuple[int, int] = (1, 1)  # of the problem
 
 
 def read_stdin(args: argparse.Namespace, cwd: Path) -> StdinSource:
     from tvmlint.tasks import display_path
-    from tvmlint.source import decode
+    from tvmlint.source import decode, undecodable_at
 
     if args.stdin_filename is not None:
         path = args.stdin_filename
         shown = display_path(path, cwd)
     else:
         path, shown = cwd / "stdin.py", STDIN
-    source, why = decode(sys.stdin.buffer.read())
+    data = sys.stdin.buffer.read()
+    source, why = decode(data)
     if source is None:
-        return StdinSource(path, shown, None, f"The input could not be decoded: {why}")
+        return StdinSource(path, shown, None, f"The input could not be decoded: {why}", undecodable_at(data))
     return StdinSource(path, shown, source.text)
 
 
@@ -63,5 +65,5 @@ def check_stdin(args: argparse.Namespace, resolver) -> Tuple[List, StdinSource]:
     source = read_stdin(args, resolver.cwd)
     settings = resolver.for_path(source.path)
     if source.text is None:
-        return parse_error(source.shown, settings.codes_for(source.path), 1, 1, source.problem), source
+        return parse_error(source.shown, settings.codes_for(source.path), *source.where, source.problem), source
     return check_text(source.text, source.path, settings, shown=source.shown), source

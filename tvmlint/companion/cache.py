@@ -16,17 +16,11 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
-CACHE_ENV = "TVMLINT_CACHE_DIR"
-
 
 def cache_root() -> Path:
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override) / "registry"
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "tvmlint" / "registry"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tvmlint" / "registry"
+    from tvmlint.cache import user_cache_dir
+
+    return user_cache_dir() / "registry"
 
 
 def cache_key(location: dict, request: dict) -> str:

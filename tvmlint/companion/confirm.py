@@ -10,7 +10,6 @@ from __future__ import annotations
 import ast
 import dataclasses
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.companion import CompanionError
@@ -148,11 +147,17 @@ def relay_names(target: Version) -> Set[str]:
 
 def literal_at(finding: Finding) -> object:
     """The Python literal the finding points at (a pass name, a config key), read from the file."""
+    from tvmlint.source import decode, read_file, split_lines
+
+    # read as the check read it: in the file's declared encoding, lines ended as Python ends them
     try:
-        lines = Path(finding.path).read_text(encoding="utf-8").splitlines(keepends=True)
-    except (OSError, UnicodeDecodeError):
+        source, _why = decode(read_file(finding.path))
+    except OSError:
         return None
+    lines = split_lines(source.text) if source is not None else []
     start, end = finding.start, finding.end
+    if end.line > len(lines):  # changed since it was checked
+        return None
     if start.line == end.line:
         text = lines[start.line - 1][start.column - 1 : end.column - 1]
     else:

@@ -17,10 +17,19 @@ def add_companion_options(parser: argparse.ArgumentParser) -> None:
         help="ask the TVM installed under this Python interpreter (default: the one running tvmlint)",
     )
     parser.add_argument(
-        "--tvm-timeout", type=float, metavar="SECONDS",
+        "--tvm-timeout", type=_positive_seconds, metavar="SECONDS",
         help="give up on the TVM child process after this long (default 120, or $TVMLINT_TVM_TIMEOUT)",
     )
     parser.add_argument("--no-registry-cache", action="store_true", help="ask TVM afresh instead of the cached registry snapshot")
+
+
+def _positive_seconds(text: str) -> float:
+    from tvmlint.companion.process import seconds
+
+    value = seconds(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
+    return value
 
 
 def confirm_findings(

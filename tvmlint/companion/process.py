@@ -22,13 +22,23 @@ TIMEOUT_ENV = "TVMLINT_TVM_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
 
 
+def seconds(text: str) -> Optional[float]:
+    """A time limit: a positive, finite number of seconds; None for anything else (inf and nan
+    would reach the subprocess and queue calls, which reject them; 0 or less never waits)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 < value < float("inf") else None
+
+
 def default_timeout() -> float:
     text = os.environ.get(TIMEOUT_ENV)
     if text:
-        try:
-            return float(text)
-        except ValueError:
-            raise CompanionError(f"${TIMEOUT_ENV} is not a number of seconds: {text!r}") from None
+        value = seconds(text)
+        if value is None:
+            raise CompanionError(f"${TIMEOUT_ENV} is not a positive number of seconds: {text!r}")
+        return value
     return DEFAULT_TIMEOUT
 
 

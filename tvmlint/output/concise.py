@@ -5,10 +5,11 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from tvmlint.diagnostics import Finding
+from tvmlint.output.safe import printable, printable_path
 from tvmlint.output.summary import summary_line
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, **_: object) -> None:
     for finding in findings:
-        stream.write(f"{finding.path}:{finding.start.line}:{finding.start.column}: {finding.code} {finding.message}\n")
+        stream.write(f"{printable_path(finding.path)}:{finding.start.line}:{finding.start.column}: {finding.code} {printable(finding.message)}\n")
     stream.write(summary_line(findings, files) + "\n")

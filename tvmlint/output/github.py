@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Sequence, TextIO
 
 from tvmlint.diagnostics import Finding
+from tvmlint.output.safe import printable
 from tvmlint.output.summary import summary_line
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -33,7 +34,7 @@ def annotation(finding: Finding) -> str:
         "title": finding.code,
     }
     joined = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    return f"::{COMMAND.get(finding.severity, 'warning')} {joined}::{escape_data(finding.message)}"
+    return f"::{COMMAND.get(finding.severity, 'warning')} {joined}::{escape_data(printable(finding.message))}"
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, **_: object) -> None:

@@ -6,8 +6,9 @@ import json
 from typing import Sequence, TextIO
 
 from tvmlint.diagnostics import Finding
+from tvmlint.output.safe import json_text
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, **_: object) -> None:
-    json.dump([finding.to_json() for finding in findings], stream, indent=2, ensure_ascii=False)
+    stream.write(json_text(json.dumps([finding.to_json() for finding in findings], indent=2, ensure_ascii=False)))
     stream.write("\n")

@@ -17,6 +17,7 @@ from urllib.parse import quote
 from tvmlint import __version__
 from tvmlint.catalog import RuleInfo, load_catalog
 from tvmlint.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.output.safe import json_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/tvmlint/tvmlint"
@@ -44,7 +45,8 @@ def _artifact(path: str) -> dict:
     pure = PurePath(path)
     if pure.is_absolute():  # outside the directory tvmlint ran in
         return {"uri": Path(path).as_uri()}
-    return {"uri": quote(pure.as_posix()), "uriBaseId": SRCROOT}
+    # quoted from the bytes: a name that is not UTF-8 is percent-encoded as it is on disk
+    return {"uri": quote(os.fsencode(pure.as_posix())), "uriBaseId": SRCROOT}
 
 
 def _region(start: Position, end: Position) -> dict:
@@ -110,5 +112,5 @@ def sarif_log(findings: Sequence[Finding]) -> dict:
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, **_: object) -> None:
-    json.dump(sarif_log(findings), stream, indent=2, ensure_ascii=False)
+    stream.write(json_text(json.dumps(sarif_log(findings), indent=2, ensure_ascii=False)))
     stream.write("\n")
