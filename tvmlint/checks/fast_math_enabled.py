@@ -88,27 +88,19 @@ class FastMathEnabled(Rule):
     def triggers(cls, knowledge):
         # FastMath runs inside a runner's pipeline or a Sequential; the config key acts on builds
         facts = load_table("numerics.toml")
-        name = facts.get("fast_math", {}).get("pass", "FastMath")
-        runners = {api for api, runner in knowledge.runners.items() if any(m.name == name for m in runner.runs)}
-        # a Sequential the file builds holds FastMath only if the file names a pass that is or holds it
-        wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.name == name or _holds(spec.members, name)}
         builds = {
             api for row in facts.get("fast_math_build", [])
             if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
         }
-        return frozenset(runners) | frozenset(wrappers) | frozenset(builds)
+        return _pipelines_holding_fast_math(knowledge) | frozenset(builds)
 
     @classmethod
     def project_pattern(cls, knowledge):
         # Where no pipeline of the target holds FastMath, only a config that sets the key to True
         # can report, and the analysis takes both from a dict literal: `"<key>": True`, maybe with
         # a prefix on the string, comments, line breaks or parentheses in between.
-        facts = load_table("numerics.toml")
-        fast = facts.get("fast_math", {})
-        name, key = fast.get("pass", "FastMath"), fast.get("config_key")
-        if key is None or any(any(m.name == name for m in runner.runs) for runner in knowledge.runners.values()):
-            return None
-        if any(spec.name == name or _holds(spec.members, name) for spec in knowledge.passes_by_api.values()):
+        key = load_table("numerics.toml").get("fast_math", {}).get("config_key")
+        if key is None or _pipelines_holding_fast_math(knowledge):
             return None
         gap = r"(?:\s|#[^\n]*|\\)*"
         return re.escape(key) + r"['\"]" + gap + ":" + r"(?:\s|#[^\n]*|\\|\()*" + r"True\b"
@@ -168,3 +160,12 @@ class FastMathEnabled(Rule):
 
 def _holds(members, name: str) -> bool:
     return any(member.name == name or _holds(member.members, name) for member in members)
+
+
+def _pipelines_holding_fast_math(knowledge) -> frozenset:
+    """Runners whose pipeline holds FastMath, and passes that are or hold it (a Sequential the
+    file builds holds FastMath only if the file names one of them)."""
+    name = load_table("numerics.toml").get("fast_math", {}).get("pass", "FastMath")
+    runners = {api for api, runner in knowledge.runners.items() if any(m.name == name for m in runner.runs)}
+    wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.name == name or _holds(spec.members, name)}
+    return frozenset(runners | wrappers)

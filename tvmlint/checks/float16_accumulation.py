@@ -38,6 +38,16 @@ def _facts() -> dict:
     return load_table("numerics.toml")
 
 
+@functools.lru_cache(maxsize=None)
+def _sum_apis(version) -> frozenset:
+    """The te.sum spellings at a release: the cheap stage asks once per definition."""
+    facts = _facts()
+    return frozenset(
+        api for row in facts.get("te_sum", []) if in_range(version, row.get("since"), row.get("until"))
+        for api in row["api"]
+    )
+
+
 class _Walker(BatchableVisitor):
     """Buffer and tensor dtypes per function, and the blocks and sums to judge under them.
 
@@ -150,11 +160,7 @@ class Float16Accumulation(Rule):
     def triggers(cls, knowledge):
         facts = _facts()
         inits = {f"{row['namespace']}.init" for row in facts.get("tvmscript", [])}
-        sums = {
-            api for row in facts.get("te_sum", [])
-            if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
-        }
-        return frozenset(inits | sums)
+        return frozenset(inits) | _sum_apis(knowledge.version)
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
@@ -163,11 +169,7 @@ class Float16Accumulation(Rule):
         low = frozenset(facts.get("accumulation", {}).get("low_precision", ()))
         if not super().wants(used, knowledge) or used.strings.isdisjoint(low):
             return False
-        sums = {
-            api for row in facts.get("te_sum", [])
-            if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
-        }
-        if used.uses_any(sums):
+        if used.uses_any(_sum_apis(knowledge.version)):
             return True
         # a TVMScript block is reported only for a buffer stored into right in a `with` body (its
         # T.init()) and declared with a low-precision literal among the declaration's arguments
@@ -189,10 +191,7 @@ class Float16Accumulation(Rule):
             api: row for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until"))
             for api in row["api"]
         }
-        self.sum_apis = frozenset(
-            api for row in facts.get("te_sum", []) if in_range(version, row.get("since"), row.get("until"))
-            for api in row["api"]
-        )
+        self.sum_apis = _sum_apis(version)
         self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
         self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
         self.walker = _Walker(self)
