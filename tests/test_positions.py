@@ -12,6 +12,7 @@ from libcst.metadata import MetadataWrapper, PositionProvider
 from tvmlint.analysis import ModuleAnalysis, call_key
 from tvmlint.knowledge import get_knowledge
 from tvmlint.positions import LazyPositions
+from tvmlint.walk import walk
 from tvmlint.versions import parse_version
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +53,7 @@ def _lazy(text: str):
     module = cst.parse_module(text)
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     analysis = ModuleAnalysis(get_knowledge(parse_version("0.27")), "snippet")
-    module.visit(analysis)
+    walk(module, analysis)
     return module, full, analysis, LazyPositions(module, text, lambda: ast.parse(text), analysis.top_statement_of)
 
 

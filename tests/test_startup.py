@@ -37,6 +37,22 @@ def test_a_file_without_tvm_imports_none_of_what_it_does_not_use(tmp_path):
     assert not {name for name in modules for unused in UNUSED if name == unused or name.startswith(unused + ".")}
 
 
+def test_a_file_naming_tvm_that_no_rule_wants_is_checked_without_libcst(tmp_path):
+    # The rules load (the cheap stage asks each what it wants) but libcst waits until a
+    # file is analysed: most files in a TVM repository name TVM and need no analysis.
+    write_tree(tmp_path, {"script.py": "import tvm\nprint(tvm.__version__)\n"})
+    code, output, modules = _modules_after(["check", "script.py", "--no-cache", "--target-version", "0.27"], tmp_path)
+    assert code == 0 and output == "All checks passed (1 file checked)."
+    assert "tvmlint.checks.gated_pass_skipped" in modules and "tvmlint.analysis" in modules
+    assert not {name for name in modules if name == "libcst" or name.startswith("libcst.")}
+
+
+def test_a_file_a_rule_wants_is_analysed_with_libcst(tmp_path):
+    write_tree(tmp_path, {"script.py": "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"})
+    code, output, modules = _modules_after(["check", "script.py", "--no-cache", "--target-version", "0.19"], tmp_path)
+    assert code == 1 and "TVM101" in output and "libcst" in modules
+
+
 def test_a_clean_result_prints_what_rich_prints(tmp_path):
     from rich.console import Console
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tvmlint.walk import Batched, walk
+from tvmlint.walk import Batched, Visitor, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -83,3 +83,53 @@ def test_attribute_hooks_are_refused_rather_than_silently_skipped():
 
     with pytest.raises(ValueError, match="attribute hooks"):
         Batched([Hooked()])
+
+
+class Dispatch:
+    """The same methods on libcst's visitor and on ours: a visit that returns False skips the children."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def visit_Call(self, node):
+        self.log.append(("visit", "Call", cst.Module([]).code_for_node(node.func)))
+        return isinstance(node.func, cst.Name) and node.func.value != "skip"
+
+    def leave_Call(self, original_node):
+        self.log.append(("leave", "Call"))
+
+    def visit_Name(self, node):
+        self.log.append(("visit", "Name", node.value))
+
+    def leave_Name(self, original_node):
+        self.log.append(("leave", "Name", original_node.value))
+
+
+class TheirDispatch(Dispatch, cst.CSTVisitor):
+    def __init__(self, log):
+        cst.CSTVisitor.__init__(self)
+        Dispatch.__init__(self, log)
+
+
+class OurDispatch(Dispatch, Visitor):
+    pass
+
+
+class TheirBatchable(Dispatch, cst.BatchableCSTVisitor):
+    def __init__(self, log):
+        cst.BatchableCSTVisitor.__init__(self)
+        Dispatch.__init__(self, log)
+
+
+@pytest.mark.parametrize("text", ["f(a, skip(b), x.y(c))\nskip(g(d))\n", (ROOT / "tvmlint" / "walk.py").read_text()])
+def test_our_visitor_dispatches_as_libcsts_does(text):
+    module = cst.parse_module(text)
+    theirs, ours = [], []
+    module.visit(TheirDispatch(theirs))
+    walk(module, OurDispatch(ours))
+    assert ours == theirs and any(event[0] == "leave" for event in ours)
+
+
+def test_our_visitor_offers_the_methods_libcsts_batchable_visitor_offers():
+    ours, theirs = OurDispatch([]).get_visitors(), TheirBatchable([]).get_visitors()
+    assert sorted(ours) == sorted(theirs) == ["leave_Call", "leave_Name", "visit_Call", "visit_Name"]

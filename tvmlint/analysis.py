@@ -18,10 +18,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-import libcst as cst
-
 from tvmlint.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, default_context
 from tvmlint.knowledge import Knowledge, Runner
+from tvmlint.lazy import cst
+from tvmlint.walk import Visitor
 
 
 # --- values the walk can follow through variables --------------------------------
@@ -199,11 +199,10 @@ def call_key(func: cst.BaseExpression) -> Optional[str]:
     return None
 
 
-class ModuleAnalysis(cst.CSTVisitor):
+class ModuleAnalysis(Visitor):
     """Walks one module; the results are the public attributes below."""
 
     def __init__(self, knowledge: Knowledge, module_name: str, is_package: bool = False, positions=None):
-        super().__init__()
         self.positions = positions or {}
         self.k = knowledge
         self.module_name = module_name

@@ -22,12 +22,11 @@ import weakref
 from dataclasses import dataclass
 from typing import ClassVar, Dict, List, Optional, Set, Tuple
 
-import libcst as cst
-
 from tvmlint.analysis import dotted
 from tvmlint.api_history import REMOVED, History, Use, get_history
 from tvmlint.diagnostics import Edit, Fix
 from tvmlint.edits import tvm_import_edit
+from tvmlint.lazy import cst
 from tvmlint.rule import FileContext, Rule
 from tvmlint.versions import format_version
 
@@ -289,14 +288,13 @@ def _handles_import_error(node: cst.Try) -> bool:
     return False
 
 
-# Imports are statements: the walk descends through statements and their blocks only,
-# never into expressions (a full visit of a large module costs seconds).
-_BLOCKS = (cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else, cst.Finally, cst.MatchCase)
-
-
 def _guarded_imports(module: cst.Module) -> Set[cst.CSTNode]:
     """Imports in a `try` that handles ImportError, or in its handler: code written for several releases."""
     found: Set[cst.CSTNode] = set()
+    # Imports are statements: the walk descends through statements and their blocks only,
+    # never into expressions (a full visit of a large module costs seconds).
+    blocks = (cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else,
+              cst.Finally, cst.MatchCase)
 
     def walk(node: cst.CSTNode, guarded: bool) -> None:
         if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
@@ -311,7 +309,7 @@ def _guarded_imports(module: cst.Module) -> Set[cst.CSTNode]:
             return
         guarded = guarded or (isinstance(node, cst.Try) and _handles_import_error(node))
         for child in node.children:
-            if isinstance(child, _BLOCKS) or isinstance(child, cst.SimpleStatementLine):
+            if isinstance(child, blocks) or isinstance(child, cst.SimpleStatementLine):
                 walk(child, guarded)
 
     for statement in module.body:

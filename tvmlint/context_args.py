@@ -10,10 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
-import libcst as cst
-
 from tvmlint.analysis import ContextValue, call_arguments
 from tvmlint.diagnostics import Edit
+from tvmlint.lazy import cst
 from tvmlint.rule import Rule
 
 

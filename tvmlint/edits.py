@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-import libcst as cst
-
 from tvmlint.diagnostics import Edit, Position
+from tvmlint.lazy import cst
 from tvmlint.source import split_lines
 
 

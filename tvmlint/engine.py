@@ -1,9 +1,9 @@
 """Checking one module's text: parse, analyse, run the selected rules.
 
-libcst (and everything built on it: the analysis, the rules) is imported only
-when a file gets past the cheap stage (`tvmlint.cheap`): importing it costs
-more than checking a small file, and a pre-commit run on a file with no TVM
-in it should not pay for it.
+The rules are imported only when a file names TVM, and libcst only when a file
+gets past the cheap stage (`tvmlint.cheap`; the rules load without it,
+`tvmlint.lazy`): importing libcst costs more than checking a small file, and a
+pre-commit run on a file no rule wants should not pay for it.
 """
 
 from __future__ import annotations

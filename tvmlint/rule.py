@@ -10,18 +10,21 @@ resolves the context across the project and asks the rule's `judge`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Union
 
-import libcst as cst
-from libcst.metadata import CodeRange
-
-from tvmlint.analysis import ModuleAnalysis
 from tvmlint.catalog import RuleInfo, rule_info
 from tvmlint.cheap import UsedNames, roots_of
 from tvmlint.contexts import ContextRef, PassCtx
 from tvmlint.diagnostics import Finding, Fix, Position
 from tvmlint.knowledge import Knowledge
 from tvmlint.source import split_lines
+from tvmlint.walk import Visitor
+
+if TYPE_CHECKING:
+    import libcst as cst
+    from libcst.metadata import CodeRange
+
+    from tvmlint.analysis import ModuleAnalysis
 
 
 @dataclass(frozen=True)
@@ -86,27 +89,12 @@ class FileContext:
         return self.analysis.qualnames.get(node)
 
 
-_VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
-
-
-class BatchableVisitor(cst.BatchableCSTVisitor):
-    """libcst's batchable visitor, with its `visit_*`/`leave_*` methods looked up once per class:
-    libcst scans every instance with `inspect.getmembers`, which costs more than a small file's check."""
-
-    def get_visitors(self):
-        names = _VISITOR_NAMES.get(type(self))
-        if names is None:
-            names = _VISITOR_NAMES[type(self)] = tuple(super().get_visitors())
-        return {name: getattr(self, name) for name in names}
-
-
-class Rule(BatchableVisitor):
+class Rule(Visitor):
     code: ClassVar[str]
     VALID: ClassVar[Sequence[CaseLike]] = ()
     INVALID: ClassVar[Sequence[CaseLike]] = ()
 
     def __init__(self, file: FileContext):
-        super().__init__()
         self.file = file
 
     @classmethod

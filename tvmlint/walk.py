@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Callable, Dict, Iterable, List, Tuple
 
-import libcst as cst
+from tvmlint.lazy import cst
 
 _ORDER: Dict[type, Tuple[str, ...]] = {}
 
@@ -36,7 +36,38 @@ def child_fields(kind: type) -> Tuple[str, ...]:
     return order
 
 
-def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
+class Visitor:
+    """A visitor that only reads, for `walk`: `visit_<Node>` (returning False skips the
+    children) and `leave_<Node>`, called as libcst's CSTVisitor calls them.
+
+    Plain Python, so modules that define visitors load without libcst (`tvmlint.lazy`).
+    `get_visitors` is what batching (`Batched`) asks, as libcst's BatchableCSTVisitor
+    answers it, but looked up once per class rather than per instance.
+    """
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        visit = getattr(self, "visit_" + type(node).__name__, None)
+        return visit is None or visit(node) is not False
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        leave = getattr(self, "leave_" + type(original_node).__name__, None)
+        if leave is not None:
+            leave(original_node)
+
+    def get_visitors(self) -> Dict[str, Callable[[cst.CSTNode], object]]:
+        kind = type(self)
+        names = _VISITOR_NAMES.get(kind)
+        if names is None:
+            names = _VISITOR_NAMES[kind] = tuple(
+                name for name in dir(kind) if name.startswith(("visit_", "leave_")) and callable(getattr(kind, name))
+            )
+        return {name: getattr(self, name) for name in names}
+
+
+_VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
+
+
+def walk(node: cst.CSTNode, visitor: Visitor) -> None:
     """`node.visit(visitor)` for a visitor that only reads: on_visit, the children unless it
     returned False, then on_leave."""
     on_visit, on_leave = visitor.on_visit, visitor.on_leave
@@ -60,12 +91,11 @@ def walk(node: cst.CSTNode, visitor: cst.CSTVisitor) -> None:
     go(node)
 
 
-class Batched(cst.CSTVisitor):
+class Batched(Visitor):
     """Several visitors' `visit_<Node>` / `leave_<Node>` methods called in one walk, as
     libcst's `visit_batched` calls them (visits in visitor order, leaves likewise)."""
 
-    def __init__(self, visitors: Iterable[cst.BatchableCSTVisitor]):
-        super().__init__()
+    def __init__(self, visitors: Iterable[Visitor]):
         methods: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
         for visitor in visitors:
             for name, method in visitor.get_visitors().items():
@@ -92,5 +122,5 @@ class Batched(cst.CSTVisitor):
             method(original_node)
 
 
-def walk_batched(node: cst.CSTNode, visitors: Iterable[cst.BatchableCSTVisitor]) -> None:
+def walk_batched(node: cst.CSTNode, visitors: Iterable[Visitor]) -> None:
     walk(node, Batched(visitors))

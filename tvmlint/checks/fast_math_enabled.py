@@ -7,10 +7,9 @@ import re
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-import libcst as cst
-
 from tvmlint.contexts import Gated, PassCtx
 from tvmlint.knowledge import load_table
+from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
 from tvmlint.versions import in_range, parse_version
 

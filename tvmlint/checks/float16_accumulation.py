@@ -16,13 +16,12 @@ from collections import ChainMap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-import libcst as cst
-
 from tvmlint.analysis import call_arguments
 from tvmlint.knowledge import load_table
-from tvmlint.rule import BatchableVisitor, Case, Rule
+from tvmlint.lazy import cst
+from tvmlint.rule import Case, Rule
 from tvmlint.versions import in_range
-from tvmlint.walk import walk
+from tvmlint.walk import Visitor, walk
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
 
@@ -48,7 +47,7 @@ def _sum_apis(version) -> frozenset:
     )
 
 
-class _Walker(BatchableVisitor):
+class _Walker(Visitor):
     """Buffer and tensor dtypes per function, and the blocks and sums to judge under them.
 
     It rides the rules' shared walk (`Float16Accumulation.get_visitors`): a walk of
@@ -343,7 +342,7 @@ def _sum_reads(node: cst.BaseExpression, buffer: str) -> bool:
     return False
 
 
-class _Reads(cst.CSTVisitor):
+class _Reads(Visitor):
     """The tensors a te.sum expression reads, and whether it casts anything."""
 
     def __init__(self, rule: Float16Accumulation):

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from tvmlint.api_history import get_history
+from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
 from tvmlint.versions import format_version, in_range
 

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import libcst as cst
-
 from tvmlint.analysis import call_arguments, int_literal
 from tvmlint.context_args import string_elements
 from tvmlint.knowledge import load_table
+from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
 from tvmlint.versions import parse_version
 

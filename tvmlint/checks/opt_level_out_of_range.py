@@ -5,11 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Optional
 
-import libcst as cst
-
 from tvmlint.analysis import int_literal
 from tvmlint.context_args import context_calls
 from tvmlint.knowledge import load_table
+from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"

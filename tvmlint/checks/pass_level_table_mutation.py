@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-import libcst as cst
-
 from tvmlint.checks.nnvm_fold_scale_axis import nnvm_in_use
 from tvmlint.knowledge import load_table
+from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
 
 MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})

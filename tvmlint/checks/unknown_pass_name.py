@@ -6,11 +6,10 @@ import difflib
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
-import libcst as cst
-
 from tvmlint.context_args import ContextSettingsRule, context_calls, replace_string, string_elements
 from tvmlint.contexts import PassCtx
 from tvmlint.diagnostics import Fix
+from tvmlint.lazy import cst
 from tvmlint.registry import pass_name_releases, pass_names, release_span
 from tvmlint.rule import Case
 
