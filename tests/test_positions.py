@@ -49,12 +49,15 @@ def _files():
         yield pytest.param(path.read_text(encoding="utf-8"), id=str(path.relative_to(ROOT)))
 
 
-def _lazy(text: str):
+def _lazy(text: str, nested: bool = True):
     module = cst.parse_module(text)
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     analysis = ModuleAnalysis(get_knowledge(parse_version("0.27")), "snippet")
     walk(module, analysis)
-    return module, full, analysis, LazyPositions(module, text, lambda: ast.parse(text), analysis.top_statement_of)
+    return module, full, analysis, LazyPositions(
+        module, text, lambda: ast.parse(text), analysis.top_statement_of,
+        statement_of=analysis.statement_of if nested else None, parent_of=analysis.parent_statement_of,
+    )
 
 
 @pytest.mark.parametrize("text", list(_files()))
@@ -69,6 +72,60 @@ def test_every_node_and_call_is_where_libcst_says(text):
         key = call_key(call.func)
         count = analysis.call_counts[(analysis.top_statement_of(call), key)]
         assert lazy.call_line(call, key, rank, count) == full[call].start.line
+
+
+def _depth(analysis, node) -> int:
+    depth, statement = 0, analysis.statement_of(node)
+    while statement is not None:
+        depth, statement = depth + 1, analysis.parent_statement_of(statement)
+    return depth
+
+
+@pytest.mark.parametrize("text", list(_files()))
+def test_nodes_asked_innermost_first_are_where_libcst_says(text):
+    # the deepest statements' nodes first: each statement in a block is rendered alone
+    module, full, analysis, lazy = _lazy(text)
+    body = set(module.body)
+    asked = sorted(full, key=lambda node: -_depth(analysis, node))
+    for node in asked:
+        if analysis.top_statement_of(node) in body:
+            assert lazy[node] == full[node], (type(node).__name__, full[node], lazy[node])
+
+
+def test_statements_in_blocks_of_real_files_render_alone():
+    for path in sorted((ROOT / "tvmlint").rglob("*.py")):
+        module, full, analysis, lazy = _lazy(path.read_text(encoding="utf-8"))
+        body = set(module.body)
+        for node in sorted(full, key=lambda node: -_depth(analysis, node)):
+            if analysis.top_statement_of(node) in body:
+                lazy.get(node)
+        nested = [statement for statement in lazy._done if analysis.parent_statement_of(statement) is not None]
+        assert not lazy._full and (nested or not any(analysis._parent_statement.values())), path
+
+
+@pytest.mark.parametrize("text", list(_files()))
+def test_nodes_asked_outermost_first_are_where_libcst_says(text):
+    # libcst lists a node after its children: each top-level statement is rendered whole
+    module, full, analysis, lazy = _lazy(text)
+    body = set(module.body)
+    for node, where in reversed(list(full.items())):
+        if analysis.top_statement_of(node) in body:
+            assert lazy[node] == where, (type(node).__name__, where, lazy[node])
+
+
+def test_a_node_deep_in_a_class_renders_only_its_own_line():
+    text = (
+        "import tvm\n@tvm.script.ir_module\nclass Module:\n"
+        + "".join(f"    def f{i}(x: int):\n        with g():\n            if x:\n                pass\n"
+                  f"            elif x > 1:\n                y = [{i}]\n            else:\n                y = ({i}, 'é')\n"
+                  f"            try:\n                y = x\n            except E:\n                z = f({i})\n\n"
+                  for i in range(20))
+    )
+    module, full, analysis, lazy = _lazy(text)
+    for node in full:
+        if isinstance(node, (cst.Integer, cst.SimpleString)) and isinstance(analysis.statement_of(node), cst.SimpleStatementLine):
+            assert lazy[node] == full[node]
+    assert 40 <= len(lazy._done) <= 60 and module.body[1] not in lazy._done and not lazy._full
 
 
 def test_only_the_statements_asked_about_are_rendered():

@@ -235,6 +235,10 @@ class ModuleAnalysis(Visitor):
         self._with_pushes: Dict[cst.With, int] = {}
         self._top: Optional[cst.CSTNode] = None
         self._owners: Dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
+        # the innermost statement around each node, and the statement around each statement:
+        # positions render the smallest statement that holds a node (tvmlint.positions)
+        self._within: Dict[cst.CSTNode, cst.CSTNode] = {}
+        self._parent_statement: Dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
         self.call_counts: Dict[Tuple[Optional[cst.CSTNode], Optional[str]], int] = {}
         self.call_ordinals: Dict[cst.Call, int] = {}
 
@@ -251,8 +255,12 @@ class ModuleAnalysis(Visitor):
             count = self.call_counts.get(key, 0)
             self.call_counts[key] = count + 1
             self.call_ordinals[node] = count
+        statements = self._statements
+        if statements:
+            self._within[node] = statements[-1]
         if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
-            self._statements.append(node)
+            self._parent_statement[node] = statements[-1] if statements else None
+            statements.append(node)
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
@@ -266,6 +274,14 @@ class ModuleAnalysis(Visitor):
         reached; while it walks, the one it is in (a node it has yet to reach is in it)."""
         owner = self._owners.get(node)
         return owner if owner is not None or len(self._stack) < 2 else self._top
+
+    def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The innermost statement holding a node the walk has reached (None: a top-level one, or none)."""
+        return self._within.get(node)
+
+    def parent_statement_of(self, statement: cst.CSTNode) -> Optional[cst.CSTNode]:
+        """The statement whose block holds `statement` (None at the top level)."""
+        return self._parent_statement.get(statement)
 
     def _parent(self, node: cst.CSTNode, up: int = 1) -> Optional[cst.CSTNode]:
         # the stack ends with `node` itself while it is being visited

@@ -298,7 +298,10 @@ def _analyze_module(
     stdlib_tree = (lambda: tree) if tree is not None else (lambda: parse_quietly(text))
     for exact in (False, True):
         analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
-        positions = LazyPositions(module, text, stdlib_tree, analysis.top_statement_of, exact=exact)
+        positions = LazyPositions(
+            module, text, stdlib_tree, analysis.top_statement_of, exact=exact,
+            statement_of=analysis.statement_of, parent_of=analysis.parent_statement_of,
+        )
         analysis.positions = positions
         walk(module, analysis)
         # lines named while walking came from the stdlib tree before both parsers' calls were counted

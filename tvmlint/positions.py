@@ -5,10 +5,14 @@ it costs twice the parse, and most analysed files only ever ask where a few
 nodes are (a finding, a PassContext named in a message). A top-level statement
 always starts at column 0, and the stdlib parser already knows the line of its
 first token, so each statement can be rendered on its own, starting at the
-right line, the first time one of its nodes is asked for.
+right line, the first time one of its nodes is asked for. A statement inside a
+block renders alone too, indented as its blocks indent it: a finding deep in a
+TVMScript module of a thousand lines renders its own line, not the module.
 
-Every statement rendered checks that it ends where the next one begins; when
-any accounting disagrees (a construct this module did not foresee), the whole
+Every top-level statement rendered checks that it ends where the next one
+begins, and every statement in a block that it starts and ends where the stdlib
+parser says; when any accounting disagrees (a construct this module did not
+foresee), the statement around it renders instead, and in the end the whole
 module falls back to libcst's own provider, so positions are never wrong.
 
 The line of a call the analysis records for the cross-module step (most test
@@ -21,7 +25,7 @@ from __future__ import annotations
 
 import ast
 from types import SimpleNamespace
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
 from libcst.metadata import CodeRange
@@ -37,13 +41,15 @@ def parse_quietly(text: str) -> Optional[ast.Module]:
     return parse(text)[0]
 
 
+def _first_line(statement: ast.stmt) -> int:
+    """The line of a statement's first token (its first decorator's, if any)."""
+    decorators = getattr(statement, "decorator_list", None)
+    return min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno
+
+
 def first_lines(tree: ast.Module) -> List[int]:
-    """The line of the first token of each top-level statement (a decorator's, if any)."""
-    lines = []
-    for statement in tree.body:
-        decorators = getattr(statement, "decorator_list", None)
-        lines.append(min([statement.lineno, *(d.lineno for d in decorators)]) if decorators else statement.lineno)
-    return lines
+    """The line of the first token of each top-level statement."""
+    return [_first_line(statement) for statement in tree.body]
 
 
 def _calls_by_name(statements: List[ast.stmt]) -> Dict[Optional[str], List[int]]:
@@ -62,6 +68,81 @@ def _calls_by_name(statements: List[ast.stmt]) -> Dict[Optional[str], List[int]]
     return by_name
 
 
+def _blocks(statement: cst.CSTNode, theirs: ast.stmt) -> Optional[List[Tuple[cst.CSTNode, List[ast.stmt]]]]:
+    """The indented blocks of a compound statement, each with the stdlib parser's list of the same statements."""
+    kind = type(statement)
+    pairs: List[Tuple[cst.CSTNode, List[ast.stmt]]] = []
+    if kind is cst.FunctionDef and isinstance(theirs, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
+        kind is cst.ClassDef and isinstance(theirs, ast.ClassDef)
+    ) or (kind is cst.With and isinstance(theirs, (ast.With, ast.AsyncWith))):
+        pairs.append((statement.body, theirs.body))
+    elif (kind is cst.For and isinstance(theirs, (ast.For, ast.AsyncFor))) or (
+        kind is cst.While and isinstance(theirs, ast.While)
+    ) or (kind is cst.If and isinstance(theirs, ast.If)):
+        pairs.append((statement.body, theirs.body))
+        if isinstance(statement.orelse, cst.Else):
+            pairs.append((statement.orelse.body, theirs.orelse))
+    elif (kind is cst.Try and type(theirs) is ast.Try) or (kind is cst.TryStar and type(theirs).__name__ == "TryStar"):
+        if len(statement.handlers) != len(theirs.handlers):
+            return None
+        pairs.append((statement.body, theirs.body))
+        pairs.extend((mine.body, other.body) for mine, other in zip(statement.handlers, theirs.handlers))
+        if statement.orelse is not None:
+            pairs.append((statement.orelse.body, theirs.orelse))
+        if statement.finalbody is not None:
+            pairs.append((statement.finalbody.body, theirs.finalbody))
+    elif kind is cst.Match and type(theirs).__name__ == "Match" and len(statement.cases) == len(theirs.cases):
+        pairs.extend((mine.body, other.body) for mine, other in zip(statement.cases, theirs.cases))
+    else:
+        return None
+    return pairs
+
+
+def _block_holding(statement: cst.CSTNode, child: cst.CSTNode) -> Optional[cst.IndentedBlock]:
+    for block in _blocks_of(statement):
+        if isinstance(block, cst.IndentedBlock) and any(item is child for item in block.body):
+            return block
+    return None
+
+
+def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
+    found = [getattr(statement, "body", None)]
+    orelse = getattr(statement, "orelse", None)
+    if orelse is not None and not isinstance(orelse, cst.If):
+        found.append(orelse.body)
+    found.extend(handler.body for handler in getattr(statement, "handlers", ()))
+    finalbody = getattr(statement, "finalbody", None)
+    if finalbody is not None:
+        found.append(finalbody.body)
+    found.extend(case.body for case in getattr(statement, "cases", ()))
+    return [block for block in found if block is not None]
+
+
+def _is_elif(statement: Optional[cst.CSTNode], child: cst.CSTNode) -> bool:
+    return isinstance(statement, cst.If) and statement.orelse is child
+
+
+def _child_statements(statement: cst.CSTNode, theirs: ast.stmt, child: cst.CSTNode) -> Optional[List[ast.stmt]]:
+    """The stdlib parser's statements for `child`, a statement in one of `statement`'s blocks."""
+    if _is_elif(statement, child):
+        return theirs.orelse[:1] if len(theirs.orelse) == 1 and isinstance(theirs.orelse[0], ast.If) else None
+    for block, stdlib in _blocks(statement, theirs) or ():
+        if not isinstance(block, cst.IndentedBlock):
+            continue
+        position = 0
+        found: Optional[List[ast.stmt]] = None
+        for item in block.body:
+            size = len(item.body) if isinstance(item, cst.SimpleStatementLine) else 1
+            if item is child:
+                found = stdlib[position:position + size]
+            position += size
+        if position != len(stdlib):
+            return None  # the parsers count this block's statements differently
+        if found is not None:
+            return found
+    return None
+
+
 class LazyPositions:
     """A read-only mapping node -> CodeRange, as `MetadataWrapper.resolve(PositionProvider)` gives.
 
@@ -77,8 +158,15 @@ class LazyPositions:
         tree: Callable[[], Optional[ast.Module]],
         owner_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
         exact: bool = False,
+        statement_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None,
+        parent_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None,
     ):
         self.module = module
+        # the innermost statement holding a node and the statement holding a statement: a
+        # node deep in a large class (a TVMScript module) renders one line, not the class
+        self.statement_of = statement_of
+        self.parent_of = parent_of
+        self._stdlib: Dict[cst.CSTNode, Optional[List[ast.stmt]]] = {}
         self.text = text
         self.exact = exact  # never guess a line from the stdlib tree (`hint_line`)
         self._hints: Dict[tuple, int] = {}
@@ -91,6 +179,7 @@ class LazyPositions:
         self._next: Dict[cst.CSTNode, int] = {}
         self._groups: Dict[cst.CSTNode, List[ast.stmt]] = {}
         self._calls: Dict[cst.CSTNode, Dict[Optional[str], List[int]]] = {}
+        self._lines: Optional[List[str]] = None
 
     def _index_statements(self) -> Dict[cst.CSTNode, int]:
         tree = self._tree()
@@ -169,6 +258,85 @@ class LazyPositions:
         self._done.add(statement)
         return True
 
+    def _stdlib_statements(self, statement: cst.CSTNode) -> Optional[List[ast.stmt]]:
+        """The stdlib parser's statements for a libcst statement (several for `a; b`), found
+        from the top-level statement down through the blocks; None where the two disagree."""
+        if statement in self._stdlib:
+            return self._stdlib[statement]
+        parent = self.parent_of(statement) if self.parent_of is not None else None
+        found: Optional[List[ast.stmt]] = None
+        if parent is None:
+            if self._starts is None:
+                self._starts = self._index_statements()
+            found = self._groups.get(statement)
+        else:
+            above = self._stdlib_statements(parent)
+            if above is not None and len(above) == 1:
+                found = _child_statements(parent, above[0], statement)
+        self._stdlib[statement] = found
+        return found
+
+    def _indents(self, statement: cst.CSTNode) -> Optional[List[str]]:
+        """The indentation the blocks around a statement give it, outermost first."""
+        indents: List[str] = []
+        child, parent = statement, self.parent_of(statement)
+        while parent is not None:
+            if not _is_elif(parent, child):  # an elif stands where its `if` does
+                block = _block_holding(parent, child)
+                if block is None:
+                    return None
+                indents.append(self.module.default_indent if block.indent is None else block.indent)
+            child, parent = parent, self.parent_of(parent)
+        indents.reverse()
+        return indents
+
+    def _render_nested(self, statement: cst.CSTNode) -> bool:
+        """Render a statement inside a block on its own, from the line the stdlib parser gives its
+        first token; kept only if its start and end fall where that parser says they do."""
+        if _is_elif(self.parent_of(statement), statement):
+            return False  # rendered alone it would read `if`
+        stdlib = self._stdlib_statements(statement)
+        indents = self._indents(statement) if stdlib else None
+        if indents is None:
+            return False
+        rendered: Dict[cst.CSTNode, CodeRange] = {}
+        state = PositionProvidingCodegenState(
+            default_indent=self.module.default_indent,
+            default_newline=self.module.default_newline,
+            provider=SimpleNamespace(_computed=rendered),
+        )
+        state.line = _first_line(stdlib[0]) - len(statement.leading_lines)
+        state.indent_tokens = indents
+        try:
+            statement._codegen(state)
+        except Exception:  # libcst's internals moved: the top-level statement still renders
+            return False
+        if isinstance(statement, cst.SimpleStatementLine):
+            if len(statement.body) != len(stdlib):
+                return False
+            pairs = list(zip(statement.body, stdlib))
+        else:
+            pairs = [(statement, stdlib[0])]
+        for node, theirs in pairs:
+            where = rendered.get(node)
+            if where is None or (where.start.line, where.start.column, where.end.line, where.end.column) != (
+                theirs.lineno, self._column(theirs.lineno, theirs.col_offset),
+                theirs.end_lineno, self._column(theirs.end_lineno, theirs.end_col_offset),
+            ):
+                return False
+        self._computed.update(rendered)
+        self._done.add(statement)
+        return True
+
+    def _column(self, line: int, offset: Optional[int]) -> int:
+        """A column in characters from the stdlib parser's offset in UTF-8 bytes."""
+        if self._lines is None:
+            self._lines = NEWLINE_RE.split(self.text)
+        text = self._lines[line - 1] if 0 < line <= len(self._lines) else ""
+        if text.isascii() or offset is None:
+            return -1 if offset is None else offset
+        return len(text.encode("utf-8")[:offset].decode("utf-8", errors="replace"))
+
     def _all(self) -> None:
         self._computed.update(MetadataWrapper(self.module, unsafe_skip_copy=True).resolve(PositionProvider))
         self._full = True
@@ -177,6 +345,17 @@ class LazyPositions:
         found = self._computed.get(node, _MISSING)
         if found is not _MISSING or self._full:
             return found
+        # the innermost statement in a block that renders alone (an elif does not: its `if` does)
+        inner = self.statement_of(node) if self.statement_of is not None else None
+        while inner is not None and self.parent_of(inner) is not None:
+            if inner in self._done:
+                break
+            if self._render_nested(inner):
+                found = self._computed.get(node, _MISSING)
+                if found is not _MISSING:
+                    return found
+                break
+            inner = self.parent_of(inner)
         statement = self.owner_of(node)
         if statement is None or statement in self._done or not self._render(statement):
             self._computed.clear()
