@@ -6,12 +6,13 @@
 prints the tree's size, then for tvmlint (cold, warm, one file changed; 1 and N
 workers), for a bare `libcst.parse_module` of every file (1 and N workers) and
 for Fixit 2 with its default rules (when found; each file with a timeout) the
-median wall time, files/s, lines/s and peak RSS, the ratios against the floor,
-the single-file (pre-commit) time, the editor path (`runner.check_text`) on a
-2,000-line buffer and on the largest file, and peak RSS on generated trees of
-2,000 and 20,000 files. Every measured command runs in a child process;
-peak RSS is the largest resident set of any process of that run
-(getrusage(RUSAGE_CHILDREN) of a wrapper that runs only it).
+median wall time, files/s, lines/s and peak RSS, the ratios against the floor
+(cold runs alternate with floor runs, and each run's own ratio is printed too),
+the single-file (pre-commit) time over a sample of the tree's files, the editor
+path (`runner.check_text`) on a 2,000-line buffer and on the largest file, and
+peak RSS on generated trees of 2,000 and 20,000 files. Every measured command
+runs in a child process; peak RSS is the largest resident set of any process of
+that run (getrusage(RUSAGE_CHILDREN) of a wrapper that runs only it).
 
 The corpus: apache/tvm at a release tag, materialised from a clone without
 committing it anywhere:
@@ -151,15 +152,14 @@ class Figures:
         )
 
 
-def measure(command: Sequence[str], cwd: Path, stdin: Optional[str] = None, check: bool = True,
-            env: Optional[Dict[str, str]] = None) -> Run:
+def measure(command: Sequence[str], cwd: Path, stdin: Optional[str] = None, check: bool = True) -> Run:
     wrapper = [PYTHON, "-c", MEASURE, str(cwd), *command]
     if stdin is not None:
         # the wrapper's child reads stdin: pass it through a file
         with tempfile.NamedTemporaryFile("w", delete=False, suffix=".txt") as handle:
             handle.write(stdin)
         wrapper = [PYTHON, "-c", MEASURE, str(cwd), "sh", "-c", f'"$0" "$@" < {handle.name}', *command]
-    done = subprocess.run(wrapper, capture_output=True, text=True, env=env)
+    done = subprocess.run(wrapper, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"benchmark wrapper failed: {done.stderr}")
     data = json.loads(done.stdout)
@@ -192,17 +192,43 @@ def clear_cache(root: Path) -> None:
     shutil.rmtree(root / ".tvmlint_cache", ignore_errors=True)
 
 
-def bench_tvmlint(root: Path, target: str, jobs: int, runs: int, files: int, lines: int) -> Dict[str, Figures]:
+def bench_cold(root: Path, paths: Sequence[Path], target: str, jobs: int, runs: int, files: int, lines: int,
+               floor: bool, tvmlint: bool) -> Dict[str, Figures]:
+    """The floor and tvmlint cold, taken in turns (floor, tvmlint; 1 worker, then N) so that
+    both see the same machine: on a shared virtual machine one run can differ from the next
+    by a quarter, and a ratio of figures taken minutes apart carries that."""
+    listing = "\n".join(str(path) for path in paths)
+    timings: Dict[str, List[Run]] = {}
+    for _ in range(runs):
+        for workers in sorted({1, jobs}):
+            if floor:
+                run = measure([PYTHON, "-c", FLOOR, str(workers)], root, stdin=listing)
+                timings.setdefault(f"floor{workers}", []).append(run)
+            if tvmlint:
+                clear_cache(root)
+                timings.setdefault(f"cold{workers}", []).append(measure(tvmlint_command(target, workers), root))
+    labels = {"floor": "bare libcst.parse_module, {} w.", "cold": "tvmlint cold, {} worker(s)"}
+    out = {}
+    for workers in sorted({1, jobs}):
+        for kind, label in labels.items():
+            if f"{kind}{workers}" in timings:
+                out[f"{kind}{workers}"] = Figures(label.format(workers), timings[f"{kind}{workers}"], files, lines)
+    return out
+
+
+def bench_warm(root: Path, target: str, jobs: int, runs: int, files: int, lines: int) -> Dict[str, Figures]:
     out: Dict[str, Figures] = {}
     for workers in sorted({1, jobs}):
-        cold = []
-        for _ in range(runs):
-            clear_cache(root)
-            cold.append(measure(tvmlint_command(target, workers), root))
-        out[f"cold{workers}"] = Figures(f"tvmlint cold, {workers} worker(s)", cold, files, lines)
+        measure(tvmlint_command(target, workers), root)  # fills the cache
         warm = [measure(tvmlint_command(target, workers), root) for _ in range(runs)]
         out[f"warm{workers}"] = Figures(f"tvmlint warm (cache), {workers} worker(s)", warm, files, lines)
     return out
+
+
+def paired_ratios(mine: Figures, floor: Figures) -> str:
+    """Each run's ratio to the floor run taken just before it: the spread the machine gave."""
+    ratios = sorted(a.wall / b.wall for a, b in zip(mine.runs, floor.runs))
+    return ", ".join(f"{ratio:.3f}" for ratio in ratios)
 
 
 def bench_one_changed(root: Path, target: str, jobs: int, runs: int, files: int, lines: int, changed: Path) -> Figures:
@@ -216,15 +242,6 @@ def bench_one_changed(root: Path, target: str, jobs: int, runs: int, files: int,
     finally:
         changed.write_bytes(original)
     return Figures(f"tvmlint warm, 1 file changed, {jobs} w.", timings, files, lines, note=f"({changed.relative_to(root)})")
-
-
-def bench_floor(root: Path, paths: Sequence[Path], jobs: int, runs: int, files: int, lines: int) -> Dict[str, Figures]:
-    listing = "\n".join(str(path) for path in paths)
-    out = {}
-    for workers in sorted({1, jobs}):
-        timings = [measure([PYTHON, "-c", FLOOR, str(workers)], root, stdin=listing) for _ in range(runs)]
-        out[f"floor{workers}"] = Figures(f"bare libcst.parse_module, {workers} w.", timings, files, lines)
-    return out
 
 
 def find_fixit(option: Optional[str]) -> Optional[Path]:
@@ -318,12 +335,13 @@ def bench_fixit(python: Path, root: Path, paths: Sequence[Path], jobs: int, time
     return Figures(f"Fixit 2 default rules, {jobs} w.", [Run(wall, peak_kb)], files, lines, note=note)
 
 
-def bytecode_env(scratch: Path) -> Dict[str, str]:
-    """The environment of an installed tvmlint (pip compiles its bytecode, pre-commit's too):
-    bytecode kept under `scratch`, so the tree and the environment are left as they were."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(scratch)
-    return env
+def compile_bytecode() -> None:
+    """tvmlint's bytecode, compiled as pip compiles an installed package's (pre-commit's too):
+    a checkout run with PYTHONDONTWRITEBYTECODE set would compile every module on every run."""
+    import compileall
+    import tvmlint
+
+    compileall.compile_dir(str(Path(tvmlint.__file__).parent), quiet=1)
 
 
 def analysed_by_libcst(path: Path, target: str) -> bool:
@@ -350,16 +368,13 @@ def bench_single(root: Path, target: str, paths: Sequence[Path], runs: int, coun
     plain = [p for p in paths if b"tvm" not in p.read_bytes() and p.stat().st_size > 50]
     picked = [(p, "names TVM") for p in sample(naming, count)] + [(p, "no TVM") for p in plain[:1]]
     medians: Dict[str, List[float]] = {}
-    with tempfile.TemporaryDirectory() as scratch:
-        env = bytecode_env(Path(scratch))
-        for path, kind in picked:
-            command = [PYTHON, "-m", "tvmlint", "check", str(path), "--target-version", target, "--exit-zero",
-                       "--no-cache"]
-            measure(command, root, env=env)  # writes the bytecode and warms the file cache; not counted
-            wall = statistics.median(measure(command, root, env=env).wall for _ in range(runs))
-            if kind == "names TVM":
-                kind += ", analysed by libcst" if analysed_by_libcst(path, target) else ", not analysed"
-            medians.setdefault(kind, []).append(wall)
+    for path, kind in picked:
+        command = [PYTHON, "-m", "tvmlint", "check", str(path), "--target-version", target, "--exit-zero", "--no-cache"]
+        measure(command, root)  # warms the file cache; not counted
+        wall = statistics.median(measure(command, root).wall for _ in range(runs))
+        if kind == "names TVM":
+            kind += ", analysed by libcst" if analysed_by_libcst(path, target) else ", not analysed"
+        medians.setdefault(kind, []).append(wall)
     rows = []
     for kind, walls in sorted(medians.items()):
         walls.sort()
@@ -440,16 +455,19 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     print(f"machine: {os.cpu_count()} cores, load average at start {load[0]:.2f}; python {sys.version.split()[0]}")
     print(f"target {args.target_version}; N = {args.jobs} workers; median of {args.runs} runs\n")
 
+    compile_bytecode()
     figures: Dict[str, Figures] = {}
-    if "floor" not in args.skip:
-        figures.update(bench_floor(root, paths, args.jobs, args.runs, len(paths), lines))
+    if "floor" not in args.skip or "tvmlint" not in args.skip:
+        figures.update(bench_cold(root, paths, args.target_version, args.jobs, args.runs, len(paths), lines,
+                                  "floor" not in args.skip, "tvmlint" not in args.skip))
     if "tvmlint" not in args.skip:
-        figures.update(bench_tvmlint(root, args.target_version, args.jobs, args.runs, len(paths), lines))
+        figures.update(bench_warm(root, args.target_version, args.jobs, args.runs, len(paths), lines))
     if "changed" not in args.skip:
         # a helper module many tests import: its callers are what "dependents" means here
         candidates = [p for p in paths if p.name == "__init__.py" and "relay" in p.parts and "testing" in p.parts]
         changed = candidates[0] if candidates else max(paths, key=lambda p: p.stat().st_size)
-        figures["changed"] = bench_one_changed(root, args.target_version, args.jobs, args.runs, len(paths), lines, changed)
+        figures["changed"] = bench_one_changed(root, args.target_version, args.jobs, args.runs, len(paths), lines,
+                                               changed)
     if "fixit" not in args.skip:
         python = find_fixit(args.fixit)
         if python is None:
@@ -468,7 +486,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         for kind in ("cold", "warm"):
             mine = figures.get(f"{kind}{workers}")
             if floor and mine:
-                ratios.append(f"  tvmlint {kind} / floor, {workers} worker(s): {mine.median / floor.median:.3f}")
+                paired = f" (each run against the floor run before it: {paired_ratios(mine, floor)})" if kind == "cold" else ""
+                ratios.append(f"  tvmlint {kind} / floor, {workers} worker(s): {mine.median / floor.median:.3f}{paired}")
         if floor and "fixit" in figures and workers == args.jobs:
             ratios.append(f"  Fixit 2 / floor, {workers} worker(s): {figures['fixit'].median / floor.median:.2f}"
                           " (lower bound when files timed out)")
@@ -480,7 +499,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         print()
 
     if "single" not in args.skip:
-        print(f"pre-commit, `tvmlint check <file> --no-cache` with bytecode compiled, median of {args.runs} runs "
+        print(f"pre-commit, `tvmlint check <file> --no-cache`, median of {args.runs} runs "
               f"per file, files spread over the tree (target < 0.3 s):")
         print("\n".join(bench_single(root, args.target_version, paths, args.runs, args.single_sample)))
         print()
