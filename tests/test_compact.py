@@ -101,3 +101,26 @@ def test_a_kept_runs_facts_are_read_only_when_asked():
     again = pickle.loads(pickle.dumps(lazy))
     assert dict(again) == facts
     assert unpack_findings(pack_findings(back, 7))[0] == findings  # kept again as they are
+
+
+def _copied(checked: Checked) -> Checked:
+    return pickle.loads(pickle.dumps(checked))  # as a result crosses from a worker: every value its own
+
+
+def test_kept_results_share_equal_codes_versions_and_contexts():
+    first, second = _copied(_full()), _copied(_full())
+    assert first.result.codes is not second.result.codes
+    first, second = kept(first, {"pkg"}).result, kept(second, {"pkg"}).result
+    assert first.codes is second.codes and first.version is second.version
+    assert first.callsites[0].ctx is second.callsites[0].ctx and first.deferred[0].ctx is second.deferred[0].ctx
+    assert first.findings == [_finding()] and first.functions == ["pkg.a.f", "pkg.a.h"]
+
+
+def test_kept_results_with_nothing_deferred_share_their_empty_fields():
+    only_calls, deferring = _copied(_full()), _copied(_full())
+    only_calls.result.deferred, only_calls.result.findings, only_calls.result.escaped = [], [], []
+    deferring.result.findings = []
+    calls, waiting = kept(only_calls, {"pkg"}).result, kept(deferring, {"pkg"}).result
+    assert calls.findings == () and calls.escaped == () and dict(calls.noqa) == {}
+    # a result whose deferred findings the project step may still settle keeps a list to add to
+    assert waiting.findings == [] and isinstance(waiting.findings, list)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Mapping
+from types import MappingProxyType
 from dataclasses import MISSING, fields, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterable, Iterator, List, Tuple
 
@@ -32,6 +33,21 @@ def carries(result: FileResult) -> bool:
 
 
 _EMPTY: Dict[Tuple[Version, FrozenSet[str]], FileResult] = {}
+# One instance of each value many files share: each result crosses from a worker with
+# its own copy of the selected codes (a set of twenty strings) and of its version.
+_SHARED: Dict[Any, Any] = {}
+
+
+_NONE: Mapping = MappingProxyType({})
+_MAPPINGS = ("context_returns", "noqa")
+_CONTAINERS = ("findings", "deferred", "callsites", "escaped", "functions", "defined_passes") + _MAPPINGS
+
+
+def _shared(value: Any) -> Any:
+    try:
+        return _SHARED.setdefault(value, value)
+    except TypeError:  # a value holding a list or a dict (a context's config) stays its own
+        return value
 
 
 def kept(checked: Checked, roots: AbstractSet[str]) -> Checked:
@@ -39,17 +55,23 @@ def kept(checked: Checked, roots: AbstractSet[str]) -> Checked:
     by one shared empty result (never handed to the project step), and the mentions keep
     only names under `roots`, the project's top-level modules."""
     result = checked.result
-    changes: Dict[str, Any] = {}
-    if checked.mentions:
-        changes["mentions"] = project_mentions(checked.mentions, roots)
+    mentions = project_mentions(checked.mentions, roots) if checked.mentions else checked.mentions
     if not carries(result):
-        shared = (result.version, result.codes)
+        shared = (_shared(result.version), _shared(result.codes))
         if shared not in _EMPTY:
-            _EMPTY[shared] = FileResult("", "", result.version, result.codes)
-        changes["result"] = _EMPTY[shared]
-    elif not (result.findings or result.deferred):
-        result.noqa = {}
-    return replace(checked, **changes) if changes else checked
+            _EMPTY[shared] = FileResult("", "", *shared)
+        return replace(checked, result=_EMPTY[shared], mentions=mentions)
+    result.version, result.codes = _shared(result.version), _shared(result.codes)
+    for fact in (*result.deferred, *result.callsites):
+        fact.ctx = _shared(fact.ctx)  # most are the same context: the default one, or a caller's
+    if not (result.findings or result.deferred):
+        result.noqa = _NONE
+    if not result.deferred:
+        # nothing adds to a result once its deferred findings are settled: empty fields can share
+        for name in _CONTAINERS:
+            if not getattr(result, name):
+                setattr(result, name, _NONE if name in _MAPPINGS else ())
+    return replace(checked, mentions=mentions) if mentions != checked.mentions else checked
 
 
 def is_placeholder(result: FileResult) -> bool:

@@ -38,13 +38,25 @@ class RunReport:
 
 class _Entry:
     """One file of a run: its path and, once checked, what the run keeps of its result
-    (tvmlint.compact.kept). A run holds one per file to its end: nothing else."""
+    (tvmlint.compact.kept). A run holds one per file to its end: nothing else, and the
+    parts of its `Checked` in slots, not the object (a few megabytes in a large tree)."""
 
-    __slots__ = ("path", "checked")
+    __slots__ = ("path", "result", "analysed", "partial", "mentions")
 
     def __init__(self, path: str):
         self.path = path
-        self.checked: Optional[Checked] = None
+        self.result: Optional[FileResult] = None
+
+    def keep(self, checked: Checked) -> None:
+        self.result, self.analysed, self.partial, self.mentions = (
+            checked.result, checked.analysed, checked.partial, checked.mentions
+        )
+
+    @property
+    def checked(self) -> Optional[Checked]:
+        if self.result is None:
+            return None
+        return Checked(self.result, self.analysed, self.mentions, self.partial)
 
 
 def check_paths(
@@ -96,16 +108,16 @@ def check_paths(
         done_defined |= defined
         picked = [
             entry for entry in entries
-            if (not entry.checked.analysed or entry.checked.partial) and entry.checked.mentions
-            and mentions_any(entry.checked.mentions, callers_of, defined)
+            if (not entry.analysed or entry.partial) and entry.mentions
+            and mentions_any(entry.mentions, callers_of, defined)
         ]
         if not picked:
             break
         # every name followed so far: a file picked again keeps what an earlier round kept
         follow = (frozenset(done), frozenset(done_defined))
         run.check(run.indices(picked), "follow " + _names_digest(follow), follow=follow)
-    report.files_analysed = sum(1 for entry in entries if entry.checked.analysed)
-    report.findings = finalize([entry.checked.result for entry in entries if not is_placeholder(entry.checked.result)])
+    report.files_analysed = sum(1 for entry in entries if entry.analysed)
+    report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)])
     if cache is not None:
         report.cache_hits = cache.hits
         if whole is not None and run.complete:
@@ -158,7 +170,7 @@ class _Run:
                     key = self._key(task, digest, stage) if digest else None
                 packed = self.cache.get(key) if key else None
                 if packed is not None:
-                    entry.checked = self._keep(unpack(packed, task))
+                    entry.keep(self._keep(unpack(packed, task)))
                     continue
             todo.append(index)
         tasks = (self.planner.task(index, self.entries[index].path, follow) for index in self._ordered(todo))
@@ -166,7 +178,7 @@ class _Run:
             entry = self.entries[index]
             if self.cache is not None:
                 self._store(index, state, checked, stage, follow)
-            entry.checked = self._keep(checked)
+            entry.keep(self._keep(checked))
 
     def _keep(self, checked: Checked) -> Checked:
         if checked.result.deferred:
