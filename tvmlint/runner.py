@@ -52,12 +52,6 @@ class _Entry:
             checked.result, checked.analysed, checked.partial, checked.mentions
         )
 
-    @property
-    def checked(self) -> Optional[Checked]:
-        if self.result is None:
-            return None
-        return Checked(self.result, self.analysed, self.mentions, self.partial)
-
 
 def check_paths(
     paths: Sequence[Path],
@@ -99,7 +93,7 @@ def check_paths(
     done: Set[str] = set()
     done_defined: Set[str] = set()
     while cheap:
-        callers_of, defined = _followed_names(entry.checked for entry in entries)
+        callers_of, defined = _followed_names(entries)
         callers_of -= done
         defined -= done_defined
         if not callers_of and not defined:
@@ -255,17 +249,17 @@ def _chain(ctx) -> Iterator[Tuple[str, bool]]:
             return
 
 
-def _followed_names(checked_files) -> Tuple[Set[str], Set[str]]:
+def _followed_names(entries: Sequence[_Entry]) -> Tuple[Set[str], Set[str]]:
     """Qualified names of the functions some deferred finding depends on (directly or through
     further callers): those whose callers matter, and those whose definitions (returned
     contexts) matter. A skipped or partly analysed file that names one of the first, or defines
     one of the second (tvmlint.cheap.mentions), is analysed whole in the next round."""
     deferred_ctxs = []
     callers: Dict[str, list] = {}
-    for checked in checked_files:
-        if not checked.analysed:
+    for entry in entries:
+        if not entry.analysed:
             continue
-        result = checked.result
+        result = entry.result
         deferred_ctxs.extend(d.ctx for d in result.deferred)
         for call in result.callsites:
             callers.setdefault(call.callee, []).append(call.ctx)
