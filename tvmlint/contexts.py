@@ -11,7 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import FrozenSet, List, Optional, Tuple, Union
 
+from tvmlint.pickling import by_fields
 
+
+@by_fields
 @dataclass(frozen=True)
 class PassCtx:
     """A context whose settings are known (or known to be unknown: None)."""
@@ -24,6 +27,7 @@ class PassCtx:
     config: Optional[Tuple[Tuple[str, object], ...]] = None
 
 
+@by_fields
 @dataclass(frozen=True)
 class Inherited:
     """Inside a function with no enclosing `with`: whatever its callers have."""
@@ -31,6 +35,7 @@ class Inherited:
     function: str
 
 
+@by_fields
 @dataclass(frozen=True)
 class FromCall:
     """`with helper():` where helper is a project function that may return a context."""

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Optional, Tuple
 
+from tvmlint.pickling import by_fields
 
+
+@by_fields
 @dataclass(frozen=True, order=True)
 class Position:
     """1-based line, 1-based column counted in characters (as ruff does)."""
@@ -14,6 +18,7 @@ class Position:
     column: int
 
 
+@by_fields
 @dataclass(frozen=True)
 class Edit:
     """Replace the text between `start` and `end` (exclusive) with `content`."""
@@ -32,6 +37,7 @@ class Edit:
         }
 
 
+@by_fields
 @dataclass(frozen=True)
 class Fix:
     message: str
@@ -51,6 +57,7 @@ class Fix:
         }
 
 
+@by_fields
 @dataclass(frozen=True)
 class Finding:
     path: str
@@ -66,6 +73,14 @@ class Finding:
     # What the finding rests on, for the companion to check (a deferred finding's
     # payload and resolved context); never printed, not part of equality.
     facts: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # One rule on the same name in many files says the same thing: a run that holds
+        # thousands of findings keeps one copy of each message, not one per finding.
+        for name in ("code", "severity", "message"):
+            value = getattr(self, name)
+            if type(value) is str:
+                object.__setattr__(self, name, sys.intern(value))
 
     @property
     def sort_key(self) -> tuple:

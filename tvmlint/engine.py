@@ -21,6 +21,7 @@ from tvmlint.diagnostics import Finding, Position
 from tvmlint.discovery import resolve
 from tvmlint.knowledge import get_knowledge
 from tvmlint.noqa import suppressions
+from tvmlint.pickling import by_fields
 from tvmlint.versions import Version
 
 if TYPE_CHECKING:
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 PARSE_ERROR = "TVM001"
 
 
+@by_fields
 @dataclass
 class CallFact:
     callee: str
@@ -40,6 +42,7 @@ class CallFact:
     line: int
 
 
+@by_fields
 @dataclass
 class FileResult:
     """What one file contributes to a run; plain data, so it can cross processes and caches."""

@@ -17,6 +17,7 @@ from tvmlint.cheap import UsedNames, roots_of
 from tvmlint.contexts import ContextRef, PassCtx
 from tvmlint.diagnostics import Finding, Fix, Position
 from tvmlint.knowledge import Knowledge
+from tvmlint.pickling import by_fields
 from tvmlint.source import split_lines
 from tvmlint.walk import Visitor
 
@@ -47,6 +48,7 @@ class Case:
 CaseLike = Union[str, Case]
 
 
+@by_fields
 @dataclass
 class Deferred:
     """A finding that depends on the context `ctx` resolves to."""
