@@ -15,8 +15,8 @@ CALLER = (
     "with tvm.transform.PassContext(config={'tirx.enable_fast_math': True}):\n    lib = build(mod)\n"
 )
 PLAIN = "import tvm\nfrom helper import build\n\nwith tvm.transform.PassContext(opt_level=3):\n    lib = build(mod)\n"
-# enough other files for the run to be worth gating
-FILLER = {f"pkg/m{i}.py": f"import os\nVALUE = os.sep * {i}\n" for i in range(gate.MIN_FILES)}
+# files that name no TVM at all
+FILLER = {f"pkg/m{i}.py": f"import os\nVALUE = os.sep * {i}\n" for i in range(3)}
 
 
 def _run(root, cheap):
@@ -76,3 +76,22 @@ def test_one_buffer_is_its_own_project():
     assert gate.withheld_in(HELPER, codes, version) == {"TVM302"}
     assert gate.withheld_in(HELPER + CALLER, codes, version) == frozenset()
     assert gate.withheld_in(HELPER, codes, parse_version("0.19")) == frozenset()
+
+
+def test_a_one_file_run_is_gated_too(tmp_path):
+    # the pre-commit case: the helper alone is the whole run, and no file of it sets the key
+    write_tree(tmp_path, {"helper.py": HELPER})
+    resolver = SettingsResolver(Overrides(target_version="0.27", select=("TVM302",)), cwd=tmp_path)
+    report = check_paths([tmp_path / "helper.py"], resolver, jobs=1, use_cache=False)
+    assert report.findings == [] and report.files_analysed == 0
+
+
+def test_a_file_read_before_the_first_that_names_tvm_still_counts(tmp_path):
+    # the rules' patterns are compiled at the first file naming TVM; a settings module read
+    # before it, which names none, can still set the key
+    write_tree(tmp_path, {"a_settings.py": "CONFIG = {'tirx.enable_fast_math': True}\n", "helper.py": HELPER})
+    resolver = SettingsResolver(Overrides(target_version="0.27"), cwd=tmp_path)
+    paths = [str(tmp_path / "a_settings.py"), str(tmp_path / "helper.py")]
+    assert gate.withheld_codes(paths, resolver) == {}
+    assert [sorted(codes) for codes in gate.withheld_codes(paths[1:], resolver).values()] == [["TVM302"]]
+    assert gate.withheld_codes(paths[:1], resolver) == {}  # no file names TVM: nothing is imported to ask

@@ -341,13 +341,18 @@ def _mentions(names: Iterable[str], defined: Iterable[str]) -> str:
 class Selection:
     """What the selected rules of one run need from the cheap stage, computed once."""
 
-    def __init__(self, rules: Iterable[type], knowledge):
+    def __init__(self, rules: Iterable[type], knowledge, providers: bool = False):
         self.knowledge = knowledge
         self.roots = roots_of(knowledge)
         self.rules = [rule for rule in rules if rule.code != PARSE_ERROR]
-        # Modules that define passes with TVM's decorators tell the whole project which pass
-        # names exist (tvmlint.project): they are analysed whenever any rule is selected.
-        self.providers: FrozenSet[str] = frozenset(knowledge.decorators)
+        # Modules that define passes with TVM's decorators tell the project which pass names
+        # exist, for the rules that judge names (Rule.reads_defined_passes, tvmlint.project).
+        # A module's own definitions are kept whenever such a rule runs on it; the other
+        # modules' matter only once some file asks, and a run's later round analyses them
+        # (`providers`) then: a one-file run, or the editor's buffer, never needs them.
+        self.readers = [rule for rule in self.rules if rule.reads_defined_passes]
+        self.decorators: FrozenSet[str] = frozenset(knowledge.decorators) if self.readers else frozenset()
+        self.providers: FrozenSet[str] = self.decorators if providers else frozenset()
         tokens: Set[str] = {name.rsplit(".", 1)[-1] for name in self.providers}
         for rule in self.rules:
             tokens.update(rule.tokens(knowledge))
@@ -366,6 +371,13 @@ class Selection:
     def wanting(self, used: UsedNames) -> FrozenSet[str]:
         """The codes of the rules that can fire in a module: the others need not even run on it."""
         return frozenset(rule.code for rule in self.rules if rule.wants(used, self.knowledge))
+
+    def pass_definers(self, used: UsedNames) -> FrozenSet[str]:
+        """The decorators whose definitions a module's analysis must keep: all of them in a
+        round that asks every module for its passes, or when a rule that reads them runs on it."""
+        if self.providers or any(rule.wants(used, self.knowledge) for rule in self.readers):
+            return self.decorators
+        return frozenset()
 
 
 _UNITS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -405,7 +417,8 @@ def prune(
         return None
     top = used.part(statement for statement in tree.body if not isinstance(statement, _UNITS))
     parts = [used.part([unit]) for unit in units]
-    kept = [selection.wanted(merged(top, part)) for part in parts]
+    definers = selection.pass_definers(used)
+    kept = [selection.wanted(merged(top, part)) or part.uses_any(definers) for part in parts]
     if follow is not None:
         callers_of, defined = follow
         kept = [keep or not part.defined.isdisjoint(defined) for keep, part in zip(kept, parts)]

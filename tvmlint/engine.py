@@ -143,6 +143,8 @@ class Checked:
     analysed: bool
     mentions: str = ""
     partial: bool = False  # analysed with some definitions blanked out; `mentions` are theirs
+    # defines passes with TVM's decorators, for a rule that reads them (tvmlint.cheap.Selection)
+    provides: bool = False
 
 
 @contextlib.contextmanager
@@ -175,13 +177,15 @@ def check_module(
     is_package: bool = False,
     cheap: bool = True,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
+    providers: bool = False,
 ) -> Checked:
     """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
     when one can (`cheap`), or always (`cheap=False`). `follow`: a later round's
     (names whose callers matter, names whose definitions matter): the file is analysed
-    whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`)."""
+    whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`).
+    `providers`: a round in which every module's pass definitions are wanted."""
     with _no_cycle_collection():
-        return _check_module(text, path, codes, version, module_name, is_package, cheap, follow)
+        return _check_module(text, path, codes, version, module_name, is_package, cheap, follow, providers)
 
 
 def _check_module(
@@ -193,6 +197,7 @@ def _check_module(
     is_package: bool,
     cheap: bool,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
+    providers: bool,
 ) -> Checked:
     from tvmlint import cheap as stage
 
@@ -209,9 +214,10 @@ def _check_module(
         used = stage.UsedNames(tree, module_name, is_package, roots)
         if follow is None and module_name.split(".")[0] not in roots and not any(root in text for root in roots):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
-        selection = selection_for(codes, version)
+        selection = selection_for(codes, version, providers)
+        provides = used.uses_any(selection.decorators)
         if follow is None and not (selection.text_may_need(text, module_name) and selection.wanted(used)):
-            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
+            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
         pruned = stage.prune(text, tree, used, selection, follow)
         running = selection.wanting(used) | (codes & {PARSE_ERROR})
     else:
@@ -225,24 +231,24 @@ def _check_module(
         return Checked(result, False)
     if pruned is not None:
         result = analyze_text(text, path, codes, version, module_name, is_package, pruned.tree, pruned.text, running)
-        return Checked(result, True, pruned.mentions, partial=True)
+        return Checked(result, True, pruned.mentions, partial=True, provides=provides)
     return Checked(analyze_text(text, path, codes, version, module_name, is_package, tree, running=running), True)
 
 
-_SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
+_SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str, bool], object] = {}
 
 
-def selection_for(codes: FrozenSet[str], version: Version):
+def selection_for(codes: FrozenSet[str], version: Version, providers: bool = False):
     """The cheap stage's view of these rules at this release, built once per process."""
     from tvmlint.cheap import Selection
     from tvmlint.checks import all_rules
     from tvmlint.knowledge import rules_dir
 
-    key = (codes, version, str(rules_dir()))
+    key = (codes, version, str(rules_dir()), providers)
     selection = _SELECTIONS.get(key)
     if selection is None:
         knowledge = get_knowledge(version)
-        selection = Selection([cls for code, cls in all_rules().items() if code in codes], knowledge)
+        selection = Selection([cls for code, cls in all_rules().items() if code in codes], knowledge, providers)
         _SELECTIONS[key] = selection
     return selection
 

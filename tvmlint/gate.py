@@ -6,21 +6,19 @@ pipeline holds FastMath needs a config dict that sets tirx.enable_fast_math to
 True). A helper that calls `tvm.compile` can be reported only when a caller
 somewhere writes that, so the cheap stage cannot leave the helper's file out on
 its own: it sees one file. The run can: when no file of it matches, the rule
-cannot fire anywhere and its files need not go to libcst for it. Reading every
-file once more only pays in a large run.
+cannot fire anywhere and its files need not go to libcst for it. Every run is
+gated, down to one file (the pre-commit case): reading the files once more costs
+far less than one file libcst need not analyse.
 """
 
 from __future__ import annotations
 
 import re
-from typing import Dict, FrozenSet, Iterable, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.config import SettingsResolver
 from tvmlint.discovery import is_regular_file
 from tvmlint.versions import Version
-
-# below this many files a run reads too little for the gate to save anything
-MIN_FILES = 50
 
 
 def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Version, FrozenSet[str]]:
@@ -30,24 +28,59 @@ def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Ver
     for path in paths:
         settings = resolver.for_path(path)
         selected.setdefault(settings.target_version, set()).update(settings.codes_for(path))
-    compiled = _patterns(selected)
-    gated = {pair for pairs in compiled.values() for pair in pairs}
+    # The rules (and their patterns) are imported once a file names TVM: a run of files that
+    # never do, a script's pre-commit hook, need not import them at all. Files read before
+    # that are searched then.
+    roots = [root.encode() for version in selected for root in _roots(version)]
+    compiled = None
+    gated: Set[Tuple[Version, str]] = set()
+    passed: List[str] = []
     for path in paths:
+        data = _read(path)
+        if data is None:
+            continue
+        if compiled is None:
+            if not any(root in data for root in roots):
+                passed.append(path)
+                continue
+            compiled = _patterns(selected)
+            gated = {pair for pairs in compiled.values() for pair in pairs}
+            for earlier in passed:
+                gated -= _matched(compiled, _read(earlier))
+        gated -= _matched(compiled, data)
         if not compiled:
             break
-        if not is_regular_file(path):
-            continue  # a FIFO would block the read; a link is read where it leads, by its own task
-        try:
-            with open(path, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            continue  # a file that cannot be read writes no context
-        for pattern in [pattern for pattern in compiled if pattern.search(data)]:
-            gated -= compiled.pop(pattern)
     withheld: Dict[Version, Set[str]] = {}
     for version, code in gated:
         withheld.setdefault(version, set()).add(code)
     return {version: frozenset(codes) for version, codes in withheld.items()}
+
+
+def _roots(version: Version) -> FrozenSet[str]:
+    from tvmlint.cheap import roots_of
+    from tvmlint.knowledge import get_knowledge
+
+    return roots_of(get_knowledge(version))
+
+
+def _read(path: str) -> Optional[bytes]:
+    if not is_regular_file(path):
+        return None  # a FIFO would block the read; a link is read where it leads, by its own task
+    try:
+        with open(path, "rb") as handle:
+            return handle.read()
+    except OSError:
+        return None  # a file that cannot be read writes no context
+
+
+def _matched(compiled: Dict["re.Pattern[bytes]", Set[Tuple[Version, str]]], data: Optional[bytes]) -> Set[Tuple[Version, str]]:
+    """The (release, code) pairs `data` keeps in the run; their patterns are searched no more."""
+    kept: Set[Tuple[Version, str]] = set()
+    if data is None:
+        return kept
+    for pattern in [pattern for pattern in compiled if pattern.search(data)]:
+        kept |= compiled.pop(pattern)
+    return kept
 
 
 def withheld_in(text: str, codes: FrozenSet[str], version: Version) -> FrozenSet[str]:

@@ -24,6 +24,12 @@ if TYPE_CHECKING:
 Reached = Tuple[PassCtx, Tuple[str, ...]]
 
 
+def unless_defined(deferred: "Deferred") -> Optional[str]:
+    """The pass name a deferred finding is dropped for when some module of the project
+    defines a pass by that name (Rule.reads_defined_passes), or None."""
+    return getattr(deferred.payload, "unless_defined", None)
+
+
 class Project:
     def __init__(self, results: Sequence[FileResult]):
         self.results = results
@@ -80,7 +86,7 @@ class Project:
         out: Dict[str, List[Finding]] = defaultdict(list)
         for result in self.results:
             for deferred in result.deferred:
-                if getattr(deferred.payload, "unless_defined", None) in self.defined_passes:
+                if unless_defined(deferred) in self.defined_passes:
                     continue
                 finding = judged(result, deferred, judges, self.reach(deferred.ctx))
                 if finding is not None:
@@ -115,7 +121,7 @@ def settle(result: FileResult, judges) -> None:
     pass lists) in memory, for every file of the run."""
     waiting = []
     for deferred in result.deferred:
-        if isinstance(deferred.ctx, PassCtx) and getattr(deferred.payload, "unless_defined", None) is None:
+        if isinstance(deferred.ctx, PassCtx) and unless_defined(deferred) is None:
             finding = judged(result, deferred, judges, [(deferred.ctx, ())])
             if finding is not None:
                 result.findings.append(finding)

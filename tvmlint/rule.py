@@ -93,6 +93,9 @@ class FileContext:
 
 class Rule(Visitor):
     code: ClassVar[str]
+    # Judged against every pass name the project defines with TVM's decorators: its deferred
+    # findings' payloads name one (`unless_defined`), and those modules must be analysed.
+    reads_defined_passes: ClassVar[bool] = False
     VALID: ClassVar[Sequence[CaseLike]] = ()
     INVALID: ClassVar[Sequence[CaseLike]] = ()
 

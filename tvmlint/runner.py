@@ -41,15 +41,15 @@ class _Entry:
     (tvmlint.compact.kept). A run holds one per file to its end: nothing else, and the
     parts of its `Checked` in slots, not the object (a few megabytes in a large tree)."""
 
-    __slots__ = ("path", "result", "analysed", "partial", "mentions")
+    __slots__ = ("path", "result", "analysed", "partial", "mentions", "provides")
 
     def __init__(self, path: str):
         self.path = path
         self.result: Optional[FileResult] = None
 
     def keep(self, checked: Checked) -> None:
-        self.result, self.analysed, self.partial, self.mentions = (
-            checked.result, checked.analysed, checked.partial, checked.mentions
+        self.result, self.analysed, self.partial, self.mentions, self.provides = (
+            checked.result, checked.analysed, checked.partial, checked.mentions, checked.provides
         )
 
 
@@ -82,34 +82,42 @@ def check_paths(
             cache.save()
             return report
 
-    if cheap and len(entries) >= gate.MIN_FILES:
+    if cheap and entries:
         # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
         run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
         if run.planner.withheld and keys is not None:
             keys = run.keys(stage)
     run.check(range(len(entries)), stage, keys)
     del keys
-    # Later rounds: files the cheap stage left out that name a helper whose context matters.
+    # Later rounds: files the cheap stage left out (or analysed in part) that name a helper whose
+    # context matters, and, once a finding waits on the project's own pass names, those that
+    # define passes (from then on every round keeps their definitions).
     done: Set[str] = set()
     done_defined: Set[str] = set()
+    providers = False
     while cheap:
         callers_of, defined = _followed_names(entries)
         callers_of -= done
         defined -= done_defined
-        if not callers_of and not defined:
+        asked = not providers and _asks_for_passes(entries)
+        if not callers_of and not defined and not asked:
             break
         done |= callers_of
         done_defined |= defined
+        providers = providers or asked
         picked = [
             entry for entry in entries
-            if (not entry.analysed or entry.partial) and entry.mentions
-            and mentions_any(entry.mentions, callers_of, defined)
+            if (not entry.analysed or entry.partial) and (
+                (asked and entry.provides)
+                or (entry.mentions and mentions_any(entry.mentions, callers_of, defined))
+            )
         ]
         if not picked:
             break
         # every name followed so far: a file picked again keeps what an earlier round kept
         follow = (frozenset(done), frozenset(done_defined))
-        run.check(run.indices(picked), "follow " + _names_digest(follow), follow=follow)
+        label = ("providers " if providers else "") + "follow " + _names_digest(follow)
+        run.check(run.indices(picked), label, follow=follow, providers=providers)
     report.files_analysed = sum(1 for entry in entries if entry.analysed)
     report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)])
     if cache is not None:
@@ -151,12 +159,15 @@ class _Run:
         wanted = {id(entry) for entry in chosen}
         return [index for index, entry in enumerate(self.entries) if id(entry) in wanted]
 
-    def check(self, indices: Sequence[int], stage: str, keys: Optional[List[Optional[str]]] = None, follow: Follow = None) -> None:
+    def check(
+        self, indices: Sequence[int], stage: str, keys: Optional[List[Optional[str]]] = None, follow: Follow = None,
+        providers: bool = False,
+    ) -> None:
         todo = []
         for index in indices:
             entry = self.entries[index]
             if self.cache is not None:
-                task = self.planner.task(index, entry.path, follow)
+                task = self.planner.task(index, entry.path, follow, providers)
                 if keys is not None:
                     key = keys[index]
                 else:
@@ -167,7 +178,7 @@ class _Run:
                     entry.keep(self._keep(unpack(packed, task)))
                     continue
             todo.append(index)
-        tasks = (self.planner.task(index, self.entries[index].path, follow) for index in self._ordered(todo))
+        tasks = (self.planner.task(index, self.entries[index].path, follow, providers) for index in self._ordered(todo))
         for index, state, checked in execute(tasks, len(todo), self.jobs):
             entry = self.entries[index]
             if self.cache is not None:
@@ -277,6 +288,17 @@ def _followed_names(entries: Sequence[_Entry]) -> Tuple[Set[str], Set[str]]:
         for ctx in callers.get(name, ()):
             todo.extend(_chain(ctx))
     return found, defined
+
+
+def _asks_for_passes(entries: Sequence[_Entry]) -> bool:
+    """Whether a deferred finding waits on the pass names the project defines (tvmlint.project)."""
+    from tvmlint.project import unless_defined
+
+    return any(
+        unless_defined(deferred) is not None
+        for entry in entries if entry.analysed
+        for deferred in entry.result.deferred
+    )
 
 
 def _judges() -> Dict[str, object]:

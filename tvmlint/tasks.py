@@ -36,6 +36,7 @@ class Task:
     cheap: bool
     follow: Follow = None
     cached: bool = False  # the cache wants the file's signature and digest
+    providers: bool = False  # a round that wants every module's pass definitions (tvmlint.cheap.Selection)
 
 
 def display_path(path, cwd: Path) -> str:
@@ -73,12 +74,12 @@ class Planner:
         self._keep: list = []
         self._gated: Dict[Tuple[int, Version], FrozenSet[str]] = {}
 
-    def task(self, index: int, path: str, follow: Follow = None) -> Task:
+    def task(self, index: int, path: str, follow: Follow = None, providers: bool = False) -> Task:
         settings = self.resolver.for_path(path)
         module_name, is_package = self.module_name(path)
         return Task(
             index, path, self.shown(path), module_name, is_package, self._codes(settings, path),
-            settings.target_version, self.cheap, follow=follow, cached=self.cached,
+            settings.target_version, self.cheap, follow=follow, cached=self.cached, providers=providers,
         )
 
     def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:

@@ -42,6 +42,7 @@ def closest(name: str, names: Iterable[str]) -> Optional[str]:
 
 class UnknownPassName(ContextSettingsRule):
     code = "TVM104"
+    reads_defined_passes = True
     ARGUMENTS = ("required_pass", "disabled_pass")
 
     VALID = [

@@ -1,0 +1,98 @@
+"""Modules that define passes are analysed for the names they define only when a finding asks.
+
+TVM104 drops an unknown pass name that some module of the project defines
+with TVM's decorators. Those modules are analysed in a later round, once a
+deferred TVM104 finding exists; a one-file run, a run without TVM104, and the
+editor's buffer never need the others. Every scenario also runs with the cheap
+stage off: the findings must not change.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tvmlint.config import Overrides, SettingsResolver
+from tvmlint.runner import check_paths, check_text
+
+from helpers import write_tree
+
+TARGET = "0.27"
+# defines a pass and nothing any rule looks at
+PROVIDER = (
+    "import tvm\n\n\n@tvm.transform.module_pass(opt_level=1, name='FuseOpz')\n"
+    "def fuse_opz(mod, ctx):\n    return mod\n"
+)
+# names it in a pass list: TVM104 would report it ("Did you mean 'FuseOps'?") if no module defined it
+USER = (
+    "import tvm\n\n"
+    "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOpz', 'FuseOP']):\n"
+    "    lib = tvm.compile(mod, target='llvm')\n"
+)
+# analysed for TVM101 in the first round, its pass definition blanked with the unrelated function
+MIXED = (
+    "import tvm\nfrom tvm import relax\n\n\n"
+    "@tvm.transform.module_pass(opt_level=1, name='FuseOpz')\ndef fuse_opz(mod, ctx):\n    return mod\n\n\n"
+    "def run(mod):\n    seq = tvm.transform.Sequential([relax.transform.FuseOps()])\n    return seq(mod)\n\n\n"
+    "run(None)\n"
+)
+
+
+def _run(root: Path, cheap: bool, select=("TVM104",)):
+    resolver = SettingsResolver(Overrides(target_version=TARGET, select=select), cwd=root)
+    return check_paths([root], resolver, jobs=1, use_cache=False, cheap=cheap)
+
+
+def _findings(report):
+    return [(f.path, f.start.line, f.code, f.message) for f in report.findings]
+
+
+def _same_on_and_off(root: Path, files, select=("TVM104",)):
+    write_tree(root, files)
+    on, off = _run(root, True, select), _run(root, False, select)
+    assert _findings(on) == _findings(off)
+    return on
+
+
+def test_a_module_defining_a_pass_alone_is_not_analysed(tmp_path):
+    on = _same_on_and_off(tmp_path, {"passes.py": PROVIDER})
+    assert on.findings == [] and on.files_analysed == 0
+
+
+def test_a_pass_list_elsewhere_has_the_defining_module_analysed(tmp_path):
+    on = _same_on_and_off(tmp_path, {"passes.py": PROVIDER, "app.py": USER})
+    # 'FuseOpz' is the project's own; 'FuseOP' is a typo
+    assert [(path, code) for path, _, code, _ in _findings(on)] == [("app.py", "TVM104")]
+    assert "'FuseOP'" in on.findings[0].message
+    assert on.files_analysed == 2
+
+
+def test_without_the_defining_module_the_name_is_reported(tmp_path):
+    on = _same_on_and_off(tmp_path, {"app.py": USER})
+    assert {f.message.split("'")[1] for f in on.findings} == {"FuseOpz", "FuseOP"}
+
+
+def test_a_module_analysed_in_part_is_analysed_again_for_its_passes(tmp_path):
+    # MIXED's first round keeps only `run` and what it names: the decorated pass is blanked
+    on = _same_on_and_off(
+        tmp_path, {"mixed.py": MIXED, "app.py": USER}, select=("TVM101", "TVM104"),
+    )
+    assert ("app.py", "TVM104") in [(path, code) for path, _, code, _ in _findings(on)]
+    assert not any("'FuseOpz'" in message for *_, message in _findings(on))
+
+
+def test_no_rule_reading_pass_names_leaves_the_defining_module_out(tmp_path):
+    on = _same_on_and_off(tmp_path, {"passes.py": PROVIDER, "app.py": USER}, select=("TVM101",))
+    assert on.files_analysed == 0
+
+
+def test_a_buffer_keeps_its_own_pass_definitions_for_its_pass_lists(tmp_path):
+    # the editor's buffer is the whole project: its own definition names the pass, though
+    # no rule wants the function that defines it
+    resolver = SettingsResolver(Overrides(target_version=TARGET, select=("TVM104",)), cwd=tmp_path)
+    text = PROVIDER + (
+        "\n\ndef build(mod):\n"
+        "    with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOpz', 'FuseOP']):\n"
+        "        return tvm.compile(mod, target='llvm')\n"
+    )
+    findings = check_text(text, tmp_path / "buffer.py", resolver.for_path(tmp_path / "buffer.py"))
+    assert [f.message.split("'")[1] for f in findings] == ["FuseOP"]
