@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 
@@ -75,3 +76,26 @@ def test_every_command_is_listed_and_runs(tmp_path):
     assert "--target-version" in run_cli("check", "--help", cwd=tmp_path).stdout
     wrong = run_cli("chekc", cwd=tmp_path)
     assert wrong.returncode == 2 and "invalid choice" in wrong.stderr
+
+
+def test_the_command_leaves_without_teardown_but_with_all_its_output(tmp_path):
+    # `tvmlint` ends with os._exit (tvmlint.cli.entry): whatever was still buffered must be out
+    # first, more than a pipe holds, and the exit code must be main's
+    files = {f"m{i:03d}.py": "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n" for i in range(300)}
+    write_tree(tmp_path, files)
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONUNBUFFERED"}  # buffered, as in a hook
+
+    def run(*args):
+        return subprocess.run([sys.executable, "-m", "tvmlint", "check", *args, "--no-cache", "--target-version", "0.19"],
+                              cwd=tmp_path, capture_output=True, text=True, env=env, timeout=300)
+
+    done = run(".", "--format", "json", "--jobs", "1")
+    assert len(done.stdout) > 65536 and done.stdout.endswith("\n")
+    findings = json.loads(done.stdout)
+    assert done.returncode == 1 and len(findings) == 300 and {f["code"] for f in findings} == {"TVM101"}
+    # one line at a time: the last lines are the ones a buffer still holds at the end
+    lines = run(".", "--format", "concise")
+    assert lines.returncode == 1 and lines.stdout.count("TVM101") == 300
+    assert "Found 300 findings in 300 files checked." in lines.stdout.rstrip("\n").split("\n")[-1]
+    clean = run("m000.py", "--select", "TVM401")
+    assert clean.returncode == 0 and clean.stdout.startswith("All checks passed")

@@ -1,5 +1,3 @@
-import sys
+from tvmlint.cli import entry
 
-from tvmlint.cli import main
-
-sys.exit(main())
+entry()

@@ -70,6 +70,27 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         return EXIT_ERROR
 
 
+def entry() -> None:
+    """The `tvmlint` command: `main`, then out of the process without tearing it down.
+
+    Freeing, one object at a time, everything a run built (libcst and its trees, the rules,
+    the knowledge tables) takes about 30 ms at exit: a tenth of a one-file run, the pre-commit
+    case. Nothing is left to do by then (workers joined, cache and fixed files written), so
+    the output is flushed and the process leaves, as mypy's does.
+    """
+    import os
+
+    code = main()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BrokenPipeError:  # the reader went away: what is left is not theirs to see
+            pass
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
 def _stdout_to_devnull() -> None:
     """Point stdout at /dev/null, so that the interpreter's last flush of what is still buffered
     does not fail again ("Exception ignored ... BrokenPipeError")."""
@@ -100,4 +121,4 @@ def _terminate_like_interrupt() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    entry()
