@@ -24,10 +24,14 @@ if TYPE_CHECKING:
 Reached = Tuple[PassCtx, Tuple[str, ...]]
 
 
+# the payload attribute naming a pass whose definition anywhere in the project drops the finding
+UNLESS_DEFINED = "unless_defined"
+
+
 def unless_defined(deferred: "Deferred") -> Optional[str]:
     """The pass name a deferred finding is dropped for when some module of the project
     defines a pass by that name (Rule.reads_defined_passes), or None."""
-    return getattr(deferred.payload, "unless_defined", None)
+    return getattr(deferred.payload, UNLESS_DEFINED, None)
 
 
 class Project:

@@ -18,6 +18,7 @@ from tvmlint.contexts import ContextRef, PassCtx
 from tvmlint.diagnostics import Finding, Fix, Position
 from tvmlint.knowledge import Knowledge
 from tvmlint.pickling import by_fields
+from tvmlint.project import UNLESS_DEFINED
 from tvmlint.source import split_lines
 from tvmlint.walk import Visitor
 
@@ -155,7 +156,7 @@ class Rule(Visitor):
         )
 
     def defer(self, node: cst.CSTNode, ctx: ContextRef, payload: Any, fix: Optional[Fix] = None) -> None:
-        if isinstance(ctx, PassCtx) and getattr(payload, "unless_defined", None) is None:
+        if isinstance(ctx, PassCtx) and getattr(payload, UNLESS_DEFINED, None) is None:
             # the file knows the context: `tvmlint.project.settle` will judge it alone, so what it
             # would drop is dropped here, before placing the node (which renders its statement)
             kind = type(self)
