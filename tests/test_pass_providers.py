@@ -96,3 +96,14 @@ def test_a_buffer_keeps_its_own_pass_definitions_for_its_pass_lists(tmp_path):
     )
     findings = check_text(text, tmp_path / "buffer.py", resolver.for_path(tmp_path / "buffer.py"))
     assert [f.message.split("'")[1] for f in findings] == ["FuseOP"]
+
+
+def test_through_the_cache_a_definition_removed_brings_the_finding_back(tmp_path):
+    write_tree(tmp_path, {"passes.py": PROVIDER, "app.py": USER})
+    resolver = SettingsResolver(Overrides(target_version=TARGET, select=("TVM104",)), cwd=tmp_path)
+    names = lambda report: sorted(f.message.split("'")[1] for f in report.findings)  # noqa: E731
+    assert names(check_paths([tmp_path], resolver, jobs=1)) == ["FuseOP"]
+    assert names(check_paths([tmp_path], resolver, jobs=1)) == ["FuseOP"]  # from the cache
+    (tmp_path / "passes.py").write_text(PROVIDER.replace("name='FuseOpz'", "name='Other'"))
+    again = check_paths([tmp_path], resolver, jobs=1)
+    assert names(again) == ["FuseOP", "FuseOpz"] and again.cache_hits >= 1
