@@ -156,3 +156,28 @@ def test_a_line_named_mid_walk_is_checked_once_the_calls_are_counted():
     assert not lazy.hints_hold({(module.body[1], "g"): 3})  # libcst counted another g(): walk again exactly
     exact = LazyPositions(module, text, lambda: None, analysis.top_statement_of, exact=True)
     assert exact.hint_line(second, "g", 1) == 4 and exact.hints_hold({})
+
+
+@pytest.mark.parametrize("text, blocks", [
+    ("def f():\n    a\n", 1),
+    ("class C:\n    a\n", 1),
+    ("with x:\n    a\n", 1),
+    ("for i in x:\n    a\nelse:\n    b\n", 2),
+    ("while x:\n    a\n", 1),
+    ("if x:\n    a\nelif y:\n    b\nelse:\n    c\n", 1),  # the elif is a statement of its own
+    ("try:\n    a\nexcept E:\n    b\nexcept F:\n    c\nelse:\n    d\nfinally:\n    e\n", 5),
+    ("match x:\n    case 1:\n        a\n    case _:\n        b\n", 2),
+])
+def test_each_block_pairs_with_the_stdlib_parsers_statements(text, blocks):
+    # a block that does not pair would still be placed right, by the statement around it:
+    # only this says nested statements keep rendering alone
+    import ast
+
+    import libcst
+
+    from tvmlint.positions import _blocks
+
+    pairs = _blocks(libcst.parse_module(text).body[0], ast.parse(text).body[0])
+    assert pairs is not None and len(pairs) == blocks
+    for block, stdlib in pairs:
+        assert len(block.body) == len(stdlib)

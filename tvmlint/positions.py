@@ -68,34 +68,43 @@ def _calls_by_name(statements: List[ast.stmt]) -> Dict[Optional[str], List[int]]
     return by_name
 
 
-def _blocks(statement: cst.CSTNode, theirs: ast.stmt) -> Optional[List[Tuple[cst.CSTNode, List[ast.stmt]]]]:
-    """The indented blocks of a compound statement, each with the stdlib parser's list of the same statements."""
-    kind = type(statement)
-    pairs: List[Tuple[cst.CSTNode, List[ast.stmt]]] = []
-    if kind is cst.FunctionDef and isinstance(theirs, (ast.FunctionDef, ast.AsyncFunctionDef)) or (
-        kind is cst.ClassDef and isinstance(theirs, ast.ClassDef)
-    ) or (kind is cst.With and isinstance(theirs, (ast.With, ast.AsyncWith))):
-        pairs.append((statement.body, theirs.body))
-    elif (kind is cst.For and isinstance(theirs, (ast.For, ast.AsyncFor))) or (
-        kind is cst.While and isinstance(theirs, ast.While)
-    ) or (kind is cst.If and isinstance(theirs, ast.If)):
-        pairs.append((statement.body, theirs.body))
-        if isinstance(statement.orelse, cst.Else):
-            pairs.append((statement.orelse.body, theirs.orelse))
-    elif (kind is cst.Try and type(theirs) is ast.Try) or (kind is cst.TryStar and type(theirs).__name__ == "TryStar"):
-        if len(statement.handlers) != len(theirs.handlers):
-            return None
-        pairs.append((statement.body, theirs.body))
-        pairs.extend((mine.body, other.body) for mine, other in zip(statement.handlers, theirs.handlers))
-        if statement.orelse is not None:
-            pairs.append((statement.orelse.body, theirs.orelse))
-        if statement.finalbody is not None:
-            pairs.append((statement.finalbody.body, theirs.finalbody))
-    elif kind is cst.Match and type(theirs).__name__ == "Match" and len(statement.cases) == len(theirs.cases):
-        pairs.extend((mine.body, other.body) for mine, other in zip(statement.cases, theirs.cases))
-    else:
+# The stdlib parser's counterparts of libcst's compound statements, by name (TryStar and
+# Match are newer than the oldest Python tvmlint runs on).
+_COUNTERPARTS = {
+    "FunctionDef": ("FunctionDef", "AsyncFunctionDef"), "ClassDef": ("ClassDef",), "With": ("With", "AsyncWith"),
+    "For": ("For", "AsyncFor"), "While": ("While",), "If": ("If",), "Try": ("Try",), "TryStar": ("TryStar",),
+    "Match": ("Match",),
+}
+
+
+def _blocks_of(statement: cst.CSTNode) -> List[cst.BaseSuite]:
+    """A compound statement's blocks in source order (an elif is a statement, not a block)."""
+    found = [getattr(statement, "body", None)]
+    found.extend(handler.body for handler in getattr(statement, "handlers", ()))
+    orelse = getattr(statement, "orelse", None)
+    if orelse is not None and not isinstance(orelse, cst.If):
+        found.append(orelse.body)
+    finalbody = getattr(statement, "finalbody", None)
+    if finalbody is not None:
+        found.append(finalbody.body)
+    found.extend(case.body for case in getattr(statement, "cases", ()))
+    return [block for block in found if block is not None]
+
+
+def _blocks(statement: cst.CSTNode, theirs: ast.stmt) -> Optional[List[Tuple[cst.BaseSuite, List[ast.stmt]]]]:
+    """The blocks of a compound statement, each with the stdlib parser's list of the same statements."""
+    if type(theirs).__name__ not in _COUNTERPARTS.get(type(statement).__name__, ()):
         return None
-    return pairs
+    stdlib = [theirs.body] if hasattr(theirs, "body") else []
+    stdlib.extend(handler.body for handler in getattr(theirs, "handlers", ()))
+    orelse = getattr(statement, "orelse", None)
+    if orelse is not None and not isinstance(orelse, cst.If):
+        stdlib.append(theirs.orelse)
+    if getattr(statement, "finalbody", None) is not None:
+        stdlib.append(theirs.finalbody)
+    stdlib.extend(case.body for case in getattr(theirs, "cases", ()))
+    mine = _blocks_of(statement)
+    return list(zip(mine, stdlib)) if len(mine) == len(stdlib) else None
 
 
 def _block_holding(statement: cst.CSTNode, child: cst.CSTNode) -> Optional[cst.IndentedBlock]:
@@ -103,19 +112,6 @@ def _block_holding(statement: cst.CSTNode, child: cst.CSTNode) -> Optional[cst.I
         if isinstance(block, cst.IndentedBlock) and any(item is child for item in block.body):
             return block
     return None
-
-
-def _blocks_of(statement: cst.CSTNode) -> List[cst.CSTNode]:
-    found = [getattr(statement, "body", None)]
-    orelse = getattr(statement, "orelse", None)
-    if orelse is not None and not isinstance(orelse, cst.If):
-        found.append(orelse.body)
-    found.extend(handler.body for handler in getattr(statement, "handlers", ()))
-    finalbody = getattr(statement, "finalbody", None)
-    if finalbody is not None:
-        found.append(finalbody.body)
-    found.extend(case.body for case in getattr(statement, "cases", ()))
-    return [block for block in found if block is not None]
 
 
 def _is_elif(statement: Optional[cst.CSTNode], child: cst.CSTNode) -> bool:
