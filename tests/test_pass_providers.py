@@ -107,3 +107,23 @@ def test_through_the_cache_a_definition_removed_brings_the_finding_back(tmp_path
     (tmp_path / "passes.py").write_text(PROVIDER.replace("name='FuseOpz'", "name='Other'"))
     again = check_paths([tmp_path], resolver, jobs=1)
     assert names(again) == ["FuseOP", "FuseOpz"] and again.cache_hits >= 1
+
+
+def test_a_module_whose_own_pass_lists_kept_its_definitions_is_not_analysed_again(tmp_path, monkeypatch):
+    import tvmlint.runner as runner
+
+    rounds = []
+    check = runner._Run.check
+
+    def counting(self, indices, stage, *args, **kwargs):
+        rounds.append((stage.split(" ")[0], len(list(indices))))
+        return check(self, indices, stage, *args, **kwargs)
+
+    monkeypatch.setattr(runner._Run, "check", counting)
+    # both pass lists ask for the project's pass names; each module keeps its own definition
+    # (analysed in part: `unrelated` is blanked, so only the flag says whether it needs another round)
+    mine = PROVIDER + "\n\ndef build(mod):\n" + "".join("    " + line + "\n" for line in USER.split("\n")[2:] if line)
+    mine += "\n\ndef unrelated():\n    return 1\n"
+    on = _same_on_and_off(tmp_path, {"mine.py": mine, "app.py": USER})
+    assert [f.message.split("'")[1] for f in on.findings] == ["FuseOP", "FuseOP"]
+    assert rounds[0][0] == "cheap" and not any(stage == "providers" for stage, _ in rounds[1:])

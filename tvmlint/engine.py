@@ -143,7 +143,8 @@ class Checked:
     analysed: bool
     mentions: str = ""
     partial: bool = False  # analysed with some definitions blanked out; `mentions` are theirs
-    # defines passes with TVM's decorators, for a rule that reads them (tvmlint.cheap.Selection)
+    # defines passes with TVM's decorators that this check did not keep, for a rule that
+    # reads them elsewhere (tvmlint.cheap.Selection.pass_definers)
     provides: bool = False
 
 
@@ -215,7 +216,9 @@ def _check_module(
         if follow is None and module_name.split(".")[0] not in roots and not any(root in text for root in roots):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
         selection = selection_for(codes, version, providers)
-        provides = used.uses_any(selection.decorators)
+        # defines passes the analysis may leave out: a later round analyses it for them
+        # (not when a rule that reads them runs on it: its definitions are kept already)
+        provides = used.uses_any(selection.decorators) and not selection.pass_definers(used)
         if follow is None and not (selection.text_may_need(text, module_name) and selection.wanted(used)):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
         pruned = stage.prune(text, tree, used, selection, follow)
