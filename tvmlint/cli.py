@@ -84,9 +84,7 @@ def entry() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except BrokenPipeError:  # the reader went away: what is left is not theirs to see
-            pass
-        except (OSError, ValueError):
+        except (OSError, ValueError):  # the reader went away (a broken pipe), or the stream was closed
             pass
     os._exit(code)
 
