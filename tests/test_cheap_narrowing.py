@@ -38,6 +38,13 @@ GEMM = (
     (GEMM.format(acc="'float32'"), 0),
     (GEMM.format(acc="'float16'"), 1),
     (GEMM.format(acc="dtype") + "dtype = 'float16'\n", 0),
+    # ... and only one the block adds into after its T.init() stores into it
+    (GEMM.format(acc="'float16'").replace("C[vi, vj] + A", "A"), 0),
+    (GEMM.format(acc="'float16'").replace("C[vi, vj] = C[vi, vj] + A", "C[vi, vj] += A"), 1),
+    (GEMM.format(acc="'float16'").replace("C[vi, vj] = C[vi, vj] + A", "C[vi, vj] -= A"), 1),
+    (GEMM.format(acc="'float16'").replace("C[vi, vj] = C[vi, vj] + A", "C[vi, vj] *= A"), 0),
+    (GEMM.format(acc="'float16'").replace("C[vi, vj] + A[vi, vk] * B[vj, vk]", "A[vi, vk] * B[vj, vk] + C[vi, vj]"), 1),
+    (GEMM.format(acc="'float16'").replace("with T.init():", "if init:"), 0),
     # relay.build whose result is not unpacked, inside a PassContext
     (HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n", 1),  # TVM302 may judge it
     # a Sequential built without an opt_level: nothing for TVM102 (TVM101 still looks)
@@ -46,6 +53,20 @@ GEMM = (
 def test_which_files_libcst_sees(tmp_path, source, analysed):
     write_tree(tmp_path, {"a.py": source})
     resolver = SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path)
+    report = check_paths([tmp_path], resolver, jobs=1, use_cache=False)
+    assert report.files_analysed == analysed
+
+
+@pytest.mark.parametrize("source, analysed", [
+    # LowerTIRx is a Sequential of level-0 passes: no level from 0 up skips them
+    ("import tvm\nmod = tvm.tirx.transform.LowerTIRx()(mod)\n", 0),
+    # FuseTIR's ExpandTupleArguments holds CanonicalizeBindings, whose members are at level 1
+    ("import tvm\nfrom tvm import relax\nmod = relax.transform.FuseTIR()(mod)\n", 1),
+    ("import tvm\nseq = tvm.transform.Sequential([tvm.tirx.transform.LowerTIRx()])\nmod = seq(mod)\n", 1),
+])
+def test_which_files_libcst_sees_at_0_27(tmp_path, source, analysed):
+    write_tree(tmp_path, {"a.py": source})
+    resolver = SettingsResolver(Overrides(target_version="0.27"), cwd=tmp_path)
     report = check_paths([tmp_path], resolver, jobs=1, use_cache=False)
     assert report.files_analysed == analysed
 

@@ -106,6 +106,33 @@ def test_a_literal_at_module_level_keeps_the_sum_that_reads_it():
     assert pruned is not None and "def reduce():" in pruned.text and "def other():" not in pruned.text
 
 
+SPLIT = (
+    "from tvm.script import tirx as T\n\n\n"
+    "def declares(C: T.Buffer((16,), 'float16')):\n    return C\n\n\n"
+    "def sums(A, C):\n    for i in range(16):\n        with T.sblock('sum'):\n"
+    "            with T.init():\n                C[i] = T.float16(0)\n            C[i] = C[i] + A[i]\n"
+)
+
+
+def test_a_module_wanted_only_for_what_its_definitions_do_apart_is_not_analysed():
+    # the whole module declares a float16 `C` and sums into a `C`: two functions, two buffers
+    pruned = _prune(SPLIT, {"TVM401"})
+    assert pruned is not None and not pruned.holds_findings
+    together = SPLIT.replace("def sums(A, C):", "def sums(A, C: T.Buffer((16,), 'float16')):")
+    pruned = _prune(together, {"TVM401"})
+    assert pruned.holds_findings and "def sums" in pruned.text and "def declares" not in pruned.text
+
+
+def test_such_a_module_is_left_to_the_stdlib_parser(tmp_path):
+    (tmp_path / "split.py").write_text(SPLIT)
+    resolver = SettingsResolver(Overrides(target_version="0.27", select=("TVM401",)), cwd=tmp_path)
+    report = check_paths([tmp_path], resolver, jobs=1, use_cache=False)
+    assert report.files_analysed == 0 and not report.findings
+    (tmp_path / "split.py").write_text(SPLIT.replace("def sums(A, C):", "def sums(A, C: T.Buffer((16,), 'float16')):"))
+    report = check_paths([tmp_path], resolver, jobs=1, use_cache=False)
+    assert report.files_analysed == 1 and [f.code for f in report.findings] == ["TVM401"]
+
+
 def test_findings_and_their_positions_do_not_move(tmp_path):
     text = MODULE + "\n\ndef late(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\nlate(None)\n"
     # (callsites differ: `caller` is blanked; test_a_blanked_caller... follows that through the runner)

@@ -97,6 +97,43 @@ def _declare(declared: Dict[str, Set[str]], name: str, value: ast.AST) -> None:
         declared.setdefault(name, set()).update(literals)
 
 
+def _buffer(node: ast.AST) -> Optional[str]:
+    """`C` for a subscript `C[...]`."""
+    if type(node) is ast.Subscript and type(node.value) is ast.Name:
+        return node.value.id
+    return None
+
+
+def _accumulated(body: List[ast.stmt]) -> Set[str]:
+    """The buffers a `with` body (a TVMScript block) initialises and adds into: stored into
+    directly in a nested `with` entered through a call (its `T.init()`), then stored into again
+    directly in the body with `+=`/`-=`, or from a value that reads the buffer (`C[i] = C[i] + x`).
+
+    A superset of the reductions TVM401 judges: it asks which calls are `T.init` and whether
+    the read is a term of a sum; a file with none cannot hold its block findings."""
+    initialised: Set[str] = set()
+    for statement in body:
+        if (type(statement) is ast.With or type(statement) is ast.AsyncWith) and any(
+            type(item.context_expr) is ast.Call for item in statement.items
+        ):
+            for inner in statement.body:
+                if type(inner) is ast.Assign:
+                    initialised.update(name for name in map(_buffer, inner.targets) if name)
+    if not initialised:
+        return initialised
+    summed: Set[str] = set()
+    for statement in body:
+        if type(statement) is ast.AugAssign and type(statement.op) in (ast.Add, ast.Sub):
+            name = _buffer(statement.target)
+            if name in initialised:
+                summed.add(name)
+        elif type(statement) is ast.Assign and len(statement.targets) == 1:
+            name = _buffer(statement.targets[0])
+            if name in initialised and any(_buffer(read) == name for read in nodes([statement.value])):
+                summed.add(name)
+    return summed
+
+
 def _dotted(node: ast.AST) -> Optional[str]:
     parts = []
     while isinstance(node, ast.Attribute):
@@ -177,10 +214,10 @@ class UsedNames:
         self.called_outside_with: Set[str] = set()
         self.identifiers: Set[str] = set()  # every bare name and attribute name, resolved or not
         strings: Set[str] = set()
-        # what TVM401 asks of a TVMScript block: buffers stored into directly in a `with` body,
+        # what TVM401 asks of a TVMScript block: the buffers it accumulates into (`_accumulated`),
         # and the string literals each name's declaration (a parameter's annotation, `x = f(...)`)
         # gives right in its arguments or subscript
-        self.with_stores: Set[str] = set()
+        self.accumulated: Set[str] = set()
         self.declared: Dict[str, Set[str]] = {}
         self._unpacked_calls: Set[int] = set()
         self._chains: List[ast.AST] = []
@@ -216,11 +253,7 @@ class UsedNames:
                     _declare(self.declared, node.arg, node.annotation)
             elif kind is ast.With or kind is ast.AsyncWith:
                 self._entered.update(id(item.context_expr) for item in node.items)
-                for statement in node.body:
-                    if type(statement) is ast.Assign:
-                        for target in statement.targets:
-                            if type(target) is ast.Subscript and type(target.value) is ast.Name:
-                                self.with_stores.add(target.value.id)
+                self.accumulated |= _accumulated(node.body)
             elif kind is ast.Import:
                 for alias in node.names:
                     if imports:
@@ -391,6 +424,10 @@ class Pruned:
     text: str  # line for line the original: blanked lines keep only their line ending (and a string over them)
     tree: ast.Module  # the stdlib tree of `text` (the original's, less the blanked statements)
     mentions: str  # what the blanked definitions call, reference or define (`mentions`)
+    # False when every definition is blanked and the module-level statements alone set off no
+    # rule: the module as a whole was wanted only for names its definitions use apart (a buffer
+    # `C` declared float16 in one test function and summed into in another)
+    holds_findings: bool = True
 
 
 def prune(
@@ -400,7 +437,8 @@ def prune(
     selection: "Selection",
     follow: Optional[Tuple[AbstractSet[str], AbstractSet[str]]] = None,
 ) -> Optional[Pruned]:
-    """Blank the top-level functions and classes that can hold no finding; None when all can.
+    """Blank the top-level functions and classes that can hold no finding; None when none can
+    be blanked.
 
     A definition is kept when the selected rules want it together with the
     module-level statements (which are always kept: imports, constants, a
@@ -477,7 +515,8 @@ def prune(
             if first != last:
                 lines[last - 1] = quote + lines[last - 1]
             body.append(_string_statement(first, last, len(quote)))
-    return Pruned("".join(lines), ast.Module(body=body, type_ignores=[]), _mentions(mentioned, defines))
+    holds = any(kept) or selection.wanted(top)
+    return Pruned("".join(lines), ast.Module(body=body, type_ignores=[]), _mentions(mentioned, defines), holds)
 
 
 def _string_statement(first: int, last: int, width: int) -> ast.stmt:
@@ -508,7 +547,7 @@ def merged(first: UsedNames, second: UsedNames) -> UsedNames:
     both.unpacked = first.unpacked | second.unpacked
     both.identifiers = first.identifiers | second.identifiers
     both.strings = first.strings | second.strings
-    both.with_stores = first.with_stores | second.with_stores
+    both.accumulated = first.accumulated | second.accumulated
     both.declared = _declared_union([first.declared, second.declared])
     both.uses_roots = first.uses_roots or second.uses_roots
     return both
@@ -520,12 +559,12 @@ def _union_into(into: UsedNames, parts: Iterable[UsedNames]) -> None:
     into.defined = set(into.defined)
     into.calls_to = {}
     into.unpacked, into.called_outside_with, into.identifiers = set(), set(), set()
-    into.with_stores = set()
+    into.accumulated = set()
     strings: Set[str] = set()
     parts = list(parts)
     into.declared = _declared_union([part.declared for part in parts])
     for part in parts:
-        into.with_stores |= part.with_stores
+        into.accumulated |= part.accumulated
         into.names |= part.names
         into.defined |= part.defined
         for name, calls in part.calls_to.items():

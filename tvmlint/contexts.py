@@ -78,12 +78,20 @@ class Skip:
     via: Optional[str]
 
 
+# The lowest level a pass has, and a context should: TVM accepts a lower one, where the gate skips
+# even the level-0 passes, and TVM303 reports that level itself.
+LOWEST_OPT_LEVEL = 0
+
+
 def gate(members: Tuple[Gated, ...], ctx: PassCtx, via: Optional[str] = None) -> Optional[List[Skip]]:
-    """Members the opt_level gate skips under `ctx`; None when that cannot be known.
+    """Members the opt_level gate skips under `ctx`; None when that cannot be known, or when
+    the level is below any pass's (TVM303's finding, which says what the gate then skips).
 
     Members skipped because the user disabled them are intended, not reported.
     """
     if ctx.opt_level is None or ctx.required is None or ctx.disabled is None:
+        return None
+    if ctx.opt_level < LOWEST_OPT_LEVEL:
         return None
     skipped: List[Skip] = []
     for member in members:

@@ -222,6 +222,8 @@ def _check_module(
         if follow is None and not (selection.text_may_need(text, module_name) and selection.wanted(used)):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
         pruned = stage.prune(text, tree, used, selection, follow)
+        if follow is None and pruned is not None and not pruned.holds_findings:
+            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
         running = selection.wanting(used) | (codes & {PARSE_ERROR})
     else:
         pruned = None

@@ -76,6 +76,11 @@ class Member:
     via: Optional[str] = None  # the wrapper Sequential it sits in, when flattened
     members: Tuple["Member", ...] = ()  # when the member is itself a Sequential (FuseTIR's ExpandTupleArguments)
 
+    @property
+    def highest_level(self) -> int:
+        """The highest level in this member and the Sequentials nested in it."""
+        return max([self.opt_level, *(member.highest_level for member in self.members)])
+
 
 @dataclass(frozen=True)
 class PassSpec:

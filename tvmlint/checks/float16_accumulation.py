@@ -126,6 +126,8 @@ class Float16Accumulation(Rule):
         "S = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n",
         TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
         "S = te.compute((1,), lambda i: te.max(A[k], axis=k))\n",
+        # a float16 buffer the block initialises but then overwrites: nothing accumulates
+        TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = A[vi, vk] * B[vk, vj]"),
         # an init block elsewhere than TVMScript is not TVMScript
         "class T:\n    pass\nwith T.init():\n    C[0] = 0\nC[0] = C[0] + 1\n",
     ]
@@ -170,9 +172,9 @@ class Float16Accumulation(Rule):
             return False
         if used.uses_any(_sum_apis(knowledge.version)):
             return True
-        # a TVMScript block is reported only for a buffer stored into right in a `with` body (its
-        # T.init()) and declared with a low-precision literal among the declaration's arguments
-        return any(not low.isdisjoint(used.declared.get(name, ())) for name in used.with_stores)
+        # a TVMScript block is reported only for a buffer it initialises and adds into, declared
+        # with a low-precision literal among the declaration's arguments
+        return any(not low.isdisjoint(used.declared.get(name, ())) for name in used.accumulated)
 
     def start(self) -> None:
         facts = _facts()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from tvmlint.contexts import Gated, PassCtx, and_list, gate, leaves
+from tvmlint.contexts import LOWEST_OPT_LEVEL, Gated, PassCtx, and_list, gate, leaves
 from tvmlint.diagnostics import Fix
 from tvmlint.edits import tvm_import_edit, wrap_in_with
 from tvmlint.rule import Case, Rule
@@ -57,6 +57,10 @@ class GatedPassSkipped(Rule):
         FOLD + "from settings import BUILD_CONTEXT\nwith BUILD_CONTEXT:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         # relax at the default level: nothing built in is above level 1
         "import tvm\nfrom tvm import relax\nmod = relax.transform.CanonicalizeBindings()(mod)\n",
+        # a Sequential whose members are all at level 0 runs them at any level from 0
+        Case("import tvm\nmod = tvm.tirx.transform.LowerTIRx()(mod)\n", target="0.27"),
+        # a level below 0 skips every member: TVM303 reports that level, and what it skips
+        FOLD + "with tvm.transform.PassContext(opt_level=-1):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         # the relay table does not apply to 0.27, where relay is gone (TVM201 says so)
         Case(FOLD + "mod = relay.transform.FoldScaleAxis()(mod)\n", target="0.27"),
     ]
@@ -136,8 +140,12 @@ class GatedPassSkipped(Rule):
 
     @classmethod
     def triggers(cls, knowledge):
-        # a gate only applies where a Sequential runs: one built here, a pass that is one, a runner
-        wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.members}
+        # a gate only applies where a Sequential runs: one built here, a pass that is one, a runner;
+        # a pass whose members are all at the lowest level runs them whatever the level (LowerTIRx)
+        wrappers = {
+            api for api, spec in knowledge.passes_by_api.items()
+            if any(member.highest_level > LOWEST_OPT_LEVEL for member in spec.members)
+        }
         runners = {api for api, runner in knowledge.runners.items() if runner.report == cls.code}
         return frozenset(knowledge.sequential_classes) | frozenset(wrappers) | frozenset(runners)
 

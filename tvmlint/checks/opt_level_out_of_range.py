@@ -7,6 +7,7 @@ from typing import Optional
 
 from tvmlint.analysis import int_literal
 from tvmlint.context_args import context_calls
+from tvmlint.contexts import LOWEST_OPT_LEVEL
 from tvmlint.knowledge import load_table
 from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
@@ -69,7 +70,7 @@ class OptLevelOutOfRange(Rule):
                     if isinstance(level, ast.Constant):
                         return True  # any negative literal
                 if isinstance(level, ast.Constant) and not (
-                    type(level.value) is int and 0 <= level.value <= highest_pass_level()
+                    type(level.value) is int and LOWEST_OPT_LEVEL <= level.value <= highest_pass_level()
                 ):
                     return True
         return False
@@ -104,7 +105,7 @@ class OptLevelOutOfRange(Rule):
                 f"opt_level={level} is above {top}, the highest level any TVM pass has: TVM accepts it without a word "
                 f"and it runs what opt_level={top} runs. Write the level you mean (3 is what TVM's tutorials use)"
             )
-        if level < 0:
+        if level < LOWEST_OPT_LEVEL:
             return (
                 f"opt_level={level} is below 0: every pass a Sequential gates is skipped, even level-0 ones such as "
                 "InferType, unless required_pass names it. Write a level from 0 to "
