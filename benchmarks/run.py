@@ -5,7 +5,8 @@
 
 prints the tree's size, then for tvmlint (cold, warm, one file changed; 1 and N
 workers), for a bare `libcst.parse_module` of every file (1 and N workers) and
-for Fixit 2 with its default rules (when found; each file with a timeout) the
+for Fixit 2 with its default rules (when found; each file with a timeout) and
+for semgrep with the three rules of benchmarks/semgrep_rules.yml (when found) the
 median wall time, files/s, lines/s and peak RSS, the ratios against the floor
 (cold runs alternate with floor runs, and each run's own ratio is printed too),
 the single-file (pre-commit) time over a sample of the tree's files, the editor
@@ -244,6 +245,39 @@ def bench_one_changed(root: Path, target: str, jobs: int, runs: int, files: int,
     return Figures(f"tvmlint warm, 1 file changed, {jobs} w.", timings, files, lines, note=f"({changed.relative_to(root)})")
 
 
+SEMGREP_RULES = HERE / "semgrep_rules.yml"
+
+
+def find_semgrep(option: Optional[str]) -> Optional[Path]:
+    for candidate in ([option] if option else [shutil.which("semgrep"), "/tmp/semvenv/bin/semgrep"]):
+        if candidate and Path(candidate).exists():
+            return Path(candidate)
+    return None
+
+
+def semgrep_command(semgrep: Path, jobs: int, paths: Sequence[Path], *extra: str) -> List[str]:
+    # the files named one by one: given the directory, semgrep's default ignore list leaves out
+    # tests/, most of this tree
+    return [str(semgrep), "scan", "--config", str(SEMGREP_RULES), "--metrics=off", "--disable-version-check",
+            "--quiet", "--jobs", str(jobs), *extra, *map(str, paths)]
+
+
+def bench_semgrep(semgrep: Path, root: Path, paths: Sequence[Path], jobs: int, runs: int, files: int,
+                  lines: int) -> Figures:
+    """semgrep with benchmarks/semgrep_rules.yml (three rules) over the same files, N workers."""
+    with tempfile.TemporaryDirectory() as scratch:
+        report = Path(scratch) / "semgrep.json"
+        # untimed: what it scanned and found, and anything it downloads or caches on a first run
+        measure(semgrep_command(semgrep, jobs, paths, "--json", "--output", str(report)), root)
+        data = json.loads(report.read_text())
+    scanned = len(data.get("paths", {}).get("scanned", []))
+    version = subprocess.run([str(semgrep), "--version"], capture_output=True, text=True).stdout.strip()
+    timings = [measure(semgrep_command(semgrep, jobs, paths), root) for _ in range(runs)]
+    note = f"(semgrep {version}: {scanned} files scanned, {len(data.get('results', []))} results, " \
+           f"{len(data.get('errors', []))} errors)"
+    return Figures(f"semgrep, 3 rules, {jobs} w.", timings, files, lines, note=note)
+
+
 def find_fixit(option: Optional[str]) -> Optional[Path]:
     """The python of an environment where Fixit 2 is installed."""
     candidates = [option] if option else [shutil.which("fixit"), "/tmp/fixitvenv/bin/fixit"]
@@ -443,8 +477,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--fixit", help="Fixit 2's executable or its environment's python (default: PATH, /tmp/fixitvenv)")
     parser.add_argument("--fixit-timeout", type=float, default=30.0, help="seconds per file before Fixit is killed")
     parser.add_argument("--fixit-budget", type=float, default=1800.0, help="seconds for the whole Fixit run")
+    parser.add_argument("--semgrep", help="semgrep's executable (default: PATH, /tmp/semvenv/bin/semgrep)")
     parser.add_argument("--skip", action="append", default=[],
-                        choices=("floor", "fixit", "tvmlint", "changed", "single", "editor", "scale"))
+                        choices=("floor", "fixit", "semgrep", "tvmlint", "changed", "single", "editor", "scale"))
     parser.add_argument("--single-sample", type=int, default=40, help="files naming TVM timed one by one")
     parser.add_argument("--scale-dir", type=Path, default=Path(tempfile.gettempdir()) / "tvmlint-scale")
     parser.add_argument("--scale", default="2000,20000", help="sizes of the generated trees")
@@ -480,6 +515,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
             figures["fixit"] = bench_fixit(python, root, paths, args.jobs, args.fixit_timeout, len(paths), lines,
                                            args.fixit_budget)
 
+    if "semgrep" not in args.skip:
+        semgrep = find_semgrep(args.semgrep)
+        if semgrep is None:
+            print("semgrep: not found (pip install semgrep in a venv and pass --semgrep <venv>/bin/semgrep)\n")
+        else:
+            figures["semgrep"] = bench_semgrep(semgrep, root, paths, args.jobs, args.runs, len(paths), lines)
+
     print("whole tree:")
     for figure in figures.values():
         print(figure.row())
@@ -495,6 +537,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if floor and "fixit" in figures and workers == args.jobs:
             ratios.append(f"  Fixit 2 / floor, {workers} worker(s): {figures['fixit'].median / floor.median:.2f}"
                           " (lower bound when files timed out)")
+    if "semgrep" in figures and f"cold{args.jobs}" in figures:
+        ratios.append(f"  tvmlint cold / semgrep, {args.jobs} workers: "
+                      f"{figures[f'cold{args.jobs}'].median / figures['semgrep'].median:.2f} (target: below 1)")
     if "changed" in figures and f"warm{args.jobs}" in figures:
         ratios.append(f"  one file changed / warm: {figures['changed'].median / figures[f'warm{args.jobs}'].median:.2f}")
     if ratios:
