@@ -10,7 +10,7 @@ resolves the context across the project and asks the rule's `judge`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Union
+from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
 
 from tvmlint.catalog import RuleInfo, rule_info
 from tvmlint.cheap import UsedNames, roots_of
@@ -92,6 +92,9 @@ class FileContext:
         return self.analysis.qualnames.get(node)
 
 
+_TRIGGERS: Dict[Tuple[type, Knowledge], Optional[FrozenSet[str]]] = {}
+
+
 class Rule(Visitor):
     code: ClassVar[str]
     # Judged against every pass name the project defines with TVM's decorators: its deferred
@@ -119,9 +122,17 @@ class Rule(Visitor):
         return None
 
     @classmethod
+    def trigger_names(cls, knowledge: Knowledge) -> Optional[FrozenSet[str]]:
+        """`triggers`, computed once per rule and release: the cheap stage asks for every file."""
+        key = (cls, knowledge)
+        if key not in _TRIGGERS:
+            _TRIGGERS[key] = cls.triggers(knowledge)
+        return _TRIGGERS[key]
+
+    @classmethod
     def tokens(cls, knowledge: Knowledge) -> FrozenSet[str]:
         """Words one of which a file's text must contain for this rule to fire (the text pre-filter)."""
-        names = cls.triggers(knowledge)
+        names = cls.trigger_names(knowledge)
         if names is None:
             return roots_of(knowledge)
         return frozenset(name.rsplit(".", 1)[-1] for name in names)
@@ -140,7 +151,7 @@ class Rule(Visitor):
     @classmethod
     def wants(cls, used: UsedNames, knowledge: Knowledge) -> bool:
         """Whether the libcst analysis must see a module, given the names it uses."""
-        names = cls.triggers(knowledge)
+        names = cls.trigger_names(knowledge)
         return used.uses_roots if names is None else used.uses_any(names)
 
     def start(self) -> None:

@@ -41,7 +41,7 @@ class LegacyBuildTuple(Rule):
     @classmethod
     def wants(cls, used, knowledge) -> bool:
         # only `graph, lib, params = relay.build(...)` itself is reported
-        names = cls.triggers(knowledge)
+        names = cls.trigger_names(knowledge)
         return bool(names) and not used.unpacked.isdisjoint(names)
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -40,7 +40,7 @@ class PassContextNotEntered(Rule):
     @classmethod
     def wants(cls, used, knowledge) -> bool:
         # a context created right in a `with` item is entered: only other calls can be findings
-        return used.calls_outside_with(cls.triggers(knowledge))
+        return used.calls_outside_with(cls.trigger_names(knowledge))
 
     def finish(self) -> None:
         for value in self.file.analysis.contexts:
