@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import FrozenSet, List, Optional, Tuple, Union
 
+from tvmlint.knowledge import pass_levels
 from tvmlint.pickling import by_fields
 
 
@@ -78,11 +79,6 @@ class Skip:
     via: Optional[str]
 
 
-# The lowest level a pass has, and a context should: TVM accepts a lower one, where the gate skips
-# even the level-0 passes, and TVM303 reports that level itself.
-LOWEST_OPT_LEVEL = 0
-
-
 def gate(members: Tuple[Gated, ...], ctx: PassCtx, via: Optional[str] = None) -> Optional[List[Skip]]:
     """Members the opt_level gate skips under `ctx`; None when that cannot be known, or when
     the level is below any pass's (TVM303's finding, which says what the gate then skips).
@@ -91,8 +87,8 @@ def gate(members: Tuple[Gated, ...], ctx: PassCtx, via: Optional[str] = None) ->
     """
     if ctx.opt_level is None or ctx.required is None or ctx.disabled is None:
         return None
-    if ctx.opt_level < LOWEST_OPT_LEVEL:
-        return None
+    if ctx.opt_level < pass_levels()[0]:
+        return None  # TVM accepts it; the gate then skips even the level-0 passes, as TVM303 says
     skipped: List[Skip] = []
     for member in members:
         if member.name in ctx.disabled:

@@ -47,6 +47,22 @@ def load_table(name: str) -> dict:
     return _load(str(rules_dir()), name)
 
 
+def pass_levels() -> Tuple[int, int]:
+    """The lowest and highest opt_level of any pass or Sequential member, at any release."""
+    return _pass_levels(str(rules_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def _pass_levels(directory: str) -> Tuple[int, int]:
+    levels: List[int] = []
+    rows = list(_load(directory, "passes.toml").get("pass", []))
+    while rows:
+        row = rows.pop()
+        levels.append(int(row.get("opt_level", 0)))
+        rows.extend(row.get("members", []))
+    return (min(levels), max(levels)) if levels else (0, 0)
+
+
 def data_fingerprint() -> str:
     """A hash of every rules/ file, so caches notice when the knowledge changes."""
     import hashlib  # only the result cache asks; loading OpenSSL costs a run on one file 2 ms

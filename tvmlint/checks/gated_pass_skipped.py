@@ -5,9 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from tvmlint.contexts import LOWEST_OPT_LEVEL, Gated, PassCtx, and_list, gate, leaves
+from tvmlint.contexts import Gated, PassCtx, and_list, gate, leaves
 from tvmlint.diagnostics import Fix
 from tvmlint.edits import tvm_import_edit, wrap_in_with
+from tvmlint.knowledge import pass_levels
 from tvmlint.rule import Case, Rule
 
 
@@ -142,9 +143,10 @@ class GatedPassSkipped(Rule):
     def triggers(cls, knowledge):
         # a gate only applies where a Sequential runs: one built here, a pass that is one, a runner;
         # a pass whose members are all at the lowest level runs them whatever the level (LowerTIRx)
+        lowest = pass_levels()[0]
         wrappers = {
             api for api, spec in knowledge.passes_by_api.items()
-            if any(member.highest_level > LOWEST_OPT_LEVEL for member in spec.members)
+            if any(member.highest_level > lowest for member in spec.members)
         }
         runners = {api for api, runner in knowledge.runners.items() if runner.report == cls.code}
         return frozenset(knowledge.sequential_classes) | frozenset(wrappers) | frozenset(runners)

@@ -1,28 +1,16 @@
-"""TVM303 opt-level-out-of-range: a literal opt_level that is not an int from 0 to the highest pass level."""
+"""TVM303 opt-level-out-of-range: a literal opt_level that is not an int from the lowest to the highest pass level (rules/passes.toml)."""
 
 from __future__ import annotations
 
-import functools
 from typing import Optional
 
 from tvmlint.analysis import int_literal
 from tvmlint.context_args import context_calls
-from tvmlint.contexts import LOWEST_OPT_LEVEL
-from tvmlint.knowledge import load_table
+from tvmlint.knowledge import pass_levels
 from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
-
-
-@functools.lru_cache(maxsize=None)
-def highest_pass_level() -> int:
-    """The highest opt_level any pass of any release has (passes.toml)."""
-    levels = [0]
-    for entry in load_table("passes.toml").get("pass", []):
-        levels.append(int(entry.get("opt_level", 0)))
-        levels.extend(int(member.get("opt_level", 0)) for member in entry.get("members", []))
-    return max(levels)
 
 
 class OptLevelOutOfRange(Rule):
@@ -70,7 +58,7 @@ class OptLevelOutOfRange(Rule):
                     if isinstance(level, ast.Constant):
                         return True  # any negative literal
                 if isinstance(level, ast.Constant) and not (
-                    type(level.value) is int and LOWEST_OPT_LEVEL <= level.value <= highest_pass_level()
+                    type(level.value) is int and pass_levels()[0] <= level.value <= pass_levels()[1]
                 ):
                     return True
         return False
@@ -88,15 +76,15 @@ class OptLevelOutOfRange(Rule):
 
     @staticmethod
     def _problem(node: Optional[cst.BaseExpression]) -> Optional[str]:
-        top = highest_pass_level()
+        low, top = pass_levels()
         if isinstance(node, cst.SimpleString):
             value = node.evaluated_value
             kind = "a string" if isinstance(value, str) else "bytes"
             text = value.strip() if isinstance(value, str) else value.decode("latin-1").strip()
-            meant = f"opt_level={text}" if text.isdigit() else f"an int from 0 to {top}"
+            meant = f"opt_level={text}" if text.isdigit() else f"an int from {low} to {top}"
             return f"opt_level={node.value} is {kind}, not an int: write {meant}"
         if isinstance(node, cst.Float):
-            return f"opt_level={node.value} is a float, not an int (TVM 0.27 raises TypeError for it): write an int from 0 to {top}"
+            return f"opt_level={node.value} is a float, not an int (TVM 0.27 raises TypeError for it): write an int from {low} to {top}"
         level = int_literal(node)
         if level is None:
             return None
@@ -105,10 +93,9 @@ class OptLevelOutOfRange(Rule):
                 f"opt_level={level} is above {top}, the highest level any TVM pass has: TVM accepts it without a word "
                 f"and it runs what opt_level={top} runs. Write the level you mean (3 is what TVM's tutorials use)"
             )
-        if level < LOWEST_OPT_LEVEL:
+        if level < low:
             return (
-                f"opt_level={level} is below 0: every pass a Sequential gates is skipped, even level-0 ones such as "
-                "InferType, unless required_pass names it. Write a level from 0 to "
-                f"{top}"
+                f"opt_level={level} is below {low}: every pass a Sequential gates is skipped, even level-{low} ones "
+                f"such as InferType, unless required_pass names it. Write a level from {low} to {top}"
             )
         return None
