@@ -265,3 +265,58 @@ def test_no_cache_writes_nothing(tmp_path):
     assert not (tmp_path / ".tvmlint_cache").exists()
     done = run_cli("check", ".", "--target-version", "0.19", cwd=tmp_path)
     assert (tmp_path / ".tvmlint_cache").is_dir()
+
+
+def test_files_never_resolved_are_asked_only_when_they_may_name_a_followed_helper(tmp_path):
+    # app.py and unrelated.py name no TVM: the cheap stage never resolves their names. The
+    # later round asks app.py (it spells `helpers` and `fold`), not unrelated.py.
+    from tvmlint import runner
+
+    files = {
+        "helpers.py": "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
+        "app.py": "import helpers\nmod = helpers.fold(mod)\n",
+        "unrelated.py": "import os\nfold = os.getcwd()\n",
+    }
+    write_tree(tmp_path, files)
+    asked = []
+    original = runner._may_mention
+
+    def spy(entries, *args):
+        found = original(entries, *args)
+        asked.append(sorted(Path(entry.path).name for entry in found))
+        return found
+
+    runner._may_mention = spy
+    try:
+        on = _findings(tmp_path, cheap=True, select=("TVM101",))
+    finally:
+        runner._may_mention = original
+    off = _findings(tmp_path, cheap=False, select=("TVM101",))
+    assert _shown(on) == _shown(off)
+    assert "app.py:2" in on.findings[0].message
+    assert asked[0] == ["app.py"]
+    assert on.files_analysed == 2  # helpers.py, then app.py in the later round
+
+
+def test_may_mention_asks_for_every_part_of_a_name(tmp_path):
+    from tvmlint.config import Overrides, SettingsResolver
+    from tvmlint.runner import _Entry, _may_mention
+    from tvmlint.tasks import Planner
+
+    write_tree(tmp_path, {
+        "pkg/__init__.py": "",
+        "pkg/inner.py": "from .tools import run\nrun()\n",  # `pkg` comes from its package
+        "spelled.py": "from pkg.tools import run\n",
+        "partial.py": "run = 1\n",  # `run`, but never pkg.tools
+        "pkg/tools.py": "def run():\n    pass\n",
+    })
+    planner = Planner(SettingsResolver(Overrides(), cwd=tmp_path))
+    entries = [_Entry(str(tmp_path / name)) for name in ("pkg/inner.py", "spelled.py", "partial.py", "pkg/tools.py")]
+
+    def names(callers_of, defined=frozenset()):
+        return sorted(Path(e.path).name for e in _may_mention(entries, set(callers_of), set(defined), planner))
+
+    assert names({"pkg.tools.run"}) == ["inner.py", "spelled.py", "tools.py"]
+    assert names({"pkg.tools.run.<locals>.step"}) == []  # no module names a local function
+    assert names(set(), {"pkg.tools.run"}) == ["tools.py"]  # defined only under its own module
+    assert names(set()) == []

@@ -20,6 +20,8 @@ import warnings
 from dataclasses import dataclass
 from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
+from tvmlint.reach import Reach
+
 PARSE_ERROR = "TVM001"
 
 
@@ -386,10 +388,16 @@ class Selection:
         self.readers = [rule for rule in self.rules if rule.reads_defined_passes]
         self.decorators: FrozenSet[str] = frozenset(knowledge.decorators) if self.readers else frozenset()
         self.providers: FrozenSet[str] = self.decorators if providers else frozenset()
-        tokens: Set[str] = {name.rsplit(".", 1)[-1] for name in self.providers}
+        # a module that defines passes is wanted or later asked for (`provides`): its decorators count
+        tokens: Set[str] = {name.rsplit(".", 1)[-1] for name in self.decorators}
+        targets: Set[str] = set(self.decorators)
         for rule in self.rules:
             tokens.update(rule.tokens(knowledge))
+            names = rule.trigger_names(knowledge)
+            targets |= self.roots if names is None else names  # none: any module using TVM
         self.tokens: FrozenSet[str] = frozenset(tokens)
+        # every rule's `wants` asks for one of its triggers or a name under one (a history entry)
+        self.reach = Reach(targets)
 
     def text_may_need(self, text: str, module_name: str) -> bool:
         if not self.rules:

@@ -17,7 +17,7 @@ from dataclasses import MISSING, fields, replace
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterable, Iterator, List, Tuple
 
 from tvmlint.diagnostics import Finding
-from tvmlint.engine import Checked, FileResult
+from tvmlint.engine import UNKNOWN_MENTIONS, Checked, FileResult
 from tvmlint.versions import Version
 
 # FileResult fields every task fixes (and every cache key covers): rebuilt, never stored
@@ -55,7 +55,9 @@ def kept(checked: Checked, roots: AbstractSet[str]) -> Checked:
     by one shared empty result (never handed to the project step), and the mentions keep
     only names under `roots`, the project's top-level modules."""
     result = checked.result
-    mentions = project_mentions(checked.mentions, roots) if checked.mentions else checked.mentions
+    mentions = checked.mentions
+    if mentions and mentions != UNKNOWN_MENTIONS:
+        mentions = project_mentions(mentions, roots)
     if not carries(result):
         shared = (_shared(result.version), _shared(result.codes))
         if shared not in _EMPTY:

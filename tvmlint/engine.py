@@ -134,6 +134,11 @@ def _too_big(depth: int, count: int) -> Optional[str]:
     return None
 
 
+# `Checked.mentions` of a file the cheap stage ruled out before resolving its names: no
+# mentions string starts with "?" (tvmlint.cheap.mentions)
+UNKNOWN_MENTIONS = "?"
+
+
 @dataclass
 class Checked:
     """One file through `check_module`: its result, whether libcst analysed it, and
@@ -141,7 +146,7 @@ class Checked:
 
     result: FileResult
     analysed: bool
-    mentions: str = ""
+    mentions: str = ""  # UNKNOWN_MENTIONS: not worked out (a later round reads the file if it must)
     partial: bool = False  # analysed with some definitions blanked out; `mentions` are theirs
     # defines passes with TVM's decorators that this check did not keep, for a rule that
     # reads them elsewhere (tvmlint.cheap.Selection.pass_definers)
@@ -179,14 +184,17 @@ def check_module(
     cheap: bool = True,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
     providers: bool = False,
+    confirm: bool = False,
 ) -> Checked:
     """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
     when one can (`cheap`), or always (`cheap=False`). `follow`: a later round's
     (names whose callers matter, names whose definitions matter): the file is analysed
     whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`).
-    `providers`: a round in which every module's pass definitions are wanted."""
+    `providers`: a round in which every module's pass definitions are wanted. `confirm`: with
+    `follow`, for a file whose mentions were not worked out: analysed only if it names (or
+    defines) a followed name."""
     with _no_cycle_collection():
-        return _check_module(text, path, codes, version, module_name, is_package, cheap, follow, providers)
+        return _check_module(text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm)
 
 
 def _check_module(
@@ -199,6 +207,7 @@ def _check_module(
     cheap: bool,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
     providers: bool,
+    confirm: bool = False,
 ) -> Checked:
     from tvmlint import cheap as stage
 
@@ -212,14 +221,21 @@ def _check_module(
         # No TVM package named in the text and outside TVM's own packages: no TVM name can
         # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
         roots = stage.roots_of(get_knowledge(version))
-        used = stage.UsedNames(tree, module_name, is_package, roots)
         if follow is None and module_name.split(".")[0] not in roots and not any(root in text for root in roots):
-            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used))
+            return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
         selection = selection_for(codes, version, providers)
+        if follow is None and not (
+            selection.text_may_need(text, module_name) and selection.reach.may_use(tree, text, module_name, is_package)
+        ):
+            # no selected rule can want it, nor can it define passes (their decorators are targets)
+            return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
+        used = stage.UsedNames(tree, module_name, is_package, roots)
         # defines passes the analysis may leave out: a later round analyses it for them
         # (not when a rule that reads them runs on it: its definitions are kept already)
         provides = used.uses_any(selection.decorators) and not selection.pass_definers(used)
-        if follow is None and not (selection.text_may_need(text, module_name) and selection.wanted(used)):
+        if confirm and follow is not None and not (used.uses_any(follow[0]) or not used.defined.isdisjoint(follow[1])):
+            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
+        if follow is None and not selection.wanted(used):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
         pruned = stage.prune(text, tree, used, selection, follow)
         if follow is None and pruned is not None and not pruned.holds_findings:

@@ -21,8 +21,9 @@ from tvmlint.config import Settings, SettingsResolver
 from tvmlint.contexts import FromCall, Inherited
 from tvmlint.diagnostics import Finding
 from tvmlint.discovery import discover
-from tvmlint.engine import Checked, FileResult, check_module, module_name_for
+from tvmlint.engine import UNKNOWN_MENTIONS, Checked, FileResult, check_module, module_name_for
 from tvmlint.noqa import is_suppressed
+from tvmlint.source import read_file
 from tvmlint.tasks import Follow, Planner, Task
 from tvmlint.workers import default_jobs, execute
 
@@ -107,17 +108,25 @@ def check_paths(
         providers = providers or asked
         picked = [
             entry for entry in entries
-            if (not entry.analysed or entry.partial) and (
+            if (not entry.analysed or entry.partial) and entry.mentions != UNKNOWN_MENTIONS and (
                 (asked and entry.provides)
                 or (entry.mentions and mentions_any(entry.mentions, callers_of, defined))
             )
         ]
-        if not picked:
+        # files whose names the cheap stage never resolved: those that may name one are asked
+        # in the round itself (a file that named an earlier round's name was asked then)
+        unknown = _may_mention(
+            [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS], callers_of, defined, run.planner
+        )
+        if not picked and not unknown:
             break
         # every name followed so far: a file picked again keeps what an earlier round kept
         follow = (frozenset(done), frozenset(done_defined))
         label = ("providers " if providers else "") + "follow " + _names_digest(follow)
-        run.check(run.indices(picked), label, follow=follow, providers=providers)
+        if picked:
+            run.check(run.indices(picked), label, follow=follow, providers=providers)
+        if unknown:
+            run.check(run.indices(unknown), label + " confirm", follow=follow, providers=providers, confirm=True)
     report.files_analysed = sum(1 for entry in entries if entry.analysed)
     report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)])
     if cache is not None:
@@ -161,13 +170,13 @@ class _Run:
 
     def check(
         self, indices: Sequence[int], stage: str, keys: Optional[List[Optional[str]]] = None, follow: Follow = None,
-        providers: bool = False,
+        providers: bool = False, confirm: bool = False,
     ) -> None:
         todo = []
         for index in indices:
             entry = self.entries[index]
             if self.cache is not None:
-                task = self.planner.task(index, entry.path, follow, providers)
+                task = self.planner.task(index, entry.path, follow, providers, confirm)
                 if keys is not None:
                     key = keys[index]
                 else:
@@ -178,7 +187,9 @@ class _Run:
                     entry.keep(self._keep(unpack(packed, task)))
                     continue
             todo.append(index)
-        tasks = (self.planner.task(index, self.entries[index].path, follow, providers) for index in self._ordered(todo))
+        tasks = (
+            self.planner.task(index, self.entries[index].path, follow, providers, confirm) for index in self._ordered(todo)
+        )
         for index, state, checked in execute(tasks, len(todo), self.jobs):
             entry = self.entries[index]
             if self.cache is not None:
@@ -209,6 +220,46 @@ class _Run:
             return todo
         # the largest files first, so that one of them does not start last and hold the run up
         return sorted(todo, key=lambda index: -_size(self.entries[index].path))
+
+
+# every byte that cannot be part of an identifier, to a space: the rest split into words
+# (bytes above 127 stay: a non-ASCII identifier is one word of its encoded bytes)
+_NOT_WORD = bytes(
+    byte if chr(byte).isalnum() and byte < 128 or byte == ord("_") or byte > 127 else ord(" ") for byte in range(256)
+)
+
+
+def _may_mention(
+    entries: Sequence[_Entry], callers_of: Set[str], defined: Set[str], planner: Planner
+) -> List[_Entry]:
+    """Of files whose names were never resolved, those that may name one of `callers_of` or
+    define one of `defined`. A module names `a.b.f` only through its imports, the chains it
+    spells and the package it sits in (relative imports), and defines it only under its own
+    module name (tvmlint.cheap.UsedNames): each part of the name is a word of its text or a
+    part of its module name. Names of local functions (`f.<locals>.g`) are never mentioned."""
+    wanted = [
+        tuple(part.encode() for part in name.split("."))
+        for name in callers_of if name and "<" not in name and name.isascii()
+    ]
+    # a part in another script could be encoded otherwise than as UTF-8: such names are asked
+    # of every file (no name of apache/tvm's own tree is one)
+    unusual = any(name and "<" not in name and not name.isascii() for name in callers_of)
+    out = []
+    for entry in entries:
+        module = planner.module_name(entry.path)[0]
+        if unusual or any(name.startswith(module + ".") for name in defined):
+            out.append(entry)
+            continue
+        if not wanted:
+            continue
+        try:
+            words = set(read_file(entry.path).translate(_NOT_WORD).split())
+        except OSError:
+            continue  # as it was when the cheap stage tried: its result says why
+        words.update(part.encode() for part in module.split("."))
+        if any(all(part in words for part in parts) for parts in wanted):
+            out.append(entry)
+    return out
 
 
 def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:

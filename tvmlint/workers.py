@@ -47,7 +47,7 @@ def run_task(task: Task) -> Outcome:
     del data
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
-        cheap=task.cheap, follow=task.follow, providers=task.providers,
+        cheap=task.cheap, follow=task.follow, providers=task.providers, confirm=task.confirm,
     )
     return task.index, state, checked
 

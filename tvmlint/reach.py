@@ -1,0 +1,159 @@
+"""Whether a module can use any of a set of qualified names, without resolving all of its names.
+
+The cheap stage resolves every name of a module through its imports
+(`tvmlint.cheap.UsedNames`) before asking the rules whether they want it: on
+apache/tvm's tree that costs as much as parsing, and four modules in five turn
+out to use no name a rule asks about. This answers first, from the module's
+imports and definitions and from the attribute chains its text spells after
+each imported name (`tvm.relay.build`, `T.init`), and it errs only one way:
+when it says no, `UsedNames` could not name a target or anything under one.
+
+The text is read the way the stdlib parser reads a chain: whitespace, line
+continuations, comments and closing parentheses may stand between a name and
+its attribute (`(tvm)\\n  .build`). A chain inside a string or a comment counts
+too, which only makes the answer yes more often.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Pattern, Set, Tuple
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# what may separate the parts of a chain: an import binds the head, the text spells the rest
+_GAP = r"(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*[\r\n]|\))*"
+_WORD = re.compile(r"\w+")
+_COMMENT = re.compile(r"#[^\r\n]*")
+
+
+class Imports:
+    """A module's bindings as `UsedNames` makes them: every import statement at any depth
+    (local name -> what it stands for), the modules it star-imports, and the qualified
+    names its imports and its own definitions (`module.f`, `module.C.m`) put in scope."""
+
+    def __init__(self, tree: ast.Module, module_name: str, is_package: bool):
+        self.package = module_name if is_package else module_name.rpartition(".")[0]
+        self.bound: Dict[str, Set[str]] = {}
+        self.stars: List[str] = []
+        self.names: Set[str] = set()
+        stack: List[ast.AST] = list(tree.body)
+        while stack:  # statements only: an import is never part of an expression
+            node = stack.pop()
+            kind = type(node)
+            if kind is ast.Import:
+                for alias in node.names:
+                    self.names.add(alias.name)
+                    local, target = (alias.asname, alias.name) if alias.asname else (alias.name.split(".")[0],) * 2
+                    self.bound.setdefault(local, set()).add(target)
+            elif kind is ast.ImportFrom:
+                self._import_from(node)
+            else:
+                for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                    statements = getattr(node, field, None)
+                    if statements:
+                        stack.extend(statements)
+        self._define(tree.body, module_name, top=True)
+
+    def _import_from(self, node: ast.ImportFrom) -> None:
+        module = node.module
+        if node.level:  # as UsedNames._absolute
+            base = self.package.split(".") if self.package else []
+            if node.level > 1:
+                base = base[: len(base) - (node.level - 1)] if node.level - 1 <= len(base) else []
+            parts = [part for part in base if part] + ([node.module] if node.module else [])
+            module = ".".join(parts) or None
+        if module is None:
+            return
+        for alias in node.names:
+            if alias.name == "*":
+                self.stars.append(module)
+                continue
+            full = f"{module}.{alias.name}"
+            self.names.add(full)
+            self.bound.setdefault(alias.asname or alias.name, set()).add(full)
+
+    def _define(self, body: Iterable[ast.stmt], prefix: str, top: bool) -> None:
+        for statement in body:
+            if isinstance(statement, _SCOPES):
+                full = f"{prefix}.{statement.name}"
+                self.names.add(full)
+                if top:
+                    self.bound.setdefault(statement.name, set()).add(full)
+                if isinstance(statement, ast.ClassDef):
+                    self._define(statement.body, full, top=False)
+
+
+class Reach:
+    """Targets (qualified names) and the question: can a module use one, or a name under one?"""
+
+    def __init__(self, targets: AbstractSet[str]):
+        self.targets: FrozenSet[str] = frozenset(targets)
+        # every proper prefix of a target: a chain that leaves them can reach none
+        self.prefixes: FrozenSet[str] = frozenset(
+            ".".join(parts[:end]) for parts in (target.split(".") for target in targets) for end in range(1, len(parts))
+        )
+        self._chains: Dict[Tuple[str, ...], Pattern[str]] = {}
+
+    def covers(self, name: str) -> bool:
+        """Whether `name` is a target or lies under one."""
+        targets = self.targets
+        if name in targets:
+            return True
+        end = name.find(".")
+        while end != -1:
+            if name[:end] in targets:
+                return True
+            end = name.find(".", end + 1)
+        return False
+
+    def may_use(self, tree: ast.Module, text: str, module_name: str, is_package: bool) -> bool:
+        if self.covers(module_name.split(".")[0]):
+            return True  # a root itself is a target (a rule that wants any module using TVM)
+        imports = Imports(tree, module_name, is_package)
+        if any(self.covers(name) for name in imports.names):
+            return True
+        heads: Dict[str, Set[str]] = {}
+        for local, targets in imports.bound.items():
+            for target in targets:
+                if self.covers(target):
+                    return True
+                if target in self.prefixes:
+                    heads.setdefault(local, set()).add(target)
+        if any(self._star_may_use(module, text) for module in imports.stars):
+            return True
+        return bool(heads) and self._chain_reaches(heads, text)
+
+    def _star_may_use(self, module: str, text: str) -> bool:
+        # after `from m import *` any bare name may stand for m.<name>: ask for the words
+        if self.covers(module):
+            return True
+        if module not in self.prefixes:
+            return False
+        words = set(_WORD.findall(text))
+        start = len(module) + 1
+        return any(
+            target.startswith(module + ".") and all(part in words for part in target[start:].split("."))
+            for target in self.targets
+        )
+
+    def _chain_reaches(self, heads: Dict[str, Set[str]], text: str) -> bool:
+        key = tuple(sorted(heads))
+        pattern = self._chains.get(key)
+        if pattern is None:
+            alternatives = "|".join(map(re.escape, key))
+            pattern = self._chains[key] = re.compile(
+                rf"(?<![\w.])({alternatives})((?:{_GAP}\.{_GAP}\w+)+)"
+            )
+        targets, prefixes = self.targets, self.prefixes
+        for match in pattern.finditer(text):
+            rest = _WORD.findall(_COMMENT.sub("", match.group(2)))
+            for start in heads[match.group(1)]:
+                name = start
+                for part in rest:
+                    name = f"{name}.{part}"
+                    if name in targets:
+                        return True
+                    if name not in prefixes:
+                        break
+        return False
