@@ -148,6 +148,17 @@ def dotted(node: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+_STATEMENT_CLASSES: Dict[type, bool] = {}
+
+
+def _is_statement(kind: type) -> bool:
+    # once per class: the isinstance check against libcst's abstract classes ran for every node
+    known = _STATEMENT_CLASSES.get(kind)
+    if known is None:
+        known = _STATEMENT_CLASSES[kind] = issubclass(kind, (cst.SimpleStatementLine, cst.BaseCompoundStatement))
+    return known
+
+
 def int_literal(node: Optional[cst.BaseExpression]) -> Optional[int]:
     if isinstance(node, cst.Integer):
         return int(node.evaluated_value)
@@ -258,7 +269,7 @@ class ModuleAnalysis(Visitor):
         statements = self._statements
         if statements:
             self._within[node] = statements[-1]
-        if isinstance(node, (cst.SimpleStatementLine, cst.BaseCompoundStatement)):
+        if _is_statement(type(node)):
             self._parent_statement[node] = statements[-1] if statements else None
             statements.append(node)
         return super().on_visit(node)

@@ -11,7 +11,7 @@ Attribute hooks (`visit_Call_func`) are not called: no visitor here has one.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Iterable, List, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Tuple
 
 from tvmlint.lazy import cst
 
@@ -46,13 +46,13 @@ class Visitor:
     """
 
     def on_visit(self, node: cst.CSTNode) -> bool:
-        visit = getattr(self, "visit_" + type(node).__name__, None)
-        return visit is None or visit(node) is not False
+        visit = _method(type(self), "visit_", type(node))
+        return visit is None or visit(self, node) is not False
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
-        leave = getattr(self, "leave_" + type(original_node).__name__, None)
+        leave = _method(type(self), "leave_", type(original_node))
         if leave is not None:
-            leave(original_node)
+            leave(self, original_node)
 
     def get_visitors(self) -> Dict[str, Callable[[cst.CSTNode], object]]:
         kind = type(self)
@@ -65,6 +65,30 @@ class Visitor:
 
 
 _VISITOR_NAMES: Dict[type, Tuple[str, ...]] = {}
+_METHODS: Dict[Tuple[type, str, type], Optional[Callable]] = {}
+
+
+def _method(visitor: type, prefix: str, kind: type) -> Optional[Callable]:
+    """A visitor class's `visit_<Node>` / `leave_<Node>` function, looked up once per node class
+    (visitors set their hooks on the class, never on an instance)."""
+    key = (visitor, prefix, kind)
+    try:
+        return _METHODS[key]
+    except KeyError:
+        found = _METHODS[key] = getattr(visitor, prefix + kind.__name__, None)
+        return found
+
+
+# whether a class is a libcst node: CSTNode is an abstract class, and an isinstance check
+# against one costs several times a dict lookup, for every field of every node
+_IS_NODE: Dict[type, bool] = {}
+
+
+def is_node_class(kind: type) -> bool:
+    known = _IS_NODE.get(kind)
+    if known is None:
+        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+    return known
 
 
 def walk(node: cst.CSTNode, visitor: Visitor) -> None:
@@ -72,7 +96,7 @@ def walk(node: cst.CSTNode, visitor: Visitor) -> None:
     returned False, then on_leave."""
     on_visit, on_leave = visitor.on_visit, visitor.on_leave
     order = _ORDER
-    node_type = cst.CSTNode
+    nodes = _IS_NODE
 
     def go(node: cst.CSTNode) -> None:
         if on_visit(node):
@@ -80,12 +104,16 @@ def walk(node: cst.CSTNode, visitor: Visitor) -> None:
             fields = order.get(kind) or child_fields(kind)
             for name in fields:
                 value = getattr(node, name)
-                if isinstance(value, node_type):
-                    go(value)
-                elif type(value) is tuple or type(value) is list:
+                kind = type(value)
+                if kind is tuple or kind is list:
                     for item in value:
-                        if isinstance(item, node_type):
+                        known = nodes.get(type(item))
+                        if known or (known is None and is_node_class(type(item))):
                             go(item)
+                else:
+                    known = nodes.get(kind)
+                    if known or (known is None and is_node_class(kind)):
+                        go(value)
         on_leave(node)
 
     go(node)
