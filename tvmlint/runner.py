@@ -237,29 +237,47 @@ def _may_mention(
     spells and the package it sits in (relative imports), and defines it only under its own
     module name (tvmlint.cheap.UsedNames): each part of the name is a word of its text or a
     part of its module name. Names of local functions (`f.<locals>.g`) are never mentioned."""
-    wanted = [
-        tuple(part.encode() for part in name.split("."))
-        for name in callers_of if name and "<" not in name and name.isascii()
-    ]
-    # a part in another script could be encoded otherwise than as UTF-8: such names are asked
-    # of every file (no name of apache/tvm's own tree is one)
-    unusual = any(name and "<" not in name and not name.isascii() for name in callers_of)
+    # the modules that may define a name of `defined`: every dotted prefix of one
+    definers = {name[:end] for name in defined for end in _dots(name)}
+    # each name under its last part: a file is asked about the names whose last part it holds
+    by_last: Dict[bytes, List[Tuple[bytes, ...]]] = {}
+    unusual = False
+    for name in callers_of:
+        if not name or "<" in name:
+            continue
+        if not name.isascii():
+            # another script's letters may be encoded otherwise than as UTF-8: asked of every
+            # file (no name of apache/tvm's own tree is one)
+            unusual = True
+            continue
+        parts = tuple(part.encode() for part in name.split("."))
+        by_last.setdefault(parts[-1], []).append(parts)
     out = []
     for entry in entries:
         module = planner.module_name(entry.path)[0]
-        if unusual or any(name.startswith(module + ".") for name in defined):
+        if unusual or module in definers:
             out.append(entry)
             continue
-        if not wanted:
+        if not by_last:
             continue
         try:
             words = set(read_file(entry.path).translate(_NOT_WORD).split())
         except OSError:
             continue  # as it was when the cheap stage tried: its result says why
         words.update(part.encode() for part in module.split("."))
-        if any(all(part in words for part in parts) for parts in wanted):
+        if any(
+            all(part in words for part in parts)
+            for last in words.intersection(by_last) for parts in by_last[last]
+        ):
             out.append(entry)
     return out
+
+
+def _dots(name: str) -> Iterator[int]:
+    end = name.find(".")
+    while end != -1:
+        yield end
+        end = name.find(".", end + 1)
 
 
 def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:
