@@ -83,3 +83,20 @@ def test_the_stage_walk_reaches_every_node_ast_walk_does_but_contexts_and_operat
         expected = [node for node in ast.walk(tree) if not isinstance(node, _LEAVES)]
         reached = list(nodes([tree]))
         assert len(reached) == len(expected) and {id(n) for n in reached} == {id(n) for n in expected}, path
+
+
+def test_pass_levels_follow_the_rules_directory(tmp_path, monkeypatch):
+    # the gate, TVM101's triggers and TVM303 read their bounds from passes.toml, not from code
+    import shutil
+
+    from tvmlint.knowledge import pass_levels, rules_dir
+
+    assert pass_levels() == (0, 5)
+    rules = tmp_path / "rules"
+    shutil.copytree(rules_dir(), rules)
+    with open(rules / "passes.toml", "a") as table:
+        table.write('\n[[pass]]\napi = ["tvm.made.Up"]\nname = "MadeUp"\nkind = "module"\nopt_level = 9\nrequired = []\n')
+    monkeypatch.setenv("TVMLINT_RULES_DIR", str(rules))
+    assert pass_levels() == (0, 9)
+    monkeypatch.delenv("TVMLINT_RULES_DIR")
+    assert pass_levels() == (0, 5)
