@@ -268,14 +268,16 @@ def test_no_cache_writes_nothing(tmp_path):
 
 
 def test_files_never_resolved_are_asked_only_when_they_may_name_a_followed_helper(tmp_path):
-    # app.py and unrelated.py name no TVM: the cheap stage never resolves their names. The
-    # later round asks app.py (it spells `helpers` and `fold`), not unrelated.py.
+    # app.py, unrelated.py and words.py name no TVM: the cheap stage never resolves their
+    # names. The later round asks those that spell both `helpers` and `fold`.
     from tvmlint import runner
 
     files = {
         "helpers.py": "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
         "app.py": "import helpers\nmod = helpers.fold(mod)\n",
         "unrelated.py": "import os\nfold = os.getcwd()\n",
+        # holds both words, yet names no helpers.fold: asked, resolved, and left out
+        "words.py": "helpers = fold = None\n",
     }
     write_tree(tmp_path, files)
     asked = []
@@ -294,7 +296,7 @@ def test_files_never_resolved_are_asked_only_when_they_may_name_a_followed_helpe
     off = _findings(tmp_path, cheap=False, select=("TVM101",))
     assert _shown(on) == _shown(off)
     assert "app.py:2" in on.findings[0].message
-    assert asked[0] == ["app.py"]
+    assert asked[0] == ["app.py", "words.py"]
     assert on.files_analysed == 2  # helpers.py, then app.py in the later round
 
 

@@ -20,7 +20,7 @@ import warnings
 from dataclasses import dataclass
 from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
-from tvmlint.reach import Reach
+from tvmlint.reach import Reach, absolute_module, define
 
 PARSE_ERROR = "TVM001"
 
@@ -163,7 +163,7 @@ class UsedNames:
         self._bindings: Dict[str, Set[str]] = {}
         self._stars: List[str] = []
         self.defined: Set[str] = set()
-        self._define(tree.body, module_name, self._bindings, self.defined)
+        define(tree.body, module_name, self._bindings, self.defined)
         # Each top-level statement on its own (what `prune` weighs), resolved once every import
         # of the module is known; the module is their union.
         scanned = []
@@ -173,7 +173,7 @@ class UsedNames:
             scanned.append(part)
         self._parts: Dict[int, UsedNames] = {}
         for statement, part in zip(tree.body, scanned):
-            self._define([statement], module_name, {}, part.defined)
+            define([statement], module_name, {}, part.defined)
             part.names |= part.defined
             part._resolve()
             self._parts[id(statement)] = part
@@ -204,7 +204,7 @@ class UsedNames:
             _union_into(part, known)
             return part
         part._scan(nodes(statements), imports=False)
-        self._define(statements, self.module_name, {}, part.defined)
+        define(statements, self.module_name, {}, part.defined)
         part.names |= part.defined
         part._resolve()
         return part
@@ -266,7 +266,7 @@ class UsedNames:
                             bindings.setdefault(top, set()).add(top)
                     self.names.add(alias.name)
             elif kind is ast.ImportFrom:
-                module = self._absolute(node)
+                module = absolute_module(node, self.package)
                 if module is None:
                     continue
                 for alias in node.names:
@@ -313,29 +313,6 @@ class UsedNames:
             if id(call) not in self._entered:
                 self.called_outside_with.update(callees)
         del self._chains, self._calls, self._entered, self._unpacked_calls, self._inner
-
-    def _absolute(self, node: ast.ImportFrom) -> Optional[str]:
-        if not node.level:
-            return node.module
-        base = self.package.split(".") if self.package else []
-        if node.level > 1:
-            base = base[: len(base) - (node.level - 1)] if node.level - 1 <= len(base) else []
-        parts = [part for part in base if part]
-        if node.module:
-            parts.append(node.module)
-        return ".".join(parts) or None
-
-    @staticmethod
-    def _define(body: Iterable[ast.stmt], prefix: str, bindings: Dict[str, Set[str]], names: Set[str]) -> None:
-        # The analysis names the module's own functions and classes `module.f`, `module.C.f`:
-        # inside TVM's own package such a name can be an API.
-        for statement in body:
-            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                full = f"{prefix}.{statement.name}"
-                names.add(full)
-                bindings.setdefault(statement.name, set()).add(full)
-                if isinstance(statement, ast.ClassDef):
-                    UsedNames._define(statement.body, full, {}, names)
 
     def uses_any(self, names: AbstractSet[str]) -> bool:
         return not self.names.isdisjoint(names)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Pattern, Set, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Pattern, Set, Tuple
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # what may separate the parts of a chain: an import binds the head, the text spells the rest
@@ -53,16 +53,10 @@ class Imports:
                     statements = getattr(node, field, None)
                     if statements:
                         stack.extend(statements)
-        self._define(tree.body, module_name, top=True)
+        define(tree.body, module_name, self.bound, self.names)
 
     def _import_from(self, node: ast.ImportFrom) -> None:
-        module = node.module
-        if node.level:  # as UsedNames._absolute
-            base = self.package.split(".") if self.package else []
-            if node.level > 1:
-                base = base[: len(base) - (node.level - 1)] if node.level - 1 <= len(base) else []
-            parts = [part for part in base if part] + ([node.module] if node.module else [])
-            module = ".".join(parts) or None
+        module = absolute_module(node, self.package)
         if module is None:
             return
         for alias in node.names:
@@ -73,15 +67,30 @@ class Imports:
             self.names.add(full)
             self.bound.setdefault(alias.asname or alias.name, set()).add(full)
 
-    def _define(self, body: Iterable[ast.stmt], prefix: str, top: bool) -> None:
-        for statement in body:
-            if isinstance(statement, _SCOPES):
-                full = f"{prefix}.{statement.name}"
-                self.names.add(full)
-                if top:
-                    self.bound.setdefault(statement.name, set()).add(full)
-                if isinstance(statement, ast.ClassDef):
-                    self._define(statement.body, full, top=False)
+
+def absolute_module(node: ast.ImportFrom, package: str) -> Optional[str]:
+    """The module a `from ... import` names, relative imports resolved against `package`."""
+    if not node.level:
+        return node.module
+    base = package.split(".") if package else []
+    if node.level > 1:
+        base = base[: len(base) - (node.level - 1)] if node.level - 1 <= len(base) else []
+    parts = [part for part in base if part]
+    if node.module:
+        parts.append(node.module)
+    return ".".join(parts) or None
+
+
+def define(body: Iterable[ast.stmt], prefix: str, bindings: Dict[str, Set[str]], names: Set[str]) -> None:
+    """The functions and classes a block defines, named as the analysis names them (`module.f`,
+    `module.C.f`: inside TVM's own package such a name can be an API); the block's own are bound."""
+    for statement in body:
+        if isinstance(statement, _SCOPES):
+            full = f"{prefix}.{statement.name}"
+            names.add(full)
+            bindings.setdefault(statement.name, set()).add(full)
+            if isinstance(statement, ast.ClassDef):
+                define(statement.body, full, {}, names)
 
 
 class Reach:
