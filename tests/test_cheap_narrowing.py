@@ -100,3 +100,24 @@ def test_pass_levels_follow_the_rules_directory(tmp_path, monkeypatch):
     assert pass_levels() == (0, 9)
     monkeypatch.delenv("TVMLINT_RULES_DIR")
     assert pass_levels() == (0, 5)
+
+
+@pytest.mark.parametrize("select, codes", [
+    # below every pass's level the gate skips even the level-0 passes: TVM303 says so, and
+    # TVM101 does not repeat it, so a run that leaves TVM303 out reports nothing here
+    (("TVM101",), []),
+    (("TVM101", "TVM303"), ["TVM303"]),
+])
+def test_a_level_below_every_pass_is_tvm303s_finding_alone(tmp_path, select, codes):
+    write_tree(tmp_path, {"m.py": (
+        HEAD + "with tvm.transform.PassContext(opt_level=-1):\n    mod = relay.transform.FoldScaleAxis()(mod)\n"
+    )})
+    found = []
+    for cheap in (True, False):
+        resolver = SettingsResolver(Overrides(target_version="0.19", select=select), cwd=tmp_path)
+        report = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=cheap)
+        found.append([(f.code, f.message) for f in report.findings])
+    assert found[0] == found[1]
+    assert [code for code, _message in found[0]] == codes
+    if codes:
+        assert "skip" in found[0][0][1]
