@@ -322,3 +322,22 @@ def test_may_mention_asks_for_every_part_of_a_name(tmp_path):
     assert names({"pkg.tools.run.<locals>.step"}) == []  # no module names a local function
     assert names(set(), {"pkg.tools.run"}) == ["tools.py"]  # defined only under its own module
     assert names(set()) == []
+
+
+def test_a_cached_caller_whose_names_were_never_resolved_is_still_followed(tmp_path):
+    # app.py names no TVM, so its cached result holds no mentions: when helpers.py changes,
+    # the later round must still read app.py and find its call
+    files = {
+        "helpers.py": "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
+        "app.py": "import helpers\nmod = helpers.fold(mod)\n",
+    }
+    write_tree(tmp_path, files)
+    first = _findings(tmp_path, cheap=True, select=("TVM101",), use_cache=True)
+    (tmp_path / "helpers.py").write_text(files["helpers.py"] + "# changed\n")
+    second = _findings(tmp_path, cheap=True, select=("TVM101",), use_cache=True)
+    assert second.cache_hits >= 1  # app.py came from the cache
+    assert [f.message for f in second.findings] == [f.message for f in first.findings]
+    assert "app.py:2" in second.findings[0].message
+    (tmp_path / "app.py").write_text("import helpers\n")  # no call any more: nothing to report
+    third = _findings(tmp_path, cheap=True, select=("TVM101",), use_cache=True)
+    assert third.findings == []

@@ -2,7 +2,9 @@
 
 libcst costs about ten times the stdlib `ast` parser, and most files of a large
 tree cannot hold a finding. For each file this stage checks the syntax (TVM001),
-resolves the names the file uses through its imports the way
+asks `tvmlint.reach` whether the file can use any name a selected rule needs (its
+imports and the attribute chains its text spells), and only then resolves the
+names the file uses through its imports the way
 `tvmlint.analysis` does, but over-approximating (every binding in every scope
 counts), and asks each selected rule whether it `wants` the module. A rule that
 says nothing wants any module that uses a TVM name, so a new rule is never

@@ -18,13 +18,21 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Pattern, Set, Tuple
+from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Pattern, Set, Tuple
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # what may separate the parts of a chain: an import binds the head, the text spells the rest
 _GAP = r"(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*[\r\n]|\))*"
 _WORD = re.compile(r"\w+")
 _COMMENT = re.compile(r"#[^\r\n]*")
+
+
+def enclosing(name: str) -> Iterator[str]:
+    """The names `name` lies under: `a` and `a.b` for `a.b.c`."""
+    end = name.find(".")
+    while end != -1:
+        yield name[:end]
+        end = name.find(".", end + 1)
 
 
 class Imports:
@@ -107,14 +115,7 @@ class Reach:
     def covers(self, name: str) -> bool:
         """Whether `name` is a target or lies under one."""
         targets = self.targets
-        if name in targets:
-            return True
-        end = name.find(".")
-        while end != -1:
-            if name[:end] in targets:
-                return True
-            end = name.find(".", end + 1)
-        return False
+        return name in targets or any(prefix in targets for prefix in enclosing(name))
 
     def may_use(self, tree: ast.Module, text: str, module_name: str, is_package: bool) -> bool:
         if self.covers(module_name.split(".")[0]):

@@ -23,6 +23,7 @@ from tvmlint.diagnostics import Finding
 from tvmlint.discovery import discover
 from tvmlint.engine import UNKNOWN_MENTIONS, Checked, FileResult, check_module, module_name_for
 from tvmlint.noqa import is_suppressed
+from tvmlint.reach import enclosing
 from tvmlint.source import read_file
 from tvmlint.tasks import Follow, Planner, Task
 from tvmlint.workers import default_jobs, execute
@@ -238,7 +239,7 @@ def _may_mention(
     module name (tvmlint.cheap.UsedNames): each part of the name is a word of its text or a
     part of its module name. Names of local functions (`f.<locals>.g`) are never mentioned."""
     # the modules that may define a name of `defined`: every dotted prefix of one
-    definers = {name[:end] for name in defined for end in _dots(name)}
+    definers = {module for name in defined for module in enclosing(name)}
     # each name under its last part: a file is asked about the names whose last part it holds
     by_last: Dict[bytes, List[Tuple[bytes, ...]]] = {}
     unusual = False
@@ -271,13 +272,6 @@ def _may_mention(
         ):
             out.append(entry)
     return out
-
-
-def _dots(name: str) -> Iterator[int]:
-    end = name.find(".")
-    while end != -1:
-        yield end
-        end = name.find(".", end + 1)
 
 
 def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:
