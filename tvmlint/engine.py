@@ -151,6 +151,9 @@ class Checked:
     # defines passes with TVM's decorators that this check did not keep, for a rule that
     # reads them elsewhere (tvmlint.cheap.Selection.pass_definers)
     provides: bool = False
+    # left out because its rules need a context below the default level (tvmlint.low_contexts):
+    # the run analyses it when a file of it writes one that can reach it
+    awaits_low: bool = False
 
 
 @contextlib.contextmanager
@@ -185,6 +188,7 @@ def check_module(
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
     providers: bool = False,
     confirm: bool = False,
+    defer_low: bool = False,
 ) -> Checked:
     """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
     when one can (`cheap`), or always (`cheap=False`). `follow`: a later round's
@@ -192,9 +196,12 @@ def check_module(
     whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`).
     `providers`: a round in which every module's pass definitions are wanted. `confirm`: with
     `follow`, for a file whose mentions were not worked out: analysed only if it names (or
-    defines) a followed name."""
+    defines) a followed name. `defer_low`: a module whose rules can only fire under a context
+    below the default level is left out, `awaits_low` (a run's first round: it asks again)."""
     with _no_cycle_collection():
-        return _check_module(text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm)
+        return _check_module(
+            text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm, defer_low
+        )
 
 
 def _check_module(
@@ -208,6 +215,7 @@ def _check_module(
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
     providers: bool,
     confirm: bool = False,
+    defer_low: bool = False,
 ) -> Checked:
     from tvmlint import cheap as stage
 
@@ -237,6 +245,11 @@ def _check_module(
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
         if follow is None and not selection.wanted(used):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
+        if defer_low and follow is None and selection.awaits_low_context(used, tree):
+            return Checked(
+                FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides,
+                awaits_low=True,
+            )
         pruned = stage.prune(text, tree, used, selection, follow)
         if follow is None and pruned is not None and not pruned.holds_findings:
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)

@@ -284,3 +284,37 @@ def knowledge_for(version: Version, directory: Optional[str] = None) -> Knowledg
 
 def get_knowledge(version: Version) -> Knowledge:
     return knowledge_for(version, str(rules_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def lowest_default_level(knowledge: Knowledge) -> int:
+    """The lowest level a context has at this release when none is written: the default one,
+    or a factory's own."""
+    return min([knowledge.default_opt_level, *(f.default_opt_level for f in knowledge.context_factories.values())])
+
+
+@functools.lru_cache(maxsize=None)
+def highest_gated_level(knowledge: Knowledge) -> int:
+    """The highest level a Sequential can gate at this release without a level the project
+    writes itself: TVM's passes and the passes inside them, the passes runners hold, and the
+    level a Sequential has when it is given none."""
+    levels = [spec.opt_level for spec in knowledge.passes_by_api.values()]
+    levels.extend(member.highest_level for spec in knowledge.passes_by_api.values() for member in spec.members)
+    levels.extend(member.highest_level for runner in knowledge.runners.values() for member in runner.runs)
+    levels.extend(spec.default_opt_level for spec in knowledge.sequential_classes.values())
+    return max(levels, default=0)
+
+
+@functools.lru_cache(maxsize=None)
+def level_positions(knowledge: Knowledge) -> Dict[str, Optional[int]]:
+    """The last names of what a project makes its own passes with (TVM's pass decorators, its
+    Sequentials), each with where the level goes without a keyword (-1: anywhere, a decorator
+    being called with or without the function first)."""
+    positions: Dict[str, Optional[int]] = {}
+    for api in knowledge.decorators:
+        positions[api.rsplit(".", 1)[-1]] = -1
+    for api, spec in knowledge.sequential_classes.items():
+        last = api.rsplit(".", 1)[-1]
+        at = spec.params.index("opt_level") if "opt_level" in spec.params else None
+        positions[last] = at if positions.get(last, at) == at else -1
+    return positions

@@ -23,6 +23,8 @@ from tvmlint.source import split_lines
 from tvmlint.walk import Visitor
 
 if TYPE_CHECKING:
+    import ast
+
     import libcst as cst
     from libcst.metadata import CodeRange
 
@@ -175,6 +177,27 @@ class Rule(Visitor):
                 return
         start, end = self.file.span(node)
         self.file.deferred.append(Deferred(self.code, start, end, ctx, payload, fix))
+
+    @classmethod
+    def needs_low_context(cls, tree: "ast.Module", knowledge: Knowledge) -> bool:
+        """Whether every finding this rule can make in a module (its stdlib tree) needs a
+        context that writes a level below the default one as a literal.
+
+        A run analyses such a module only when a file of it writes such a context where it
+        can reach the module (`tvmlint.low_contexts`). False (the default): always analysed.
+        """
+        return False
+
+    @classmethod
+    def needs_level_below(cls, payload: Any) -> Optional[int]:
+        """A level below which every context `judge` finds fault with lies, if there is one.
+
+        A waiting finding whose bound is at or below the default level can only come
+        from a context that writes a lower level as a literal; the runner follows its
+        callers only where such a context can reach it (`tvmlint.low_contexts`).
+        None (the default): no bound, always followed.
+        """
+        return None
 
     @classmethod
     def judge(cls, payload: Any, ctx: PassCtx) -> Optional[str]:

@@ -22,6 +22,7 @@ from tvmlint.contexts import FromCall, Inherited
 from tvmlint.diagnostics import Finding
 from tvmlint.discovery import discover
 from tvmlint.engine import UNKNOWN_MENTIONS, Checked, FileResult, check_module, module_name_for
+from tvmlint.low_contexts import words_of
 from tvmlint.noqa import is_suppressed
 from tvmlint.reach import enclosing
 from tvmlint.source import read_file
@@ -43,15 +44,15 @@ class _Entry:
     (tvmlint.compact.kept). A run holds one per file to its end: nothing else, and the
     parts of its `Checked` in slots, not the object (a few megabytes in a large tree)."""
 
-    __slots__ = ("path", "result", "analysed", "partial", "mentions", "provides")
+    __slots__ = ("path", "result", "analysed", "partial", "mentions", "provides", "awaits_low")
 
     def __init__(self, path: str):
         self.path = path
         self.result: Optional[FileResult] = None
 
     def keep(self, checked: Checked) -> None:
-        self.result, self.analysed, self.partial, self.mentions, self.provides = (
-            checked.result, checked.analysed, checked.partial, checked.mentions, checked.provides
+        self.result, self.analysed, self.partial, self.mentions, self.provides, self.awaits_low = (
+            checked.result, checked.analysed, checked.partial, checked.mentions, checked.provides, checked.awaits_low
         )
 
 
@@ -89,16 +90,26 @@ def check_paths(
         run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
         if run.planner.withheld and keys is not None:
             keys = run.keys(stage)
-    run.check(range(len(entries)), stage, keys)
+    run.check(range(len(entries)), stage, keys, defer_low=cheap)
     del keys
+    low = _Low(entries, run.planner)
+    # Files left out because only a context below the default level can set their rules off:
+    # those such a context can reach, if any file writes one, are analysed now.
+    waiting = [index for index, entry in enumerate(entries) if entry.awaits_low]
+    if waiting:
+        exposed = low.exposed()
+        reached = [index for index in waiting if index in exposed]
+        if reached:
+            run.check(reached, "low")
     # Later rounds: files the cheap stage left out (or analysed in part) that name a helper whose
     # context matters, and, once a finding waits on the project's own pass names, those that
     # define passes (from then on every round keeps their definitions).
     done: Set[str] = set()
     done_defined: Set[str] = set()
     providers = False
+    tvm_roots = _tvm_roots(entries) if cheap else frozenset()
     while cheap:
-        callers_of, defined = _followed_names(entries)
+        callers_of, defined = _followed_names(entries, low)
         callers_of -= done
         defined -= done_defined
         asked = not providers and _asks_for_passes(entries)
@@ -107,17 +118,24 @@ def check_paths(
         done |= callers_of
         done_defined |= defined
         providers = providers or asked
+        # A function named under TVM's own packages is TVM's API to the analysis: a call of it
+        # from another module is never followed into it (tvmlint.analysis records no call site),
+        # so only its own module can give it a context.
+        local = {name for name in callers_of if name.partition(".")[0] in tvm_roots}
+        homes = {module for name in local for module in enclosing(name)}
+        elsewhere = callers_of - local
         picked = [
             entry for entry in entries
             if (not entry.analysed or entry.partial) and entry.mentions != UNKNOWN_MENTIONS and (
                 (asked and entry.provides)
-                or (entry.mentions and mentions_any(entry.mentions, callers_of, defined))
+                or (entry.mentions and mentions_any(entry.mentions, elsewhere, defined))
+                or (entry.mentions and run.planner.module_name(entry.path)[0] in homes and mentions_any(entry.mentions, local))
             )
         ]
         # files whose names the cheap stage never resolved: those that may name one are asked
         # in the round itself (a file that named an earlier round's name was asked then)
         unknown = _may_mention(
-            [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS], callers_of, defined, run.planner
+            [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS], elsewhere, defined | local, run.planner
         )
         if not picked and not unknown:
             break
@@ -171,13 +189,13 @@ class _Run:
 
     def check(
         self, indices: Sequence[int], stage: str, keys: Optional[List[Optional[str]]] = None, follow: Follow = None,
-        providers: bool = False, confirm: bool = False,
+        providers: bool = False, confirm: bool = False, defer_low: bool = False,
     ) -> None:
         todo = []
         for index in indices:
             entry = self.entries[index]
             if self.cache is not None:
-                task = self.planner.task(index, entry.path, follow, providers, confirm)
+                task = self.planner.task(index, entry.path, follow, providers, confirm, defer_low)
                 if keys is not None:
                     key = keys[index]
                 else:
@@ -189,7 +207,8 @@ class _Run:
                     continue
             todo.append(index)
         tasks = (
-            self.planner.task(index, self.entries[index].path, follow, providers, confirm) for index in self._ordered(todo)
+            self.planner.task(index, self.entries[index].path, follow, providers, confirm, defer_low)
+            for index in self._ordered(todo)
         )
         for index, state, checked in execute(tasks, len(todo), self.jobs):
             entry = self.entries[index]
@@ -221,13 +240,6 @@ class _Run:
             return todo
         # the largest files first, so that one of them does not start last and hold the run up
         return sorted(todo, key=lambda index: -_size(self.entries[index].path))
-
-
-# every byte that cannot be part of an identifier, to a space: the rest split into words
-# (bytes above 127 stay: a non-ASCII identifier is one word of its encoded bytes)
-_NOT_WORD = bytes(
-    byte if chr(byte).isalnum() and byte < 128 or byte == ord("_") or byte > 127 else ord(" ") for byte in range(256)
-)
 
 
 def _may_mention(
@@ -262,7 +274,7 @@ def _may_mention(
         if not by_last:
             continue
         try:
-            words = set(read_file(entry.path).translate(_NOT_WORD).split())
+            words = words_of(read_file(entry.path))
         except OSError:
             continue  # as it was when the cheap stage tried: its result says why
         words.update(part.encode() for part in module.split("."))
@@ -272,6 +284,15 @@ def _may_mention(
         ):
             out.append(entry)
     return out
+
+
+def _tvm_roots(entries: Sequence[_Entry]) -> FrozenSet[str]:
+    """The top-level packages of TVM at every release the run checks against."""
+    from tvmlint.cheap import roots_of
+    from tvmlint.knowledge import get_knowledge
+
+    versions = {entry.result.version for entry in entries if entry.result is not None}
+    return frozenset().union(*(roots_of(get_knowledge(version)) for version in versions))
 
 
 def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:
@@ -323,34 +344,125 @@ def _chain(ctx) -> Iterator[Tuple[str, bool]]:
             return
 
 
-def _followed_names(entries: Sequence[_Entry]) -> Tuple[Set[str], Set[str]]:
+def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None) -> Tuple[Set[str], Set[str]]:
     """Qualified names of the functions some deferred finding depends on (directly or through
     further callers): those whose callers matter, and those whose definitions (returned
     contexts) matter. A skipped or partly analysed file that names one of the first, or defines
-    one of the second (tvmlint.cheap.mentions), is analysed whole in the next round."""
-    deferred_ctxs = []
-    callers: Dict[str, list] = {}
-    for entry in entries:
+    one of the second (tvmlint.cheap.mentions), is analysed whole in the next round.
+    `low`: leaves out the findings no context they need can reach (tvmlint.low_contexts)."""
+    deferred = []
+    callers: Dict[str, List[Tuple[object, int]]] = {}
+    for index, entry in enumerate(entries):
         if not entry.analysed:
             continue
         result = entry.result
-        deferred_ctxs.extend(d.ctx for d in result.deferred)
+        deferred.extend((index, d) for d in result.deferred)
         for call in result.callsites:
-            callers.setdefault(call.callee, []).append(call.ctx)
+            callers.setdefault(call.callee, []).append((call.ctx, index))
+    if low is not None:
+        deferred = low.followed(deferred, callers)
     found: Set[str] = set()
     defined: Set[str] = set()
-    todo = [link for ctx in deferred_ctxs for link in _chain(ctx)]
-    while todo:
-        name, by_callers = todo.pop()
-        if not by_callers:
-            defined.add(name)
-            continue
-        if name in found:
-            continue
-        found.add(name)
-        for ctx in callers.get(name, ()):
-            todo.extend(_chain(ctx))
+    for index, d in deferred:
+        todo = list(_chain(d.ctx))
+        while todo:
+            name, by_callers = todo.pop()
+            if not by_callers:
+                defined.add(name)
+                continue
+            if name in found:
+                continue
+            found.add(name)
+            for ctx, _ in callers.get(name, ()):
+                todo.extend(_chain(ctx))
     return found, defined
+
+
+class _Low:
+    """The run's answer to: can a context low enough reach this deferred finding?
+
+    Asked once per finding. A later round analyses files only for findings that are
+    followed, and one whose call could pass a low context on to this finding was, before
+    that round, an exposed file not seen whole that names one of its functions: the
+    answer was yes already."""
+
+    def __init__(self, entries: Sequence[_Entry], planner: Planner):
+        self.entries = entries
+        self.planner = planner
+        self._contexts = None
+        # by the finding's id, the finding kept with its answer so that the id stays its own
+        self._answers: Dict[int, Tuple[object, bool]] = {}
+        self._bounds: Dict[str, object] = {}
+
+    def followed(self, deferred: List[Tuple[int, object]], callers: Dict[str, List[Tuple[object, int]]]) -> List[Tuple[int, object]]:
+        """The deferred findings (file index, finding) whose callers are worth following."""
+        asked: List[Tuple[int, object, int]] = []
+        for index, d in deferred:
+            if id(d) in self._answers:
+                continue
+            below = self._bound(d)
+            if below is None or below > self._low_contexts().factories.lowest_default:
+                # a default context can be low enough: every caller matters
+                self._answers[id(d)] = (d, True)
+            else:
+                asked.append((index, d, below))
+        if asked:
+            contexts = self._low_contexts()
+            seen_whole = [bool(entry.analysed and not entry.partial) for entry in self.entries]
+            requests = [(below, index, *_closure(d.ctx, index, callers, below), self.entries[index].partial)
+                        for index, d, below in asked]
+            for (_, d, _), answer in zip(asked, contexts.reachable(requests, seen_whole)):
+                self._answers[id(d)] = (d, answer)
+        return [(index, d) for index, d in deferred if self._answers[id(d)][1]]
+
+    def exposed(self) -> FrozenSet[int]:
+        """The files whose code a context below some release's default level can run."""
+        contexts = self._low_contexts()
+        return contexts.sources_and_exposed(contexts.factories.highest_default)[1]
+
+    def _bound(self, d) -> Optional[int]:
+        hook = self._bounds.get(d.code)
+        if hook is None:
+            from tvmlint.checks import all_rules
+
+            rule = all_rules().get(d.code)
+            hook = self._bounds[d.code] = rule.needs_level_below if rule is not None else (lambda payload: None)
+        return hook(d.payload)
+
+    def _low_contexts(self):
+        if self._contexts is None:
+            from tvmlint.knowledge import get_knowledge
+            from tvmlint.low_contexts import Factories, LowContexts
+
+            versions = {entry.result.version for entry in self.entries if entry.result is not None}
+            factories = Factories.of(get_knowledge(version) for version in sorted(versions))
+            self._contexts = LowContexts(
+                [entry.path for entry in self.entries],
+                [self.planner.module_name(entry.path)[0] for entry in self.entries],
+                factories,
+            )
+        return self._contexts
+
+
+def _closure(ctx, home: int, callers: Dict[str, List[Tuple[object, int]]], below: int) -> Tuple[Set[str], Set[int], bool]:
+    """What a deferred finding's context (in file `home`) depends on, through the calls analysed
+    files make: the functions whose other callers matter, the files whose `with` enters what a
+    helper returns, and whether a known context on the way is already below `below`."""
+    names: Set[str] = set()
+    entering: Set[int] = set()
+    todo = [(ctx, home)]
+    while todo:
+        ctx, index = todo.pop()
+        while isinstance(ctx, FromCall):
+            entering.add(index)
+            ctx = ctx.outer
+        if isinstance(ctx, Inherited):
+            if ctx.function not in names:
+                names.add(ctx.function)
+                todo.extend(callers.get(ctx.function, ()))
+        elif ctx.opt_level is not None and ctx.opt_level < below:
+            return names, entering, True
+    return names, entering, False
 
 
 def _asks_for_passes(entries: Sequence[_Entry]) -> bool:

@@ -38,6 +38,7 @@ class Task:
     cached: bool = False  # the cache wants the file's signature and digest
     providers: bool = False  # a round that wants every module's pass definitions (tvmlint.cheap.Selection)
     confirm: bool = False  # analysed only if it names a followed name (tvmlint.engine.check_module)
+    defer_low: bool = False  # a first round's: left out if only a low context can set its rules off
 
 
 def display_path(path, cwd: Path) -> str:
@@ -75,13 +76,16 @@ class Planner:
         self._keep: list = []
         self._gated: Dict[Tuple[int, Version], FrozenSet[str]] = {}
 
-    def task(self, index: int, path: str, follow: Follow = None, providers: bool = False, confirm: bool = False) -> Task:
+    def task(
+        self, index: int, path: str, follow: Follow = None, providers: bool = False, confirm: bool = False,
+        defer_low: bool = False,
+    ) -> Task:
         settings = self.resolver.for_path(path)
         module_name, is_package = self.module_name(path)
         return Task(
             index, path, self.shown(path), module_name, is_package, self._codes(settings, path),
             settings.target_version, self.cheap, follow=follow, cached=self.cached, providers=providers,
-            confirm=confirm,
+            confirm=confirm, defer_low=defer_low,
         )
 
     def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:

@@ -8,7 +8,8 @@ from typing import Optional, Tuple
 from tvmlint.contexts import Gated, PassCtx, and_list, gate, leaves
 from tvmlint.diagnostics import Fix
 from tvmlint.edits import tvm_import_edit, wrap_in_with
-from tvmlint.knowledge import pass_levels
+from tvmlint.knowledge import highest_gated_level, level_positions, lowest_default_level, pass_levels
+from tvmlint.low_contexts import literal_levels
 from tvmlint.rule import Case, Rule
 
 
@@ -180,6 +181,20 @@ class GatedPassSkipped(Rule):
         return Fix(f"Run it inside `with tvm.transform.PassContext(opt_level={level}):`", edits, safe=False)
 
     @classmethod
+    def needs_low_context(cls, tree, knowledge) -> bool:
+        # no pass this release gates sits above the default level (0.27: all at 0 or 1), and the
+        # module writes no level above it for a pass or a Sequential of its own
+        default = lowest_default_level(knowledge)
+        if highest_gated_level(knowledge) > default:
+            return False
+        return all(level <= default for level in literal_levels(tree, level_positions(knowledge)))
+
+    @classmethod
+    def needs_level_below(cls, payload: GatedRunPayload) -> Optional[int]:
+        # the gate skips a pass only under a level below the pass's own (nested ones included)
+        return max((_highest(member) for member in payload.members), default=None)
+
+    @classmethod
     def judge(cls, payload: GatedRunPayload, ctx: PassCtx) -> Optional[str]:
         skipped = gate(payload.members, ctx)
         if not skipped:
@@ -207,3 +222,7 @@ class GatedPassSkipped(Rule):
                 f"; required_pass names the wrapper '{payload.wrapper}', but the gate checks each member's own name"
             )
         return message
+
+
+def _highest(member: Gated) -> int:
+    return max([member.opt_level, *(_highest(child) for child in member.children)])

@@ -1,0 +1,341 @@
+"""Which waiting findings a context written below the default opt_level can reach.
+
+A Sequential whose passes all sit at or below the default level (2) skips one
+only under a context that sets a lower level as a literal, such as
+`PassContext(opt_level=0)`: at 0.27 that is every relax wrapper and most
+Sequentials tests build. When such a run sits in a function, its finding waits
+for the contexts the function's callers give it (tvmlint.project), and the
+runner's later rounds analyse every file that may call it, then their callers.
+On apache/tvm's tree those rounds cost a fifth of a run and find nothing: three
+test files write `opt_level=0`, and nothing they call reaches those functions.
+
+This module answers from the files' text, before any such round, whether a low
+context can reach a waiting finding at all. It errs only one way: when it says
+no, no context that `tvmlint.project.Project.reach` can bring to the finding is
+below the level it needs. How a context reaches a function in the project step:
+
+- a file writes it and calls the function under it, in a `with` (`writers`);
+- or a file enters what a helper of another file returns (`with helper():`),
+  which the helper's file wrote: the file names the helper's module;
+- or a function is called, by name, from a function that is itself reached.
+
+So a context below level `below` can only start in the files that write one or
+name the module of one that does (`sources`), and run only the code those files
+name, directly or through the files they name (`exposed`). A waiting finding is
+reachable when its own file, or a file whose calls the project step followed to
+it, is a source; or when some exposed file the analysis did not see whole may
+name a function it waits on (the same word test `tvmlint.runner` uses to pick
+the files of a round); or when its own file was analysed in part and is exposed
+(its blanked definitions may call it).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+
+from tvmlint.source import decode, read_file
+
+# every byte that cannot be part of an identifier, to a space: the rest split into words
+# (bytes above 127 stay: a non-ASCII identifier is one word of its encoded bytes)
+NOT_WORD = bytes(
+    byte if chr(byte).isalnum() and byte < 128 or byte == ord("_") or byte > 127 else ord(" ") for byte in range(256)
+)
+
+
+def words_of(data: bytes) -> Set[bytes]:
+    return set(data.translate(NOT_WORD).split())
+
+
+class Factories:
+    """What makes a context, as the text shows it: each factory's last name, and the
+    position its opt_level takes when given without a keyword (None: never; -1: any,
+    when two releases of the run disagree)."""
+
+    def __init__(self, positions: Dict[str, Optional[int]], lowest_default: int, highest_default: int):
+        self.positions = positions
+        # the lowest and highest level a context has when none is written, over the run's releases
+        self.lowest_default = lowest_default
+        self.highest_default = highest_default
+        self._screens: Dict[int, "re.Pattern[bytes]"] = {}
+
+    @classmethod
+    def of(cls, knowledges: Iterable) -> "Factories":
+        positions: Dict[str, Optional[int]] = {}
+        defaults = []
+        for knowledge in knowledges:
+            defaults.append(knowledge.default_opt_level)
+            for api, factory in knowledge.context_factories.items():
+                last = api.rsplit(".", 1)[-1]
+                at = factory.params.index("opt_level") if "opt_level" in factory.params else None
+                positions[last] = _merge(positions[last], at) if last in positions else at
+                defaults.append(factory.default_opt_level)
+        return cls(positions, min(defaults, default=0), max(defaults, default=0))
+
+    def screen(self, below: int) -> "re.Pattern[bytes]":
+        """What sends a module to the parser: a literal that may be below `below` after
+        `opt_level=` or after a factory's parenthesis, an alias of a factory, or a factory
+        whose level may come at another place than first."""
+        pattern = self._screens.get(below)
+        if pattern is None:
+            pattern = self._screens[below] = _screen(self.positions, below)
+        return pattern
+
+
+# what may stand between the parts of a call as the parser reads it: space, a line
+# continuation, a comment, an opening parenthesis (`opt_level=(0)`)
+_GAP = rb"(?:\s|\\\r?\n|#[^\r\n]*|\()*"
+
+
+def lowest_written_level(data: bytes, factories: Factories, below: int) -> Optional[int]:
+    """The lowest opt_level below `below` that a module may give a context as an integer
+    literal, the way `tvmlint.analysis` reads one (`PassContext(opt_level=0)`,
+    `PassContext(0)`, through an import alias or a name assigned the factory); None if none.
+
+    The text decides for most modules: the factory's name must be in it (an alias is made
+    from it), and a literal that low must follow `opt_level=` or the factory's own
+    parenthesis. The others are parsed, and their calls read."""
+    names = [name.encode() for name in factories.positions]
+    if not any(name in data for name in names):
+        return None
+    if factories.lowest_default < below:
+        return factories.lowest_default  # a factory called with no level at all gives a low one
+    if factories.screen(below).search(data) is None:
+        return None
+    text, _ = decode(data)
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text.text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return None  # a module that does not parse is not analysed: it creates no context
+    return _lowest_call_level(tree, factories, below)
+
+
+def _screen(positions: Dict[str, Optional[int]], below: int) -> "re.Pattern[bytes]":
+    # an integer literal whose value may be below `below`: a minus sign, or a first digit
+    # below it (`0x10` begins with 0: more modules, never fewer)
+    low = rb"(?:-|[0-%d])" % min(below - 1, 9) if below > 0 else rb"-"
+    first = b"|".join(re.escape(n.encode()) for n, at in positions.items() if at == 0)
+    elsewhere = b"|".join(re.escape(n.encode()) for n, at in positions.items() if at not in (0, None))
+    every = b"|".join(re.escape(n.encode()) for n in positions)
+    alternatives = [rb"\bopt_level" + _GAP + b"=" + _GAP + low]
+    if first:
+        alternatives.append(rb"\b(?:" + first + rb")" + _GAP + rb"\(" + _GAP + low)
+    if elsewhere:
+        alternatives.append(rb"\b(?:" + elsewhere + rb")" + _GAP + rb"\(")
+    # `import ... PassContext as PC`, `PC = tvm.transform.PassContext` (not a call of it)
+    alternatives.append(rb"\b(?:" + every + rb")\s+as\b")
+    alternatives.append(rb"=[\w.\s\\]*\b(?:" + every + rb")\b(?!" + _GAP + rb"\()")
+    return re.compile(b"|".join(alternatives))
+
+
+def _lowest_call_level(tree: ast.Module, factories: Factories, below: int) -> Optional[int]:
+    low = [level for level in literal_levels(tree, factories.positions) if level < below]
+    return min(low) if low else None
+
+
+def literal_levels(tree: ast.Module, positions: Dict[str, Optional[int]]) -> List[int]:
+    """Every integer literal a module gives as the opt_level of a call whose callee's last
+    name is in `positions` (its value: where opt_level goes without a keyword, None: never,
+    -1: anywhere), or a name it binds to one (`import ... as`, `x = ...`, `x := ...`)."""
+    positions = dict(positions)
+    calls: List[ast.Call] = []
+    assigned: List[Tuple[List[str], ast.expr]] = []
+    known = dict(positions)
+    for node in ast.walk(tree):
+        kind = type(node)
+        if kind is ast.Call:
+            calls.append(node)
+        elif kind is ast.alias and node.asname:
+            last = node.name.rsplit(".", 1)[-1]
+            if last in known:
+                positions[node.asname] = _merge(positions.get(node.asname, known[last]), known[last])
+        elif kind is ast.Assign:
+            assigned.append(([t.id for t in node.targets if type(t) is ast.Name], node.value))
+        elif kind is ast.AnnAssign and node.value is not None and type(node.target) is ast.Name:
+            assigned.append(([node.target.id], node.value))
+        elif kind is ast.NamedExpr:
+            assigned.append(([node.target.id], node.value))
+    grown = True
+    while grown:  # `PC = tvm.transform.PassContext`, and a name assigned that name
+        grown = False
+        for targets, value in assigned:
+            last = _last_name(value)
+            if last is None or last not in positions:
+                continue
+            for target in targets:
+                if target not in positions:
+                    positions[target] = positions[last]
+                    grown = True
+    levels = []
+    for call in calls:
+        last = _last_name(call.func)
+        if last is None or last not in positions:
+            continue
+        levels.extend(_literal(keyword.value) for keyword in call.keywords if keyword.arg == "opt_level")
+        at = positions[last]
+        if at is None:
+            continue
+        for position, arg in enumerate(call.args):
+            if type(arg) is ast.Starred:
+                break
+            if at == -1 or position == at:
+                levels.append(_literal(arg))
+    return [level for level in levels if level is not None]
+
+
+def _merge(first: Optional[int], second: Optional[int]) -> Optional[int]:
+    return first if first == second else -1
+
+
+def _last_name(node: ast.AST) -> Optional[str]:
+    if type(node) is ast.Name:
+        return node.id
+    if type(node) is ast.Attribute:
+        return node.attr
+    return None
+
+
+def _literal(node: ast.AST) -> Optional[int]:
+    """An integer literal's value, negative ones too (as `tvmlint.analysis.int_literal`)."""
+    sign = 1
+    if type(node) is ast.UnaryOp and type(node.op) is ast.USub:
+        node, sign = node.operand, -1
+    if type(node) is ast.Constant and type(node.value) is int:
+        return sign * node.value
+    return None
+
+
+class LowContexts:
+    """For one run's files: which waiting findings a low context can reach (see the module)."""
+
+    def __init__(self, paths: Sequence[str], modules: Sequence[str], factories: Factories):
+        self.paths = paths
+        self.modules = modules
+        self.factories = factories
+        self._found: Dict[int, Tuple[FrozenSet[int], FrozenSet[int]]] = {}
+        self._written: Optional[Dict[int, int]] = None  # file -> the lowest level it writes
+
+    def _read(self, index: int) -> Optional[bytes]:
+        try:
+            return read_file(self.paths[index])
+        except OSError:
+            return None  # as it was when the cheap stage tried: its result says why
+
+    def _words(self, index: int, data: bytes) -> Set[bytes]:
+        words = words_of(data)
+        words.update(part.encode() for part in self.modules[index].split("."))
+        return words
+
+    def sources_and_exposed(self, below: int) -> Tuple[FrozenSet[int], FrozenSet[int]]:
+        """The files a context below `below` can start in, and those whose code it can run."""
+        known = self._found.get(below)
+        if known is not None:
+            return known
+        if self._written is None:
+            # every bound asked is at most the highest default level (above it, the runner asks
+            # nothing): one reading of the files serves them all
+            self._written = {}
+            for index in range(len(self.paths)):
+                data = self._read(index)
+                level = None if data is None else lowest_written_level(data, self.factories, self.factories.highest_default)
+                if level is not None:
+                    self._written[index] = level
+        writers = {index for index, level in self._written.items() if level < below}
+        # every module of the run under the last part of its name (its files: names may repeat)
+        by_last: Dict[bytes, List[Tuple[Tuple[bytes, ...], int]]] = {}
+        unusual: Set[int] = set()
+        for index, module in enumerate(self.modules):
+            if not module.isascii():
+                unusual.add(index)  # its encoded name need not be its bytes in another file
+                continue
+            parts = tuple(part.encode() for part in module.split("."))
+            by_last.setdefault(parts[-1], []).append((parts, index))
+
+        def named_by(words: Set[bytes]) -> Set[int]:
+            return {
+                index
+                for last in words.intersection(by_last)
+                for parts, index in by_last[last]
+                if all(part in words for part in parts)
+            } | unusual
+
+        sources = set(writers)
+        if writers:
+            # files that may name a writer's module and enter a context (a `with`, or a call of
+            # `__enter__`): they may enter what its helpers return
+            lasts = {self.modules[index].rsplit(".", 1)[-1].encode() for index in writers}
+            for index in range(len(self.paths)):
+                if index in sources:
+                    continue
+                data = self._read(index)
+                if data is None or not any(last in data for last in lasts):
+                    continue
+                words = self._words(index, data)
+                if (b"with" in words or b"__enter__" in words) and named_by(words) & writers:
+                    sources.add(index)
+        exposed = set(sources)
+        todo = list(sources)
+        while todo:
+            index = todo.pop()
+            data = self._read(index)
+            if data is None:
+                continue
+            for named in named_by(self._words(index, data)):
+                if named not in exposed:
+                    exposed.add(named)
+                    todo.append(named)
+        found = self._found[below] = (frozenset(sources), frozenset(exposed))
+        return found
+
+    def naming(self, candidates: Iterable[int], names: Iterable[str]) -> Set[str]:
+        """Which of `names` (project functions) some file of `candidates` may name: every part
+        of the name is a word of its text or a part of its module name."""
+        by_last: Dict[bytes, List[Tuple[str, Tuple[bytes, ...]]]] = {}
+        found: Set[str] = set()
+        for name in names:
+            if not name.isascii():
+                found.add(name)  # its letters may be encoded otherwise: counted as named
+                continue
+            parts = tuple(part.encode() for part in name.split("."))
+            by_last.setdefault(parts[-1], []).append((name, parts))
+        if not by_last:
+            return found
+        for index in candidates:
+            data = self._read(index)
+            if data is None or not any(last in data for last in by_last):
+                continue
+            words = self._words(index, data)
+            for last in words.intersection(by_last):
+                for name, parts in by_last[last]:
+                    if all(part in words for part in parts):
+                        found.add(name)
+        return found
+
+    def reachable(self, requests: Sequence[Tuple[int, int, Set[str], Set[int], bool, bool]],
+                  seen_whole: Sequence[bool]) -> List[bool]:
+        """For each waiting finding (below, home, names, entering, known_low, partial): whether a
+        context below `below` can reach that finding of file `home`. It waits on the callers of
+        `names`, as far as the analysed files' calls lead; `entering`: the files on the way whose
+        `with` enters what a helper returns; `known_low`: a context on the way is already that
+        low; `partial`: `home` was analysed with definitions blanked. `seen_whole[i]`: file i was
+        analysed whole, so all its calls are known and the word test is not asked of it."""
+        answers: List[Optional[bool]] = []
+        unsure: Dict[int, Set[str]] = {}  # below -> names to look for in the exposed files
+        for below, home, names, entering, known_low, partial in requests:
+            sources, exposed = self.sources_and_exposed(below)
+            if known_low or not sources.isdisjoint(entering) or (partial and home in exposed):
+                answers.append(True)
+            else:
+                answers.append(None)
+                unsure.setdefault(below, set()).update(names)
+        named = {
+            below: self.naming([index for index in self.sources_and_exposed(below)[1] if not seen_whole[index]], names)
+            for below, names in unsure.items()
+        }
+        return [
+            answer if answer is not None else not named[request[0]].isdisjoint(request[2])
+            for answer, request in zip(answers, requests)
+        ]
