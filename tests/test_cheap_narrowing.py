@@ -37,6 +37,10 @@ GEMM = (
     # a TVMScript reduction: only an accumulator declared with a low-precision literal can be reported
     (GEMM.format(acc="'float32'"), 0),
     (GEMM.format(acc="'float16'"), 1),
+    # the same literal written with an escape: libcst reads its value
+    (GEMM.format(acc="'\\x66loat16'").replace("'float16'", "'int8'"), 1),
+    # no float16 anywhere in the text: TVMScript's names are not even resolved
+    (GEMM.format(acc="'float32'").replace("'float16'", "'int8'"), 0),
     (GEMM.format(acc="dtype") + "dtype = 'float16'\n", 0),
     # ... and only one the block adds into after its T.init() stores into it
     (GEMM.format(acc="'float16'").replace("C[vi, vj] + A", "A"), 0),
@@ -126,3 +130,13 @@ def test_a_level_below_every_pass_is_tvm303s_finding_alone(tmp_path, select, cod
     assert [code for code, _message in found[0]] == codes
     if codes:
         assert "skip" in found[0][0][1]
+
+
+def test_a_dtype_written_with_an_escape_is_judged_the_same(tmp_path):
+    write_tree(tmp_path, {"a.py": GEMM.format(acc="'\\x66loat16'").replace("'float16'", "'int8'")})
+    findings = {}
+    for cheap in (True, False):
+        resolver = SettingsResolver(Overrides(target_version="0.19", select=("TVM401",)), cwd=tmp_path)
+        report = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=cheap)
+        findings[cheap] = [(f.start.line, f.code) for f in report.findings]
+    assert findings[True] == findings[False] == [(11, "TVM401")]

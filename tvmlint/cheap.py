@@ -369,14 +369,36 @@ class Selection:
         self.providers: FrozenSet[str] = self.decorators if providers else frozenset()
         # a module that defines passes is wanted or later asked for (`provides`): its decorators count
         tokens: Set[str] = {name.rsplit(".", 1)[-1] for name in self.decorators}
-        targets: Set[str] = set(self.decorators)
         for rule in self.rules:
             tokens.update(rule.tokens(knowledge))
-            names = rule.trigger_names(knowledge)
-            targets |= self.roots if names is None else names  # none: any module using TVM
         self.tokens: FrozenSet[str] = frozenset(tokens)
-        # every rule's `wants` asks for one of its triggers or a name under one (a history entry)
-        self.reach = Reach(targets)
+        self._patterns = [
+            (rule.code, re.compile(pattern)) for rule in self.rules
+            for pattern in [rule.text_pattern(knowledge)] if pattern is not None
+        ]
+        self._reaches: Dict[FrozenSet[str], Optional[Reach]] = {}
+        self.reach = self._reach_without(frozenset())
+
+    def _reach_without(self, out: FrozenSet[str]) -> Optional[Reach]:
+        """The question for the rules not in `out` (None when nothing is left to look for)."""
+        if out not in self._reaches:
+            targets: Set[str] = set(self.decorators)
+            for rule in self.rules:
+                if rule.code not in out:
+                    names = rule.trigger_names(self.knowledge)
+                    targets |= self.roots if names is None else names  # none: any module using TVM
+            # every rule's `wants` asks for one of its triggers or a name under one (a history entry)
+            self._reaches[out] = Reach(targets) if targets else None
+        return self._reaches[out]
+
+    def may_want(self, tree: ast.Module, text: str, module_name: str, is_package: bool) -> bool:
+        """Whether a selected rule may want a module (or it may define passes): its text holds a
+        token, and the module can use a name of a rule whose text pattern it matches."""
+        if not self.text_may_need(text, module_name):
+            return False
+        out = frozenset(code for code, pattern in self._patterns if pattern.search(text) is None)
+        reach = self._reach_without(out) if out else self.reach
+        return reach is not None and reach.may_use(tree, text, module_name, is_package)
 
     def text_may_need(self, text: str, module_name: str) -> bool:
         if not self.rules:

@@ -232,9 +232,7 @@ def _check_module(
         if follow is None and module_name.split(".")[0] not in roots and not any(root in text for root in roots):
             return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
         selection = selection_for(codes, version, providers)
-        if follow is None and not (
-            selection.text_may_need(text, module_name) and selection.reach.may_use(tree, text, module_name, is_package)
-        ):
+        if follow is None and not selection.may_want(tree, text, module_name, is_package):
             # no selected rule can want it, nor can it define passes (their decorators are targets)
             return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
         used = stage.UsedNames(tree, module_name, is_package, roots)

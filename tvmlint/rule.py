@@ -140,6 +140,14 @@ class Rule(Visitor):
         return frozenset(name.rsplit(".", 1)[-1] for name in names)
 
     @classmethod
+    def text_pattern(cls, knowledge: Knowledge) -> Optional[str]:
+        """A regular expression a module's text must match for `wants` to hold, besides one of
+        its tokens: for a rule that asks for a literal (a dtype string), the literal's text.
+        A module that does not match leaves the rule's triggers out of the names the cheap
+        stage looks for in it. None (the default): no such pattern."""
+        return None
+
+    @classmethod
     def project_pattern(cls, knowledge: Knowledge) -> Optional[str]:
         """A regular expression some file of a run must match for this rule to fire in any file.
 

@@ -12,6 +12,7 @@ what decides.
 from __future__ import annotations
 
 import functools
+import re
 from collections import ChainMap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
@@ -162,6 +163,13 @@ class Float16Accumulation(Rule):
         facts = _facts()
         inits = {f"{row['namespace']}.init" for row in facts.get("tvmscript", [])}
         return frozenset(inits) | _sum_apis(knowledge.version)
+
+    @classmethod
+    def text_pattern(cls, knowledge):
+        # `wants` asks for a low-precision dtype string; libcst reads a string's value with its
+        # escapes undone (`"\x66loat16"`), so an escape that can spell a letter counts too
+        low = _facts().get("accumulation", {}).get("low_precision", ())
+        return "|".join([*map(re.escape, low), r"\\[xuUN0-7]"])
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
