@@ -25,7 +25,7 @@ FACTORIES = Factories.of(get_knowledge(parse_version(release)) for release in RE
 
 
 def _lowest(code: str, below: int = 2):
-    return lowest_written_level(code.encode(), FACTORIES, below)
+    return lowest_written_level(code, FACTORIES, below)
 
 
 @pytest.mark.parametrize("code, level", [

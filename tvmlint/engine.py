@@ -154,6 +154,9 @@ class Checked:
     # left out because its rules need a context below the default level (tvmlint.low_contexts):
     # the run analyses it when a file of it writes one that can reach it
     awaits_low: bool = False
+    # the lowest opt_level it gives a context as a literal, below every release's default
+    # (tvmlint.low_contexts.lowest_written_level); None: none
+    low_level: Optional[int] = None
 
 
 @contextlib.contextmanager
@@ -199,9 +202,17 @@ def check_module(
     defines) a followed name. `defer_low`: a module whose rules can only fire under a context
     below the default level is left out, `awaits_low` (a run's first round: it asks again)."""
     with _no_cycle_collection():
-        return _check_module(
+        checked = _check_module(
             text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm, defer_low
         )
+    if cheap:
+        # asked of every file, so that the run knows which write a context below the default
+        # level without reading them again (tvmlint.low_contexts)
+        from tvmlint.low_contexts import factories_at, lowest_written_level
+
+        factories = factories_at(get_knowledge(version))
+        checked.low_level = lowest_written_level(text, factories, factories.ceiling)
+    return checked
 
 
 def _check_module(

@@ -318,3 +318,15 @@ def level_positions(knowledge: Knowledge) -> Dict[str, Optional[int]]:
         at = spec.params.index("opt_level") if "opt_level" in spec.params else None
         positions[last] = at if positions.get(last, at) == at else -1
     return positions
+
+
+def highest_default_level() -> int:
+    """The highest level a context has when none is written, at any release the data knows."""
+    return _highest_default_level(str(rules_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def _highest_default_level(directory: str) -> int:
+    levels = [int(_load(directory, "passes.toml").get("meta", {}).get("default_opt_level", 2))]
+    levels.extend(int(raw.get("default_opt_level", levels[0])) for raw in _load(directory, "contexts.toml").get("context", []))
+    return max(levels)

@@ -32,10 +32,11 @@ the files of a round); or when its own file was analysed in part and is exposed
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
-from tvmlint.source import decode, read_file
+from tvmlint.source import read_file
 
 # every byte that cannot be part of an identifier, to a space: the rest split into words
 # (bytes above 127 stay: a non-ASCII identifier is one word of its encoded bytes)
@@ -58,7 +59,8 @@ class Factories:
         # the lowest and highest level a context has when none is written, over the run's releases
         self.lowest_default = lowest_default
         self.highest_default = highest_default
-        self._screens: Dict[int, "re.Pattern[bytes]"] = {}
+        self.ceiling = highest_default  # the level below which what a file writes is recorded
+        self._screens: Dict[int, "re.Pattern[str]"] = {}
 
     @classmethod
     def of(cls, knowledges: Iterable) -> "Factories":
@@ -73,7 +75,7 @@ class Factories:
                 defaults.append(factory.default_opt_level)
         return cls(positions, min(defaults, default=0), max(defaults, default=0))
 
-    def screen(self, below: int) -> "re.Pattern[bytes]":
+    def screen(self, below: int) -> "re.Pattern[str]":
         """What sends a module to the parser: a literal that may be below `below` after
         `opt_level=` or after a factory's parenthesis, an alias of a factory, or a factory
         whose level may come at another place than first."""
@@ -85,50 +87,62 @@ class Factories:
 
 # what may stand between the parts of a call as the parser reads it: space, a line
 # continuation, a comment, an opening parenthesis (`opt_level=(0)`)
-_GAP = rb"(?:\s|\\\r?\n|#[^\r\n]*|\()*"
+_GAP = r"(?:\s|\\\r?\n|#[^\r\n]*|\()*"
 
 
-def lowest_written_level(data: bytes, factories: Factories, below: int) -> Optional[int]:
+def lowest_written_level(text: str, factories: Factories, below: int, tree: Optional[ast.Module] = None) -> Optional[int]:
     """The lowest opt_level below `below` that a module may give a context as an integer
     literal, the way `tvmlint.analysis` reads one (`PassContext(opt_level=0)`,
     `PassContext(0)`, through an import alias or a name assigned the factory); None if none.
+    `tree`: the stdlib tree of `text`, when the caller has it.
 
     The text decides for most modules: the factory's name must be in it (an alias is made
     from it), and a literal that low must follow `opt_level=` or the factory's own
     parenthesis. The others are parsed, and their calls read."""
-    names = [name.encode() for name in factories.positions]
-    if not any(name in data for name in names):
+    if not any(name in text for name in factories.positions):
         return None
     if factories.lowest_default < below:
         return factories.lowest_default  # a factory called with no level at all gives a low one
-    if factories.screen(below).search(data) is None:
+    if factories.screen(below).search(text) is None:
         return None
-    text, _ = decode(data)
-    if text is None:
-        return None
-    try:
-        tree = ast.parse(text.text)
-    except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return None  # a module that does not parse is not analysed: it creates no context
+    if tree is None:
+        from tvmlint.cheap import parse  # the code's own warnings are not the run's
+
+        tree, _ = parse(text)
+        if tree is None:
+            return None  # a module that does not parse is not analysed: it creates no context
     return _lowest_call_level(tree, factories, below)
 
 
-def _screen(positions: Dict[str, Optional[int]], below: int) -> "re.Pattern[bytes]":
+@functools.lru_cache(maxsize=None)
+def factories_at(knowledge) -> Factories:
+    """The factories of one release, with every release's highest default level as the ceiling
+    under which a worker records what a file writes (`Checked.low_level`): a run may ask about
+    any level up to it, whatever release each file is checked against."""
+    from tvmlint.knowledge import highest_default_level
+
+    factories = Factories.of([knowledge])
+    factories.ceiling = max(factories.highest_default, highest_default_level())
+    return factories
+
+
+def _screen(positions: Dict[str, Optional[int]], below: int) -> "re.Pattern[str]":
     # an integer literal whose value may be below `below`: a minus sign, or a first digit
     # below it (`0x10` begins with 0: more modules, never fewer)
-    low = rb"(?:-|[0-%d])" % min(below - 1, 9) if below > 0 else rb"-"
-    first = b"|".join(re.escape(n.encode()) for n, at in positions.items() if at == 0)
-    elsewhere = b"|".join(re.escape(n.encode()) for n, at in positions.items() if at not in (0, None))
-    every = b"|".join(re.escape(n.encode()) for n in positions)
-    alternatives = [rb"\bopt_level" + _GAP + b"=" + _GAP + low]
+    low = r"(?:-|[0-%d])" % min(below - 1, 9) if below > 0 else r"-"
+    first = "|".join(re.escape(n) for n, at in positions.items() if at == 0)
+    elsewhere = "|".join(re.escape(n) for n, at in positions.items() if at not in (0, None))
+    every = "|".join(re.escape(n) for n in positions)
+    alternatives = [r"\bopt_level" + _GAP + "=" + _GAP + low]
     if first:
-        alternatives.append(rb"\b(?:" + first + rb")" + _GAP + rb"\(" + _GAP + low)
+        alternatives.append(r"\b(?:" + first + r")" + _GAP + r"\(" + _GAP + low)
     if elsewhere:
-        alternatives.append(rb"\b(?:" + elsewhere + rb")" + _GAP + rb"\(")
-    # `import ... PassContext as PC`, `PC = tvm.transform.PassContext` (not a call of it)
-    alternatives.append(rb"\b(?:" + every + rb")\s+as\b")
-    alternatives.append(rb"=[\w.\s\\]*\b(?:" + every + rb")\b(?!" + _GAP + rb"\()")
-    return re.compile(b"|".join(alternatives))
+        alternatives.append(r"\b(?:" + elsewhere + r")" + _GAP + r"\(")
+    # `import ... PassContext as PC`, `PC = tvm.transform.PassContext` (not a call of it, nor
+    # an attribute of it such as `.current`)
+    alternatives.append(r"\b(?:" + every + r")\s+as\b")
+    alternatives.append(r"=[\w.\s\\]*\b(?:" + every + r")\b(?!" + _GAP + r"[(.])")
+    return re.compile("|".join(alternatives))
 
 
 def _lowest_call_level(tree: ast.Module, factories: Factories, below: int) -> Optional[int]:
@@ -211,12 +225,14 @@ def _literal(node: ast.AST) -> Optional[int]:
 class LowContexts:
     """For one run's files: which waiting findings a low context can reach (see the module)."""
 
-    def __init__(self, paths: Sequence[str], modules: Sequence[str], factories: Factories):
+    def __init__(self, paths: Sequence[str], modules: Sequence[str], factories: Factories, written: Dict[int, int]):
         self.paths = paths
         self.modules = modules
         self.factories = factories
+        # file -> the lowest level it writes for a context (`lowest_written_level`, worked
+        # out by the first round's workers below every release's default)
+        self.written = written
         self._found: Dict[int, Tuple[FrozenSet[int], FrozenSet[int]]] = {}
-        self._written: Optional[Dict[int, int]] = None  # file -> the lowest level it writes
 
     def _read(self, index: int) -> Optional[bytes]:
         try:
@@ -234,16 +250,7 @@ class LowContexts:
         known = self._found.get(below)
         if known is not None:
             return known
-        if self._written is None:
-            # every bound asked is at most the highest default level (above it, the runner asks
-            # nothing): one reading of the files serves them all
-            self._written = {}
-            for index in range(len(self.paths)):
-                data = self._read(index)
-                level = None if data is None else lowest_written_level(data, self.factories, self.factories.highest_default)
-                if level is not None:
-                    self._written[index] = level
-        writers = {index for index, level in self._written.items() if level < below}
+        writers = {index for index, level in self.written.items() if level < below}
         # every module of the run under the last part of its name (its files: names may repeat)
         by_last: Dict[bytes, List[Tuple[Tuple[bytes, ...], int]]] = {}
         unusual: Set[int] = set()

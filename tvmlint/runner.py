@@ -44,16 +44,17 @@ class _Entry:
     (tvmlint.compact.kept). A run holds one per file to its end: nothing else, and the
     parts of its `Checked` in slots, not the object (a few megabytes in a large tree)."""
 
-    __slots__ = ("path", "result", "analysed", "partial", "mentions", "provides", "awaits_low")
+    __slots__ = ("path", "result", "analysed", "partial", "mentions", "provides", "awaits_low", "low_level")
 
     def __init__(self, path: str):
         self.path = path
         self.result: Optional[FileResult] = None
 
     def keep(self, checked: Checked) -> None:
-        self.result, self.analysed, self.partial, self.mentions, self.provides, self.awaits_low = (
-            checked.result, checked.analysed, checked.partial, checked.mentions, checked.provides, checked.awaits_low
+        self.result, self.analysed, self.partial, self.mentions, self.provides = (
+            checked.result, checked.analysed, checked.partial, checked.mentions, checked.provides
         )
+        self.awaits_low, self.low_level = checked.awaits_low, checked.low_level
 
 
 def check_paths(
@@ -440,6 +441,7 @@ class _Low:
                 [entry.path for entry in self.entries],
                 [self.planner.module_name(entry.path)[0] for entry in self.entries],
                 factories,
+                {index: entry.low_level for index, entry in enumerate(self.entries) if entry.low_level is not None},
             )
         return self._contexts
 
