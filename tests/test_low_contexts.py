@@ -216,3 +216,18 @@ def test_a_function_under_tvm_is_followed_only_in_its_own_module(tmp_path):
     assert [(f.path, f.start.line, f.message) for f in on.findings] == [(f.path, f.start.line, f.message) for f in off.findings]
     assert [f.path for f in on.findings] == [str(Path("tvm/a.py"))] and "tvm/a.py:9" in on.findings[0].message
     assert on.files_analysed == 1
+
+
+def test_a_cached_helper_is_analysed_once_a_low_context_appears_elsewhere(tmp_path):
+    # helper.py's cached result says it waits for a low context; when app.py starts writing
+    # one around its call, the next run must analyse helper.py and report the skipped pass
+    write_tree(tmp_path, {"helper.py": HELPER, "app.py": DEFAULT_CALLER})
+    resolver = SettingsResolver(Overrides(target_version="0.27", select=("TVM101",)), cwd=tmp_path)
+    first = check_paths([tmp_path], resolver, jobs=1, use_cache=True)
+    assert first.findings == [] and first.files_analysed == 0
+    (tmp_path / "app.py").write_text(LOW_CALLER)
+    second = check_paths([tmp_path], resolver, jobs=1, use_cache=True)
+    assert [(f.path, f.start.line) for f in second.findings] == [("helper.py", 5)]
+    assert "app.py:4" in second.findings[0].message
+    (tmp_path / "app.py").write_text(DEFAULT_CALLER)
+    assert check_paths([tmp_path], resolver, jobs=1, use_cache=True).findings == []

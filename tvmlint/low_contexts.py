@@ -3,30 +3,37 @@
 A Sequential whose passes all sit at or below the default level (2) skips one
 only under a context that sets a lower level as a literal, such as
 `PassContext(opt_level=0)`: at 0.27 that is every relax wrapper and most
-Sequentials tests build. When such a run sits in a function, its finding waits
-for the contexts the function's callers give it (tvmlint.project), and the
-runner's later rounds analyse every file that may call it, then their callers.
-On apache/tvm's tree those rounds cost a fifth of a run and find nothing: three
-test files write `opt_level=0`, and nothing they call reaches those functions.
+Sequentials tests build. Two costs follow from it. A file that runs one is
+analysed, though only such a context can give it a finding; and when the run
+sits in a function, its finding waits for the contexts the function's callers
+give it (tvmlint.project), and the runner's later rounds analyse every file
+that may call it, then their callers. On apache/tvm's tree that was a fifth of
+a run, and found nothing: three test files write `opt_level=0`, and nothing
+they call reaches those functions.
 
-This module answers from the files' text, before any such round, whether a low
-context can reach a waiting finding at all. It errs only one way: when it says
-no, no context that `tvmlint.project.Project.reach` can bring to the finding is
-below the level it needs. How a context reaches a function in the project step:
+This module answers from the files' text whether a low context can reach a
+file or a waiting finding at all. It errs only one way: when it says no, no
+context that `tvmlint.project.Project.reach` can bring there is below the level
+needed. How a context reaches a function in the project step:
 
-- a file writes it and calls the function under it, in a `with` (`writers`);
+- a file writes it and calls the function under it, in a `with` (`writers`,
+  from what each file writes: `lowest_written_level`);
 - or a file enters what a helper of another file returns (`with helper():`),
   which the helper's file wrote: the file names the helper's module;
 - or a function is called, by name, from a function that is itself reached.
 
-So a context below level `below` can only start in the files that write one or
-name the module of one that does (`sources`), and run only the code those files
-name, directly or through the files they name (`exposed`). A waiting finding is
-reachable when its own file, or a file whose calls the project step followed to
-it, is a source; or when some exposed file the analysis did not see whole may
-name a function it waits on (the same word test `tvmlint.runner` uses to pick
-the files of a round); or when its own file was analysed in part and is exposed
-(its blanked definitions may call it).
+So a context below level `below` can only start in the files that write one,
+or that enter a context and name the module of one that does (`sources`), and
+run only the code those files name, directly or through the files they name
+(`exposed`). A file left out for want of such a context is analysed when it is
+exposed. A waiting finding is reachable when:
+
+- a context on its way, through the calls the analysed files make, is already
+  that low, or enters what a helper returns in a file that is a source;
+- or some exposed file the analysis did not see whole may name a function it
+  waits on (the word test `tvmlint.runner` uses to pick the files of a round);
+- or its own file was analysed in part and is exposed (its blanked
+  definitions may call it).
 """
 
 from __future__ import annotations
