@@ -18,6 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
+from tvmlint.cheap import roots_of
 from tvmlint.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, default_context
 from tvmlint.knowledge import Knowledge, Runner
 from tvmlint.lazy import cst
@@ -218,7 +219,9 @@ class ModuleAnalysis(Visitor):
         self.k = knowledge
         self.module_name = module_name
         self.package = module_name if is_package else module_name.rpartition(".")[0]
-        self.roots = frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"}
+        # a call of a name under these is a call of TVM's API, never a project call site (the
+        # runner relies on it: tvmlint.runner follows such a function only in its own module)
+        self.roots = roots_of(knowledge)
         # results
         self.qualnames: Dict[cst.CSTNode, str] = {}
         self.import_refs: List[Tuple[cst.CSTNode, str]] = []  # (alias node, qualified name)
