@@ -231,3 +231,19 @@ def test_a_cached_helper_is_analysed_once_a_low_context_appears_elsewhere(tmp_pa
     assert "app.py:4" in second.findings[0].message
     (tmp_path / "app.py").write_text(DEFAULT_CALLER)
     assert check_paths([tmp_path], resolver, jobs=1, use_cache=True).findings == []
+
+
+def test_a_first_round_leaves_out_only_files_that_write_no_low_context(tmp_path):
+    # a file that writes one can reach itself: it is analysed at once, not asked for again;
+    # outside a run's first round (the editor, a later round) nothing is recorded or left out
+    from tvmlint.engine import check_module
+
+    version, codes = parse_version("0.27"), frozenset({"TVM101"})
+    waiting = check_module(HELPER, "helper.py", codes, version, "helper", defer_low=True)
+    assert waiting.awaits_low and not waiting.analysed and waiting.low_level is None
+    writes = HELPER + "\nwith tvm.transform.PassContext(opt_level=0):\n    mod = lift(mod)\n"
+    written = check_module(writes, "helper.py", codes, version, "helper", defer_low=True)
+    assert written.analysed and not written.awaits_low and written.low_level == 0
+    editor = check_module(writes, "helper.py", codes, version, "helper")
+    assert editor.analysed and editor.low_level is None
+    assert check_module(HELPER, "helper.py", codes, version, "helper").analysed

@@ -199,19 +199,27 @@ def check_module(
     whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`).
     `providers`: a round in which every module's pass definitions are wanted. `confirm`: with
     `follow`, for a file whose mentions were not worked out: analysed only if it names (or
-    defines) a followed name. `defer_low`: a module whose rules can only fire under a context
-    below the default level is left out, `awaits_low` (a run's first round: it asks again)."""
-    with _no_cycle_collection():
-        checked = _check_module(
-            text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm, defer_low
-        )
-    if cheap:
-        # asked of every file, so that the run knows which write a context below the default
-        # level without reading them again (tvmlint.low_contexts)
-        from tvmlint.low_contexts import factories_at, lowest_written_level
+    defines) a followed name. `defer_low`: a run's first round; the lowest level the module
+    writes for a context is recorded (`Checked.low_level`), and a module whose rules can only
+    fire under a context below the default level, and that writes none itself, is left out
+    (`awaits_low`: the run asks again)."""
+    from tvmlint import cheap as stage
 
-        factories = factories_at(get_knowledge(version))
-        checked.low_level = lowest_written_level(text, factories, factories.ceiling)
+    with _no_cycle_collection():
+        tree, error = stage.parse(text)
+        low_level = None
+        if defer_low and cheap and tree is not None:
+            # so that the run knows which files write a context below the default level
+            # without reading them again (tvmlint.low_contexts)
+            from tvmlint.low_contexts import factories_at, lowest_written_level
+
+            factories = factories_at(get_knowledge(version))
+            low_level = lowest_written_level(text, factories, factories.ceiling, tree)
+        checked = _check_module(
+            text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm,
+            defer_low and low_level is None, tree, error,
+        )
+    checked.low_level = low_level
     return checked
 
 
@@ -225,12 +233,13 @@ def _check_module(
     cheap: bool,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
     providers: bool,
-    confirm: bool = False,
-    defer_low: bool = False,
+    confirm: bool,
+    defer_low: bool,
+    tree: Optional["ast.Module"],
+    error: Optional[Tuple[int, int, str]],
 ) -> Checked:
     from tvmlint import cheap as stage
 
-    tree, error = stage.parse(text)
     if tree is None:
         result = FileResult(path, module_name, version, codes)
         result.noqa = suppressions(text)

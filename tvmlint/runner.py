@@ -390,6 +390,8 @@ class _Low:
     def __init__(self, entries: Sequence[_Entry], planner: Planner):
         self.entries = entries
         self.planner = planner
+        # what each file writes, as the first round found it (later rounds do not record it)
+        self.written = {index: entry.low_level for index, entry in enumerate(entries) if entry.low_level is not None}
         self._contexts = None
         # by the finding's id, the finding kept with its answer so that the id stays its own
         self._answers: Dict[int, Tuple[object, bool]] = {}
@@ -441,7 +443,7 @@ class _Low:
                 [entry.path for entry in self.entries],
                 [self.planner.module_name(entry.path)[0] for entry in self.entries],
                 factories,
-                {index: entry.low_level for index, entry in enumerate(self.entries) if entry.low_level is not None},
+                self.written,
             )
         return self._contexts
 
