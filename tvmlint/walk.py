@@ -116,7 +116,12 @@ def walk(node: cst.CSTNode, visitor: Visitor) -> None:
                         go(value)
         on_leave(node)
 
-    go(node)
+    try:
+        go(node)
+    finally:
+        # `go` refers to itself through its closure: a cycle that would keep the visitor, and
+        # all it holds, alive until the cycle collector walks it (tvmlint.engine._let_go)
+        go = None  # noqa: F841
 
 
 class Batched(Visitor):
