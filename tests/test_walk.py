@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tvmlint.walk import Batched, Visitor, walk
+from tvmlint.walk import Batched, Visitor, trivia, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -33,16 +33,30 @@ def _trees():
 
 
 class Recorder(cst.CSTVisitor):
+    """Every visit and leave but those of trivia (whitespace, operators, punctuation), which
+    the walk leaves out; and whether a trivia node ever held anything but trivia."""
+
     def __init__(self, skip=()):
         super().__init__()
         self.events = []
         self.skip = tuple(skip)
+        self.trivia = trivia()
+        self.inside_trivia = 0
+        self.code_inside_trivia = []
 
     def on_visit(self, node):
+        if type(node) in self.trivia:
+            self.inside_trivia += 1
+            return True
+        if self.inside_trivia:
+            self.code_inside_trivia.append(type(node).__name__)
         self.events.append(("visit", id(node)))
         return not isinstance(node, self.skip)
 
     def on_leave(self, original_node):
+        if type(original_node) in self.trivia:
+            self.inside_trivia -= 1
+            return
         self.events.append(("leave", id(original_node)))
 
 
@@ -54,6 +68,29 @@ def test_walk_visits_what_libcst_visits_in_its_order(text, skip):
     module.visit(theirs)
     walk(module, ours)
     assert len(ours.events) > 0 and ours.events == theirs.events
+    assert theirs.code_inside_trivia == [] and ours.inside_trivia == 0
+
+
+def test_trivia_are_the_whitespace_operator_and_bracket_nodes():
+    names = {kind.__name__ for kind in trivia()}
+    assert {"SimpleWhitespace", "Comment", "EmptyLine", "Comma", "Dot", "Add", "NotIn", "AssignEqual", "LeftParen",
+            "RightCurlyBrace"} <= names
+    assert names.isdisjoint({"Name", "Call", "Attribute", "Arg", "Integer", "SimpleString", "Param", "Annotation"})
+
+
+def test_a_hook_on_trivia_is_refused_rather_than_never_called():
+    class OnComma(Visitor):
+        def visit_Comma(self, node):
+            pass
+
+    class BatchedOnComment(cst.BatchableCSTVisitor):
+        def leave_Comment(self, node):
+            pass
+
+    with pytest.raises(ValueError, match="Comma"):
+        walk(cst.parse_module("f(a, b)\n"), OnComma())
+    with pytest.raises(ValueError, match="Comment"):
+        Batched([BatchedOnComment()])
 
 
 class Names(cst.BatchableCSTVisitor):

@@ -6,12 +6,17 @@ analysis and the rules only read the tree: they get the same `on_visit` /
 `on_leave` calls here, on the same nodes in the same order, without the copies.
 `tests/test_walk.py` holds the two walks to the same sequence over real files.
 Attribute hooks (`visit_Call_func`) are not called: no visitor here has one.
+
+Nor are libcst's whitespace, punctuation and operator nodes (`SimpleWhitespace`,
+`Comma`, `Add`, `LeftParen`: `trivia`) visited: they hold no code, and they are
+more than half of a module's nodes (42% of those of a TVMScript test are
+`SimpleWhitespace` alone). A visitor that hooks one is refused.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Dict, Iterable, List, Optional, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.lazy import cst
 
@@ -79,24 +84,67 @@ def _method(visitor: type, prefix: str, kind: type) -> Optional[Callable]:
         return found
 
 
-# whether a class is a libcst node: CSTNode is an abstract class, and an isinstance check
-# against one costs several times a dict lookup, for every field of every node
-_IS_NODE: Dict[type, bool] = {}
+_TRIVIA: Optional[FrozenSet[type]] = None
 
 
-def is_node_class(kind: type) -> bool:
-    known = _IS_NODE.get(kind)
+def trivia() -> FrozenSet[type]:
+    """The node classes the walk leaves out: libcst's whitespace and its operators and
+    punctuation (its `whitespace` and `op` modules), and the brackets, which hold only whitespace."""
+    global _TRIVIA
+    if _TRIVIA is None:
+        from libcst._nodes import op, whitespace
+
+        found = {
+            kind for module in (whitespace, op) for kind in vars(module).values()
+            if isinstance(kind, type) and issubclass(kind, cst.CSTNode) and kind.__module__ == module.__name__
+        }
+        found |= {
+            cst.LeftParen, cst.RightParen, cst.LeftSquareBracket, cst.RightSquareBracket, cst.LeftCurlyBrace,
+            cst.RightCurlyBrace,
+        }
+        _TRIVIA = frozenset(found)
+    return _TRIVIA
+
+
+# whether the walk enters a value of a class: a libcst node that is not trivia. CSTNode is an
+# abstract class, and an isinstance check against one costs several times a dict lookup, for
+# every field of every node
+_WALKED: Dict[type, bool] = {}
+
+
+def is_walked_class(kind: type) -> bool:
+    known = _WALKED.get(kind)
     if known is None:
-        known = _IS_NODE[kind] = issubclass(kind, cst.CSTNode)
+        known = _WALKED[kind] = issubclass(kind, cst.CSTNode) and kind not in trivia()
     return known
+
+
+_CHECKED: Set[type] = set()
+
+
+def _refuse_trivia_hooks(visitor: type) -> None:
+    if visitor in _CHECKED:
+        return
+    hooks = {name.partition("_")[2] for name in dir(visitor) if name.startswith(("visit_", "leave_")) and _own(visitor, name)}
+    hooked = {kind.__name__ for kind in trivia()} & hooks
+    if hooked:
+        raise ValueError(f"{visitor.__name__}: hooks on {', '.join(sorted(hooked))}, which the walk does not visit")
+    _CHECKED.add(visitor)
+
+
+def _own(visitor: type, name: str) -> bool:
+    # libcst's visitor classes define every hook, doing nothing: only a hook written over them counts
+    owner = next(kind for kind in visitor.__mro__ if name in vars(kind))
+    return not owner.__module__.startswith("libcst.")
 
 
 def walk(node: cst.CSTNode, visitor: Visitor) -> None:
     """`node.visit(visitor)` for a visitor that only reads: on_visit, the children unless it
     returned False, then on_leave."""
+    _refuse_trivia_hooks(type(visitor))
     on_visit, on_leave = visitor.on_visit, visitor.on_leave
     order = _ORDER
-    nodes = _IS_NODE
+    nodes = _WALKED
 
     def go(node: cst.CSTNode) -> None:
         if on_visit(node):
@@ -108,11 +156,11 @@ def walk(node: cst.CSTNode, visitor: Visitor) -> None:
                 if kind is tuple or kind is list:
                     for item in value:
                         known = nodes.get(type(item))
-                        if known or (known is None and is_node_class(type(item))):
+                        if known or (known is None and is_walked_class(type(item))):
                             go(item)
                 else:
                     known = nodes.get(kind)
-                    if known or (known is None and is_node_class(kind)):
+                    if known or (known is None and is_walked_class(kind)):
                         go(value)
         on_leave(node)
 
@@ -131,6 +179,7 @@ class Batched(Visitor):
     def __init__(self, visitors: Iterable[Visitor]):
         methods: Dict[str, List[Callable[[cst.CSTNode], object]]] = {}
         for visitor in visitors:
+            _refuse_trivia_hooks(type(visitor))
             for name, method in visitor.get_visitors().items():
                 if name.count("_") > 1:
                     raise ValueError(f"{type(visitor).__name__}.{name}: attribute hooks are not walked")
