@@ -11,7 +11,7 @@ from tvmlint.cheap import UsedNames, roots_of
 from tvmlint.checks import all_rules
 from tvmlint.engine import selection_for
 from tvmlint.knowledge import get_knowledge
-from tvmlint.reach import Imports, Reach
+from tvmlint.reach import Imports, Reach, TextImports
 from tvmlint.rule import Case
 from tvmlint.versions import parse_version
 
@@ -21,7 +21,11 @@ TARGETS = {"tvm.relay.build", "tvm.script.tirx.init", "tvm.ir.transform.Sequenti
 
 
 def _may_use(code: str, module: str = "m", is_package: bool = False, targets=TARGETS) -> bool:
-    return Reach(set(targets)).may_use(ast.parse(code), code, module, is_package)
+    reach = Reach(set(targets))
+    answer = reach.may_use(ast.parse(code), code, module, is_package)
+    # the text's imports answer as the tree's do, or say yes where the tree says no
+    assert reach.may_use_text(code, module, is_package) or not answer
+    return answer
 
 
 @pytest.mark.parametrize("code", [
@@ -67,6 +71,61 @@ def test_imports_bind_as_usednames_binds():
     assert {"a.b.c", "d.e", "p.g.h"} <= imports.names
 
 
+@pytest.mark.parametrize("code", [
+    "import numpy as np\nnp.relay.build()\n",
+    "import tvm\nfrom tvm import relax\nrelax.build(mod)\n",
+    '"""Use this module as: import tvm.relay.build_module, then build."""\nimport os\n',  # prose in a docstring
+    "# from tvm.relay import (transform)\nimport os\n",  # words of a comment bind, but nothing uses them
+    '"""Or: from tvm.relay import build, then call it."""\nimport os\n',  # no import list: nothing binds
+    "",
+])
+def test_the_text_alone_rules_out_what_the_tree_does(code):
+    assert not _may_use(code) and not Reach(TARGETS).may_use_text(code, "m", False)
+
+
+def _imports_only(tree: ast.Module, module: str, is_package: bool) -> Imports:
+    # the tree's imports without the definitions `Imports` adds (the text does not read those)
+    statements = [node for node in ast.walk(tree) if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return Imports(ast.Module(body=statements, type_ignores=[]), module, is_package)
+
+
+def _holds(text: TextImports, tree: Imports) -> bool:
+    return (
+        text.complete and tree.names <= text.names and set(tree.stars) <= set(text.stars)
+        and all(targets <= text.bound.get(local, set()) for local, targets in tree.bound.items())
+    )
+
+
+@pytest.mark.parametrize("code", [
+    "from tvm.relay import (  # the builder (see build())\n    build as b,  # b, for short\n    transform,\n)\n",
+    "from tvm import relay, \\\n    te as t\nimport tvm.relay \\\n    as r\n",
+    "import os; import tvm.relay as r; from tvm import te\n",
+    "if True: import tvm.relay as r\nelse: from tvm import relax as r\n",
+    "from . import (a as b,\n    c)\nfrom .. g import h\nfrom.i import j\nfrom ... import k\n",
+    "from tvm . relay import build\nimport tvm . relay . transform as t\n",
+    "from tvm.relay import *\nfrom .x import *\n",
+    "def f():\n    import tvm.relay\n    from tvm import te  # te\n",
+    'x = "import this, and that"\nimport tvm.te\n# import here: tvm.relay is heavy\nfrom tvm import relay\n',
+])
+def test_text_imports_bind_what_the_tree_binds(code):
+    tree = ast.parse(code)
+    for module, is_package in (("p.q.r", False), ("p.q", True)):
+        text = TextImports(code, module, is_package)
+        assert _holds(text, _imports_only(tree, module, is_package)), (text.bound, text.names, text.stars)
+
+
+def test_an_import_the_text_cannot_vouch_for_goes_to_the_parser():
+    # the parser normalises identifiers (NFKC): the text's spelling need not be the name
+    code = "import \ufb01le as tvm\ntvm.relay.build(m)\n"
+    assert not TextImports(code, "m", False).complete
+    assert Reach(TARGETS).may_use_text(code, "m", False)
+
+
+def _own_files():
+    for path in sorted([*(REPO / "tvmlint").rglob("*.py"), *(REPO / "tests").rglob("*.py"), *(REPO / "examples").rglob("*.py")]):
+        yield pytest.param(path.read_text(encoding="utf-8"), id=str(path.relative_to(REPO)))
+
+
 def _sources():
     for code, rule in all_rules().items():
         for kind in ("VALID", "INVALID"):
@@ -89,5 +148,14 @@ def test_never_rules_out_a_module_a_rule_wants(code, target):
     roots = roots_of(get_knowledge(version))
     for module, is_package in (("case", False), ("tvm.relay.frontend.case", False), ("tvm.contrib", True)):
         used = UsedNames(tree, module, is_package, roots)
+        text = TextImports(code, module, is_package)
+        assert not text.complete or _holds(text, _imports_only(tree, module, is_package)), module
         if selection.wanted(used) or used.uses_any(selection.decorators):
             assert selection.may_want(tree, code, module, is_package), module
+            assert selection.may_want(None, code, module, is_package), module
+
+
+@pytest.mark.parametrize("code", list(_own_files()))
+def test_text_imports_bind_what_the_tree_binds_in_this_repository(code):
+    text = TextImports(code, "tvmlint.some.module", False)
+    assert text.complete and _holds(text, _imports_only(ast.parse(code), "tvmlint.some.module", False))

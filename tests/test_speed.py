@@ -367,3 +367,19 @@ def test_a_check_leaves_no_cycle_holding_its_trees(example):
         assert len(gc.get_objects()) - before < 1000
     finally:
         gc.enable()
+
+
+@pytest.mark.parametrize("code, broken", [
+    ("import os\nprint(os.sep)\n", False),
+    ("def f(:\n    pass\n", True),  # no rule wants it, and it still does not parse
+    ("nonlocal x\nimport os\n", False),  # only CPython's symbol table objects: the parser accepts it
+    ("x = '\\d'\n", False),  # a warning, not an error
+])
+def test_a_file_no_rule_wants_gets_the_parsers_verdict_without_a_tree(code, broken):
+    from tvmlint import cheap
+    from tvmlint.engine import check_module
+
+    settings = SettingsResolver(Overrides(target_version=CASE_TARGET), cwd=REPO).for_path(REPO / "m.py")
+    checked = check_module(code, "m.py", settings.codes_for(REPO / "m.py"), settings.target_version, "m")
+    assert [finding.code for finding in checked.result.findings] == (["TVM001"] if broken else [])
+    assert (cheap.parse(code)[0] is None) == broken and not checked.analysed

@@ -33,6 +33,22 @@ def roots_of(knowledge) -> FrozenSet[str]:
     return frozenset(api.split(".")[0] for api in knowledge.api_prefixes()) | {"tvm"}
 
 
+def parses(text: str) -> bool:
+    """Whether the stdlib parser accepts the text, without building its tree: a third less
+    work than `parse` (CPython's symbol table pass stands in for the tree's Python objects).
+    False also where only the symbol table objects (`nonlocal x` at module level): `parse` says
+    what is wrong, and the same text gets the same verdict either way."""
+    import _symtable
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _symtable.symtable(text, "", "exec")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return False
+    return True
+
+
 def parse(text: str) -> Tuple[Optional[ast.Module], Optional[Tuple[int, int, str]]]:
     """(tree, None), or (None, (line, column, why)) when the stdlib parser rejects the text."""
     try:
@@ -391,14 +407,19 @@ class Selection:
             self._reaches[out] = Reach(targets) if targets else None
         return self._reaches[out]
 
-    def may_want(self, tree: ast.Module, text: str, module_name: str, is_package: bool) -> bool:
+    def may_want(self, tree: Optional[ast.Module], text: str, module_name: str, is_package: bool) -> bool:
         """Whether a selected rule may want a module (or it may define passes): its text holds a
-        token, and the module can use a name of a rule whose text pattern it matches."""
+        token, and the module can use a name of a rule whose text pattern it matches. Without
+        the parser's tree (None) the text's imports answer: False only where the tree's would."""
         if not self.text_may_need(text, module_name):
             return False
         out = frozenset(code for code, pattern in self._patterns if pattern.search(text) is None)
         reach = self._reach_without(out) if out else self.reach
-        return reach is not None and reach.may_use(tree, text, module_name, is_package)
+        if reach is None:
+            return False
+        if tree is None:
+            return reach.may_use_text(text, module_name, is_package)
+        return reach.may_use(tree, text, module_name, is_package)
 
     def text_may_need(self, text: str, module_name: str) -> bool:
         if not self.rules:

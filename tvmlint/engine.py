@@ -206,15 +206,14 @@ def check_module(
     from tvmlint import cheap as stage
 
     with _no_cycle_collection():
+        wanted = not cheap or follow is not None or _may_want(text, codes, version, module_name, is_package, providers)
+        if not wanted and stage.parses(text):
+            # no selected rule can want it, its text says: the parser's verdict is all it needs (TVM001)
+            checked = Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
+            checked.low_level = _low_level(text, version, None) if defer_low else None
+            return checked
         tree, error = stage.parse(text)
-        low_level = None
-        if defer_low and cheap and tree is not None:
-            # so that the run knows which files write a context below the default level
-            # without reading them again (tvmlint.low_contexts)
-            from tvmlint.low_contexts import factories_at, lowest_written_level
-
-            factories = factories_at(get_knowledge(version))
-            low_level = lowest_written_level(text, factories, factories.ceiling, tree)
+        low_level = _low_level(text, version, tree) if defer_low and cheap and tree is not None else None
         checked = _check_module(
             text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm,
             defer_low and low_level is None, tree, error,
@@ -224,6 +223,28 @@ def check_module(
         del tree
     checked.low_level = low_level
     return checked
+
+
+def _low_level(text: str, version: Version, tree: Optional["ast.Module"]) -> Optional[int]:
+    # so that the run knows which files write a context below the default level without
+    # reading them again (tvmlint.low_contexts)
+    from tvmlint.low_contexts import factories_at, lowest_written_level
+
+    factories = factories_at(get_knowledge(version))
+    return lowest_written_level(text, factories, factories.ceiling, tree)
+
+
+def _may_want(
+    text: str, codes: FrozenSet[str], version: Version, module_name: str, is_package: bool, providers: bool,
+) -> bool:
+    """Whether a selected rule may want a module, by its text alone (the first questions of
+    `_check_module`, asked before the parser builds a tree)."""
+    from tvmlint import cheap as stage
+
+    roots = stage.roots_of(get_knowledge(version))
+    if module_name.split(".")[0] not in roots and not any(root in text for root in roots):
+        return False
+    return selection_for(codes, version, providers).may_want(None, text, module_name, is_package)
 
 
 def _check_module(
