@@ -240,6 +240,9 @@ class LowContexts:
         # out by the first round's workers below every release's default)
         self.written = written
         self._found: Dict[int, Tuple[FrozenSet[int], FrozenSet[int]]] = {}
+        self._named: Dict[int, Tuple[FrozenSet[int], bool]] = {}
+        self._by_last: Optional[Dict[bytes, List[Tuple[Tuple[bytes, ...], int]]]] = None
+        self._unusual: Set[int] = set()
 
     def _read(self, index: int) -> Optional[bytes]:
         try:
@@ -252,30 +255,44 @@ class LowContexts:
         words.update(part.encode() for part in self.modules[index].split("."))
         return words
 
+    def _names(self, index: int, data: Optional[bytes] = None) -> Tuple[FrozenSet[int], bool]:
+        """The run's files whose module a file may name, and whether it may enter a context
+        (a `with`, or a call of `__enter__`); worked out once, whatever level is asked about."""
+        found = self._named.get(index)
+        if found is None:
+            data = self._read(index) if data is None else data
+            if data is None:
+                found = (frozenset(), False)
+            else:
+                words = self._words(index, data)
+                found = (frozenset(self._named_by(words)), b"with" in words or b"__enter__" in words)
+            self._named[index] = found
+        return found
+
+    def _named_by(self, words: Set[bytes]) -> Set[int]:
+        if self._by_last is None:
+            # every module of the run under the last part of its name (its files: names may repeat)
+            self._by_last = {}
+            for index, module in enumerate(self.modules):
+                if not module.isascii():
+                    self._unusual.add(index)  # its encoded name need not be its bytes in another file
+                    continue
+                parts = tuple(part.encode() for part in module.split("."))
+                self._by_last.setdefault(parts[-1], []).append((parts, index))
+        by_last = self._by_last
+        return {
+            index
+            for last in words.intersection(by_last)
+            for parts, index in by_last[last]
+            if all(part in words for part in parts)
+        } | self._unusual
+
     def sources_and_exposed(self, below: int) -> Tuple[FrozenSet[int], FrozenSet[int]]:
         """The files a context below `below` can start in, and those whose code it can run."""
         known = self._found.get(below)
         if known is not None:
             return known
         writers = {index for index, level in self.written.items() if level < below}
-        # every module of the run under the last part of its name (its files: names may repeat)
-        by_last: Dict[bytes, List[Tuple[Tuple[bytes, ...], int]]] = {}
-        unusual: Set[int] = set()
-        for index, module in enumerate(self.modules):
-            if not module.isascii():
-                unusual.add(index)  # its encoded name need not be its bytes in another file
-                continue
-            parts = tuple(part.encode() for part in module.split("."))
-            by_last.setdefault(parts[-1], []).append((parts, index))
-
-        def named_by(words: Set[bytes]) -> Set[int]:
-            return {
-                index
-                for last in words.intersection(by_last)
-                for parts, index in by_last[last]
-                if all(part in words for part in parts)
-            } | unusual
-
         sources = set(writers)
         if writers:
             # files that may name a writer's module and enter a context (a `with`, or a call of
@@ -284,20 +301,18 @@ class LowContexts:
             for index in range(len(self.paths)):
                 if index in sources:
                     continue
-                data = self._read(index)
-                if data is None or not any(last in data for last in lasts):
-                    continue
-                words = self._words(index, data)
-                if (b"with" in words or b"__enter__" in words) and named_by(words) & writers:
+                data = None
+                if index not in self._named:
+                    data = self._read(index)
+                    if data is None or not any(last in data for last in lasts):
+                        continue
+                named, enters = self._names(index, data)
+                if enters and not named.isdisjoint(writers):
                     sources.add(index)
         exposed = set(sources)
         todo = list(sources)
         while todo:
-            index = todo.pop()
-            data = self._read(index)
-            if data is None:
-                continue
-            for named in named_by(self._words(index, data)):
+            for named in self._names(todo.pop())[0]:
                 if named not in exposed:
                     exposed.add(named)
                     todo.append(named)
