@@ -102,8 +102,10 @@ def _absolute(level: int, module: Optional[str], package: str) -> Optional[str]:
 # What may separate two tokens of one logical line: blanks and line continuations.
 _BLANK = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))*"
 _DOTTED = rf"\w+(?:{_BLANK}\.{_BLANK}\w+)*"
-_FROM = re.compile(rf"(?<![\w.])from{_BLANK}((?:\.{_BLANK})*(?:{_DOTTED})?){_BLANK}import(?!\w)")
-_IMPORT = re.compile(r"(?<![\w.])import(?!\w)")
+# The keyword comes first and what may not precede it after: a pattern that starts with an
+# assertion is tried at every position of the text, one that starts with a word is searched for.
+_FROM = re.compile(rf"from(?<![\w.]from){_BLANK}((?:\.{_BLANK})*(?:{_DOTTED})?){_BLANK}import(?!\w)")
+_IMPORT = re.compile(r"import(?<![\w.]import)(?!\w)")
 # the rest of a logical line: up to a line end that no backslash continues, a `;` or a comment
 _REST = re.compile(r"(?:[^\r\n;#\\]|\\(?:\r\n|\r|\n)?)*")
 # a comment inside the parentheses may hold a parenthesis
@@ -252,10 +254,10 @@ class Reach:
         key = tuple(sorted(heads))
         pattern = self._chains.get(key)
         if pattern is None:
-            alternatives = "|".join(map(re.escape, key))
-            pattern = self._chains[key] = re.compile(
-                rf"(?<![\w.])({alternatives})((?:{_GAP}\.{_GAP}\w+)+)"
-            )
+            # each name first, then what may not precede it (see _FROM): the text is searched
+            # for the names' first letters instead of tried at every position
+            alternatives = "|".join(f"{re.escape(head)}(?<![\\w.]{re.escape(head)})" for head in key)
+            pattern = self._chains[key] = re.compile(rf"({alternatives})((?:{_GAP}\.{_GAP}\w+)+)")
         targets, prefixes = self.targets, self.prefixes
         for match in pattern.finditer(text):
             rest = _WORD.findall(_COMMENT.sub("", match.group(2)))
