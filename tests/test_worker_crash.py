@@ -51,3 +51,26 @@ def test_a_killed_worker_is_replaced_and_every_file_still_reported(tmp_path):
     reported = {line.split(":")[0] for line in stdout.splitlines() if "TVM101" in line}
     assert reported == {f"pkg/m{index:02d}.py" for index in range(60)}
     assert "Traceback" not in stderr
+
+
+def test_the_rounds_of_a_run_share_its_worker_processes(tmp_path):
+    # a later round of a few files would otherwise fork new workers that import libcst again
+    from tvmlint.config import Overrides, SettingsResolver
+    from tvmlint.tasks import Planner
+    from tvmlint.workers import Workers
+
+    write_tree(tmp_path, {f"m{index}.py": SILENT for index in range(6)})
+    planner = Planner(SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path))
+    paths = sorted(tmp_path.glob("m*.py"))
+    with Workers(2) as workers:
+        rounds = []
+        for _ in range(2):
+            tasks = [planner.task(index, path) for index, path in enumerate(paths)]
+            # TVM101 waits for the run to settle the context: the workers hand it over deferred
+            rounds.append(sorted((index, [d.code for d in checked.result.deferred])
+                                 for index, _, checked in workers.execute(iter(tasks), len(tasks))))
+            if len(rounds) == 1:
+                pool = workers._pool
+        assert pool is not None and workers._pool is pool
+    assert workers._pool is None  # the processes end with the block
+    assert rounds[0] == rounds[1] == [(index, ["TVM101"]) for index in range(6)]

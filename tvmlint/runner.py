@@ -27,7 +27,7 @@ from tvmlint.noqa import is_suppressed
 from tvmlint.reach import enclosing
 from tvmlint.source import read_file
 from tvmlint.tasks import Follow, Planner, Task
-from tvmlint.workers import default_jobs, execute
+from tvmlint.workers import Workers, default_jobs
 
 
 @dataclass
@@ -75,86 +75,88 @@ def check_paths(
     report.files_seen = len(entries)
     cache = _open_cache(resolver, report.notes) if use_cache and entries else None
     run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs))
-    stage = "cheap" if cheap else "full"
-    keys = run.keys(stage) if cache is not None else None
-    whole = _whole_run_key(keys)
-    if whole is not None:
-        packed = cache.get_run(whole)
-        if packed is not None:  # no file changed since a run of the same files: its findings
-            report.findings, report.files_analysed = unpack_findings(packed)
-            report.cache_hits = len(entries)
-            cache.save()
-            return report
+    # one set of worker processes for all of the run's rounds
+    with run.workers:
+        stage = "cheap" if cheap else "full"
+        keys = run.keys(stage) if cache is not None else None
+        whole = _whole_run_key(keys)
+        if whole is not None:
+            packed = cache.get_run(whole)
+            if packed is not None:  # no file changed since a run of the same files: its findings
+                report.findings, report.files_analysed = unpack_findings(packed)
+                report.cache_hits = len(entries)
+                cache.save()
+                return report
 
-    if cheap and entries:
-        # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
-        run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
-        if run.planner.withheld and keys is not None:
-            keys = run.keys(stage)
-    run.check(range(len(entries)), stage, keys, defer_low=cheap)
-    del keys
-    low = _Low(entries, run.planner)
-    # Files left out because only a context below the default level can set their rules off:
-    # those such a context can reach, if any file writes one, are analysed now.
-    waiting = [index for index, entry in enumerate(entries) if entry.awaits_low]
-    if waiting:
-        exposed = low.exposed()
-        reached = [index for index in waiting if index in exposed]
-        if reached:
-            run.check(reached, "low")
-    # Later rounds: files the cheap stage left out (or analysed in part) that name a helper whose
-    # context matters, and, once a finding waits on the project's own pass names, those that
-    # define passes (from then on every round keeps their definitions).
-    done: Set[str] = set()
-    done_defined: Set[str] = set()
-    providers = False
-    tvm_roots = _tvm_roots(entries) if cheap else frozenset()
-    while cheap:
-        callers_of, defined = _followed_names(entries, low)
-        callers_of -= done
-        defined -= done_defined
-        asked = not providers and _asks_for_passes(entries)
-        if not callers_of and not defined and not asked:
-            break
-        done |= callers_of
-        done_defined |= defined
-        providers = providers or asked
-        # A function named under TVM's own packages is TVM's API to the analysis: a call of it
-        # from another module is never followed into it (tvmlint.analysis records no call site),
-        # so only its own module can give it a context.
-        local = {name for name in callers_of if name.partition(".")[0] in tvm_roots}
-        homes = {module for name in local for module in enclosing(name)}
-        elsewhere = callers_of - local
-        picked = [
-            entry for entry in entries
-            if (not entry.analysed or entry.partial) and entry.mentions != UNKNOWN_MENTIONS and (
-                (asked and entry.provides)
-                or (entry.mentions and mentions_any(entry.mentions, elsewhere, defined))
-                or (entry.mentions and run.planner.module_name(entry.path)[0] in homes and mentions_any(entry.mentions, local))
+        if cheap and entries:
+            # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
+            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
+            if run.planner.withheld and keys is not None:
+                keys = run.keys(stage)
+        run.check(range(len(entries)), stage, keys, defer_low=cheap)
+        del keys
+        low = _Low(entries, run.planner)
+        # Files left out because only a context below the default level can set their rules off:
+        # those such a context can reach, if any file writes one, are analysed now.
+        waiting = [index for index, entry in enumerate(entries) if entry.awaits_low]
+        if waiting:
+            exposed = low.exposed()
+            reached = [index for index in waiting if index in exposed]
+            if reached:
+                run.check(reached, "low")
+        # Later rounds: files the cheap stage left out (or analysed in part) that name a helper whose
+        # context matters, and, once a finding waits on the project's own pass names, those that
+        # define passes (from then on every round keeps their definitions).
+        done: Set[str] = set()
+        done_defined: Set[str] = set()
+        providers = False
+        tvm_roots = _tvm_roots(entries) if cheap else frozenset()
+        while cheap:
+            callers_of, defined = _followed_names(entries, low)
+            callers_of -= done
+            defined -= done_defined
+            asked = not providers and _asks_for_passes(entries)
+            if not callers_of and not defined and not asked:
+                break
+            done |= callers_of
+            done_defined |= defined
+            providers = providers or asked
+            # A function named under TVM's own packages is TVM's API to the analysis: a call of it
+            # from another module is never followed into it (tvmlint.analysis records no call site),
+            # so only its own module can give it a context.
+            local = {name for name in callers_of if name.partition(".")[0] in tvm_roots}
+            homes = {module for name in local for module in enclosing(name)}
+            elsewhere = callers_of - local
+            picked = [
+                entry for entry in entries
+                if (not entry.analysed or entry.partial) and entry.mentions != UNKNOWN_MENTIONS and (
+                    (asked and entry.provides)
+                    or (entry.mentions and mentions_any(entry.mentions, elsewhere, defined))
+                    or (entry.mentions and run.planner.module_name(entry.path)[0] in homes and mentions_any(entry.mentions, local))
+                )
+            ]
+            # files whose names the cheap stage never resolved: those that may name one are asked
+            # in the round itself (a file that named an earlier round's name was asked then)
+            unknown = _may_mention(
+                [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS], elsewhere, defined | local, run.planner
             )
-        ]
-        # files whose names the cheap stage never resolved: those that may name one are asked
-        # in the round itself (a file that named an earlier round's name was asked then)
-        unknown = _may_mention(
-            [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS], elsewhere, defined | local, run.planner
-        )
-        if not picked and not unknown:
-            break
-        # every name followed so far: a file picked again keeps what an earlier round kept
-        follow = (frozenset(done), frozenset(done_defined))
-        label = ("providers " if providers else "") + "follow " + _names_digest(follow)
-        if picked:
-            run.check(run.indices(picked), label, follow=follow, providers=providers)
-        if unknown:
-            run.check(run.indices(unknown), label + " confirm", follow=follow, providers=providers, confirm=True)
-    report.files_analysed = sum(1 for entry in entries if entry.analysed)
-    report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)])
-    if cache is not None:
-        report.cache_hits = cache.hits
-        if whole is not None and run.complete:
-            cache.put_run(whole, pack_findings(report.findings, report.files_analysed))
-        cache.save()
-    return report
+            if not picked and not unknown:
+                break
+            # every name followed so far: a file picked again keeps what an earlier round kept
+            follow = (frozenset(done), frozenset(done_defined))
+            label = ("providers " if providers else "") + "follow " + _names_digest(follow)
+            if picked:
+                run.check(run.indices(picked), label, follow=follow, providers=providers)
+            if unknown:
+                run.check(run.indices(unknown), label + " confirm", follow=follow, providers=providers, confirm=True)
+        report.files_analysed = sum(1 for entry in entries if entry.analysed)
+        report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)])
+        if cache is not None:
+            report.cache_hits = cache.hits
+            if whole is not None and run.complete:
+                cache.put_run(whole, pack_findings(report.findings, report.files_analysed))
+            cache.save()
+        return report
 
 
 class _Run:
@@ -165,6 +167,7 @@ class _Run:
         self.planner = planner
         self.cache = cache
         self.jobs = jobs
+        self.workers = Workers(jobs)
         # a helper is a function some checked file defines: its name starts with the top-level
         # module of one of them, and mentions of other names are not kept
         self.roots = frozenset(planner.module_name(entry.path)[0].partition(".")[0] for entry in entries)
@@ -211,7 +214,7 @@ class _Run:
             self.planner.task(index, self.entries[index].path, follow, providers, confirm, defer_low)
             for index in self._ordered(todo)
         )
-        for index, state, checked in execute(tasks, len(todo), self.jobs):
+        for index, state, checked in self.workers.execute(tasks, len(todo)):
             entry = self.entries[index]
             if self.cache is not None:
                 self._store(index, state, checked, stage, follow)

@@ -87,65 +87,102 @@ def _read(task: Task) -> Tuple[bytes, Optional[tuple]]:
     return data, (signature, seen, content_digest(data))
 
 
-def execute(tasks: Iterable[Task], count: int, jobs: int) -> Iterator[Outcome]:
-    """Outcomes of `count` tasks in completion order, with up to `jobs` worker processes."""
-    if jobs <= 1 or count <= 1:
-        for task in tasks:
-            yield run_task(task)
-        return
-    import multiprocessing
+class Workers:
+    """The worker processes of one run, kept from one round to the next: a new pool would fork
+    workers that import libcst again (a sixth of a second each) for a round of a few files.
+    A `with` block: the processes end with it."""
 
-    # fork shares what the parent already imported and loaded (rules, knowledge);
-    # elsewhere the platform's default start method is used.
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
-    pending = _batches(iter(tasks))
-    while True:
-        suspects: List[Task] = []
-        yield from _pool(pending, min(jobs, count), context, suspects)
-        if not suspects:
+    def __init__(self, jobs: int):
+        self.jobs = jobs
+        self._pool = None
+        self._size = 0
+        self._context = None
+
+    def __enter__(self) -> "Workers":
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._discard()
+
+    def _discard(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None
+
+    def _executor(self, workers: int):
+        if self._pool is None or self._size < workers:
+            import multiprocessing
+            from concurrent.futures import ProcessPoolExecutor
+
+            self._discard()
+            # fork shares what the parent already imported and loaded (rules, knowledge);
+            # elsewhere the platform's default start method is used. Unlike
+            # multiprocessing.Pool, which would wait for a dead worker's task forever, the
+            # executor says when a worker dies.
+            methods = multiprocessing.get_all_start_methods()
+            self._context = multiprocessing.get_context("fork" if "fork" in methods and sys.platform != "darwin" else None)
+            self._pool = ProcessPoolExecutor(
+                workers, mp_context=self._context, initializer=_exit_with_parent, initargs=(os.getpid(),),
+            )
+            self._size = workers
+        return self._pool
+
+    def execute(self, tasks: Iterable[Task], count: int) -> Iterator[Outcome]:
+        """Outcomes of `count` tasks in completion order, with up to `jobs` worker processes."""
+        if self.jobs <= 1 or count <= 1:
+            for task in tasks:
+                yield run_task(task)
             return
-        # The pool broke (a crash inside the parser, the OOM killer): one of the tasks it held
-        # killed it. Each runs alone, so the one that kills its process is reported instead
-        # of checked; the tasks not yet handed out go on in a new pool.
-        for task in sorted(suspects, key=lambda task: task.index):
-            yield _alone(task, context)
+        pending = _batches(iter(tasks))
+        workers = min(self.jobs, count)
+        while True:
+            suspects: List[Task] = []
+            yield from _pool(pending, workers, self._executor(workers), suspects)
+            if not suspects:
+                return
+            # The pool broke (a crash inside the parser, the OOM killer): one of the tasks it
+            # held killed it. Each runs alone, so the one that kills its process is reported
+            # instead of checked; the tasks not yet handed out go on in a new pool.
+            self._discard()
+            for task in sorted(suspects, key=lambda task: task.index):
+                yield _alone(task, self._context)
 
 
-def _pool(pending: Iterator[List[Task]], workers: int, context, suspects: List[Task]) -> Iterator[Outcome]:
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+def _pool(pending: Iterator[List[Task]], workers: int, pool, suspects: List[Task]) -> Iterator[Outcome]:
+    from concurrent.futures import FIRST_COMPLETED, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    # Unlike multiprocessing.Pool, which would wait for a dead worker's task forever,
-    # the executor says when a worker dies.
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_exit_with_parent, initargs=(os.getpid(),)) as pool:
-        running = {}
+    running = {}
 
-        def fill() -> None:
-            while len(running) < workers * AHEAD:
-                batch = next(pending, None)
-                if batch is None:
-                    return
+    def fill() -> None:
+        while len(running) < workers * AHEAD:
+            batch = next(pending, None)
+            if batch is None:
+                return
+            try:
                 running[pool.submit(run_batch, batch)] = batch
+            except BrokenProcessPool:
+                suspects.extend(batch)
+                return
 
-        fill()
-        while running:
-            done, _ = wait(running, return_when=FIRST_COMPLETED)
-            for future in done:
-                batch = running.pop(future)
+    fill()
+    while running:
+        done, _ = wait(running, return_when=FIRST_COMPLETED)
+        for future in done:
+            batch = running.pop(future)
+            try:
+                yield from future.result()
+            except BrokenProcessPool:
+                suspects.extend(batch)
+        if suspects:
+            # the pool is gone: what it still held either finished before it broke or went with it
+            for future, batch in running.items():
                 try:
                     yield from future.result()
                 except BrokenProcessPool:
                     suspects.extend(batch)
-            if suspects:
-                # the pool is gone: what it still held either finished before it broke or went with it
-                for future, batch in running.items():
-                    try:
-                        yield from future.result()
-                    except BrokenProcessPool:
-                        suspects.extend(batch)
-                return
-            fill()
+            return
+        fill()
 
 
 def _alone(task: Task, context) -> Outcome:
