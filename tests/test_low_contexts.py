@@ -193,7 +193,7 @@ def test_a_module_left_for_a_low_context_has_no_run_the_default_skips(code, targ
     except (SyntaxError, cst.ParserSyntaxError):
         pytest.skip("not analysed")
     knowledge = get_knowledge(parse_version(target))
-    if not GatedPassSkipped.needs_low_context(tree, knowledge):
+    if not GatedPassSkipped.needs_low_context(tree, knowledge, code):
         return
     analysis = ModuleAnalysis(knowledge, "case")
     walk(module, analysis)

@@ -435,14 +435,14 @@ class Selection:
         """The codes of the rules that can fire in a module: the others need not even run on it."""
         return frozenset(rule.code for rule in self.rules if rule.wants(used, self.knowledge))
 
-    def awaits_low_context(self, used: UsedNames, tree: ast.Module) -> bool:
+    def awaits_low_context(self, used: UsedNames, tree: ast.Module, text: str) -> bool:
         """Whether every rule that wants a module can only fire in it under a context written
         below the default level (`Rule.needs_low_context`): the run asks for it again when a
         file of it writes one that can reach it (`tvmlint.low_contexts`)."""
         if used.uses_any(self.providers):
             return False
         wanting = [rule for rule in self.rules if rule.wants(used, self.knowledge)]
-        return bool(wanting) and all(rule.needs_low_context(tree, self.knowledge) for rule in wanting)
+        return bool(wanting) and all(rule.needs_low_context(tree, self.knowledge, text) for rule in wanting)
 
     def pass_definers(self, used: UsedNames) -> FrozenSet[str]:
         """The decorators whose definitions a module's analysis must keep: all of them in a

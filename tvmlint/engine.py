@@ -287,7 +287,7 @@ def _check_module(
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
         if follow is None and not selection.wanted(used):
             return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
-        if defer_low and follow is None and selection.awaits_low_context(used, tree):
+        if defer_low and follow is None and selection.awaits_low_context(used, tree, text):
             return Checked(
                 FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides,
                 awaits_low=True,

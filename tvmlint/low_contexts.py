@@ -165,7 +165,9 @@ def literal_levels(tree: ast.Module, positions: Dict[str, Optional[int]]) -> Lis
     calls: List[ast.Call] = []
     assigned: List[Tuple[List[str], ast.expr]] = []
     known = dict(positions)
-    for node in ast.walk(tree):
+    from tvmlint.cheap import nodes  # every node but contexts and operators, none of which counts here
+
+    for node in nodes(tree.body):
         kind = type(node)
         if kind is ast.Call:
             calls.append(node)

@@ -187,9 +187,9 @@ class Rule(Visitor):
         self.file.deferred.append(Deferred(self.code, start, end, ctx, payload, fix))
 
     @classmethod
-    def needs_low_context(cls, tree: "ast.Module", knowledge: Knowledge) -> bool:
-        """Whether every finding this rule can make in a module (its stdlib tree) needs a
-        context that writes a level below the default one as a literal.
+    def needs_low_context(cls, tree: "ast.Module", knowledge: Knowledge, text: str) -> bool:
+        """Whether every finding this rule can make in a module (its stdlib tree, its text)
+        needs a context that writes a level below the default one as a literal.
 
         A run analyses such a module only when a file of it writes such a context where it
         can reach the module (`tvmlint.low_contexts`). False (the default): always analysed.

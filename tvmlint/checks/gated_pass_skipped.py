@@ -181,13 +181,16 @@ class GatedPassSkipped(Rule):
         return Fix(f"Run it inside `with tvm.transform.PassContext(opt_level={level}):`", edits, safe=False)
 
     @classmethod
-    def needs_low_context(cls, tree, knowledge) -> bool:
+    def needs_low_context(cls, tree, knowledge, text) -> bool:
         # no pass this release gates sits above the default level (0.27: all at 0 or 1), and the
         # module writes no level above it for a pass or a Sequential of its own
         default = lowest_default_level(knowledge)
         if highest_gated_level(knowledge) > default:
             return False
-        return all(level <= default for level in literal_levels(tree, level_positions(knowledge)))
+        positions = level_positions(knowledge)
+        if text.isascii() and not any(name in text for name in positions):
+            return True  # no decorator or Sequential of its own, nor an alias made from one's name
+        return all(level <= default for level in literal_levels(tree, positions))
 
     @classmethod
     def needs_level_below(cls, payload: GatedRunPayload) -> Optional[int]:
