@@ -35,11 +35,13 @@ def roots_of(knowledge) -> FrozenSet[str]:
 
 def parses(text: str) -> bool:
     """Whether the stdlib parser accepts the text, without building its tree: a third less
-    work than `parse` (CPython's symbol table pass stands in for the tree's Python objects).
-    False also where only the symbol table objects (`nonlocal x` at module level): `parse` says
-    what is wrong, and the same text gets the same verdict either way."""
-    import _symtable
-
+    work than `parse` (CPython's symbol-table pass stands in for the tree's Python objects).
+    False also where only the symbol-table pass objects (`nonlocal x` at module level): the
+    caller then asks `parse`, so the same text gets the same verdict either way."""
+    try:
+        import _symtable
+    except ImportError:  # not CPython
+        return parse(text)[0] is not None
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")

@@ -239,12 +239,18 @@ def _may_want(
 ) -> bool:
     """Whether a selected rule may want a module, by its text alone (the first questions of
     `_check_module`, asked before the parser builds a tree)."""
+    if _names_no_tvm(text, module_name, version):
+        return False
+    return selection_for(codes, version, providers).may_want(None, text, module_name, is_package)
+
+
+def _names_no_tvm(text: str, module_name: str, version: Version) -> bool:
+    # No TVM package named in the text and outside TVM's own packages: no TVM name can
+    # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
     from tvmlint import cheap as stage
 
     roots = stage.roots_of(get_knowledge(version))
-    if module_name.split(".")[0] not in roots and not any(root in text for root in roots):
-        return False
-    return selection_for(codes, version, providers).may_want(None, text, module_name, is_package)
+    return module_name.split(".")[0] not in roots and not any(root in text for root in roots)
 
 
 def _check_module(
@@ -270,10 +276,8 @@ def _check_module(
         result.findings = parse_error(path, codes, *error)
         return Checked(result, False)
     if cheap:
-        # No TVM package named in the text and outside TVM's own packages: no TVM name can
-        # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
         roots = stage.roots_of(get_knowledge(version))
-        if follow is None and module_name.split(".")[0] not in roots and not any(root in text for root in roots):
+        if follow is None and _names_no_tvm(text, module_name, version):
             return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
         selection = selection_for(codes, version, providers)
         if follow is None and not selection.may_want(tree, text, module_name, is_package):
