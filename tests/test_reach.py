@@ -159,3 +159,15 @@ def test_never_rules_out_a_module_a_rule_wants(code, target):
 def test_text_imports_bind_what_the_tree_binds_in_this_repository(code):
     text = TextImports(code, "tvmlint.some.module", False)
     assert text.complete and _holds(text, _imports_only(ast.parse(code), "tvmlint.some.module", False))
+
+
+def test_an_unclosed_import_list_before_many_comments_is_read_at_once():
+    # a string holding `from m import (` and no `)` after it: a comment alternative that could
+    # give characters back to the list would try every split of every comment line, for ever
+    import subprocess
+    import sys
+
+    code = "x = 'from m import ('\n" + "# aaaa bbbb cccc dddd eeee\n" * 60
+    probe = f"from tvmlint.reach import TextImports\nprint(TextImports({code!r}, 'm', False).complete)\n"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=REPO)
+    assert done.stdout.strip() == "True", done.stderr

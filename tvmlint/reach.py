@@ -108,8 +108,9 @@ _FROM = re.compile(rf"from(?<![\w.]from){_BLANK}((?:\.{_BLANK})*(?:{_DOTTED})?){
 _IMPORT = re.compile(r"import(?<![\w.]import)(?!\w)")
 # the rest of a logical line: up to a line end that no backslash continues, a `;` or a comment
 _REST = re.compile(r"(?:[^\r\n;#\\]|\\(?:\r\n|\r|\n)?)*")
-# a comment inside the parentheses may hold a parenthesis
-_PARENTHESIZED = re.compile(rf"{_BLANK}\(((?:[^)#]|#[^\r\n]*)*)\)")
+# a comment inside the parentheses may hold a parenthesis; it runs to the end of its line, so
+# no character can be read either way (that would backtrack without end on an unclosed list)
+_PARENTHESIZED = re.compile(rf"{_BLANK}\(((?:[^)#]|#[^\r\n]*(?![^\r\n]))*)\)")
 _ITEM = re.compile(rf"^({_DOTTED})(?:\s+as\s+(\w+))?$")
 _SPACE = re.compile(r"\s+|\\(?:\r\n|\r|\n)")
 
