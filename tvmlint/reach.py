@@ -23,6 +23,7 @@ less work than its tree.
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Pattern, Set, Tuple
 
@@ -104,15 +105,20 @@ _BLANK = r"(?:[ \t\f]|\\(?:\r\n|\r|\n))*"
 _DOTTED = rf"\w+(?:{_BLANK}\.{_BLANK}\w+)*"
 # The keyword comes first and what may not precede it after: a pattern that starts with an
 # assertion is tried at every position of the text, one that starts with a word is searched for.
-_FROM = re.compile(rf"from(?<![\w.]from){_BLANK}((?:\.{_BLANK})*(?:{_DOTTED})?){_BLANK}import(?!\w)")
+# (Each blank run is followed by the token it separates, so no run can be split two ways.)
+_FROM = re.compile(rf"from(?<![\w.]from)((?:{_BLANK}\.)*(?:{_BLANK}{_DOTTED})?){_BLANK}import(?!\w)")
 _IMPORT = re.compile(r"import(?<![\w.]import)(?!\w)")
 # the rest of a logical line: up to a line end that no backslash continues, a `;` or a comment
 _REST = re.compile(r"(?:[^\r\n;#\\]|\\(?:\r\n|\r|\n)?)*")
 # a comment inside the parentheses may hold a parenthesis; it runs to the end of its line, so
 # no character can be read either way (that would backtrack without end on an unclosed list)
 _PARENTHESIZED = re.compile(rf"{_BLANK}\(((?:[^)#]|#[^\r\n]*(?![^\r\n]))*)\)")
+_OPENING = re.compile(rf"{_BLANK}\(")
 _ITEM = re.compile(rf"^({_DOTTED})(?:\s+as\s+(\w+))?$")
 _SPACE = re.compile(r"\s+|\\(?:\r\n|\r|\n)")
+# How far an import list is read. A longer one (none is, in practice) sends the module to the
+# parser, so that a text of many unclosed lists or long lines costs no more than a few reads.
+_LONGEST_LIST = 4 * 1024
 
 
 class TextImports:
@@ -128,13 +134,26 @@ class TextImports:
         self.stars: List[str] = []
         self.names: Set[str] = set()
         self.complete = True
+        # every `import` the text spells: a list without parentheses ends before the next one,
+        # since a real list holds no keyword (a `;`, a comment or the line's end comes first)
+        keywords = list(_IMPORT.finditer(text))
+        self._starts = [match.start() for match in keywords]
         froms = set()
         for match in _FROM.finditer(text):
             froms.add(match.end())
             self._from(match.group(1), text, match.end())
-        for match in _IMPORT.finditer(text):
+        for match in keywords:
             if match.end() not in froms:
-                self._import(_REST.match(text, match.end()).group())
+                self._import(self._rest(text, match.end()))
+
+    def _rest(self, text: str, end: int) -> str:
+        """The rest of the logical line after the keyword that ends at `end`."""
+        after = bisect.bisect_left(self._starts, end)
+        stop = min(self._starts[after] if after < len(self._starts) else len(text), end + _LONGEST_LIST)
+        found = _REST.match(text, end, stop)
+        if found.end() == end + _LONGEST_LIST:
+            self.complete = False
+        return found.group()
 
     def _items(self, listed: str) -> List[Tuple[str, Optional[str]]]:
         """The (name, alias) pairs of an import list; none when it is no import statement's
@@ -166,8 +185,11 @@ class TextImports:
         spelled = _SPACE.sub("", spelled)
         level = len(spelled) - len(spelled.lstrip("."))
         module = _absolute(level, spelled[level:] or None, self.package)
-        parenthesized = _PARENTHESIZED.match(text, end)
-        listed = parenthesized.group(1) if parenthesized else _REST.match(text, end).group()
+        parenthesized = _PARENTHESIZED.match(text, end, end + _LONGEST_LIST)
+        if parenthesized is None and _OPENING.match(text, end) and len(text) > end + _LONGEST_LIST:
+            self.complete = False  # its closing parenthesis, if any, is beyond what is read
+            return
+        listed = parenthesized.group(1) if parenthesized else self._rest(text, end)
         if module is None:
             return  # as `Imports` does: nothing it can name
         if _SPACE.sub("", listed) == "*":
