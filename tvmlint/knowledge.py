@@ -287,10 +287,15 @@ def get_knowledge(version: Version) -> Knowledge:
 
 
 @functools.lru_cache(maxsize=None)
+def default_levels(knowledge: Knowledge) -> List[int]:
+    """The levels a context can have at this release when none is written: the default one,
+    and each factory's own."""
+    return [knowledge.default_opt_level, *(f.default_opt_level for f in knowledge.context_factories.values())]
+
+
 def lowest_default_level(knowledge: Knowledge) -> int:
-    """The lowest level a context has at this release when none is written: the default one,
-    or a factory's own."""
-    return min([knowledge.default_opt_level, *(f.default_opt_level for f in knowledge.context_factories.values())])
+    """The lowest level a context has at this release when none is written."""
+    return min(default_levels(knowledge))
 
 
 @functools.lru_cache(maxsize=None)

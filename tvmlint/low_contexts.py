@@ -43,6 +43,8 @@ import functools
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
+from tvmlint.cheap import nodes
+from tvmlint.knowledge import default_levels
 from tvmlint.source import read_file
 
 # every byte that cannot be part of an identifier, to a space: the rest split into words
@@ -74,12 +76,11 @@ class Factories:
         positions: Dict[str, Optional[int]] = {}
         defaults = []
         for knowledge in knowledges:
-            defaults.append(knowledge.default_opt_level)
+            defaults.extend(default_levels(knowledge))
             for api, factory in knowledge.context_factories.items():
                 last = api.rsplit(".", 1)[-1]
                 at = factory.params.index("opt_level") if "opt_level" in factory.params else None
                 positions[last] = _merge(positions[last], at) if last in positions else at
-                defaults.append(factory.default_opt_level)
         return cls(positions, min(defaults, default=0), max(defaults, default=0))
 
     def screen(self, below: int) -> "re.Pattern[str]":
@@ -165,9 +166,7 @@ def literal_levels(tree: ast.Module, positions: Dict[str, Optional[int]]) -> Lis
     calls: List[ast.Call] = []
     assigned: List[Tuple[List[str], ast.expr]] = []
     known = dict(positions)
-    from tvmlint.cheap import nodes  # every node but contexts and operators, none of which counts here
-
-    for node in nodes(tree.body):
+    for node in nodes(tree.body):  # every node but contexts and operators, none of which counts here
         kind = type(node)
         if kind is ast.Call:
             calls.append(node)
