@@ -194,3 +194,121 @@ def test_a_followed_function_keeps_its_callers_callers_in_one_go():
     for line in ("def fold(mod):", "def mid(mod):", "def main(mod):"):
         assert line in pruned.text.splitlines()
     assert "def other():" not in pruned.text
+
+
+# -- functions inside kept definitions (TVMScript modules) ---------------------------------
+
+SCRIPT = '''\
+from tvm.script import ir as I
+from tvm.script import tirx as T
+
+
+def test_schedule():
+    @I.ir_module
+    class Before:
+        @T.prim_func
+        def half(A: T.Buffer((16,), "float16"), C: T.Buffer((1,), "float16")):
+            for k in range(16):
+                with T.sblock("sum"):
+                    with T.init():
+                        C[0] = T.float16(0)
+                    C[0] = C[0] + A[k]
+
+        @T.prim_func
+        def full(A: T.Buffer((16,), "float32"), D: T.Buffer((1,), "float32")):
+            for k in range(16):
+                with T.sblock("sum"):
+                    with T.init():
+                        D[0] = T.float32(0)
+                    D[0] = D[0] + A[k]
+
+        @T.prim_func
+        def copy(A: T.Buffer((16,), "float16"), B: T.Buffer((16,), "float16")):
+            for i in range(16):
+                with T.sblock("copy"):
+                    B[i] = A[i]
+
+    def local_helper():
+        return 1
+    return Before, local_helper
+'''
+
+
+def _statements(tree: ast.AST):
+    """Every statement's kind and place, nested ones included, in source order."""
+    return sorted(
+        (node.lineno, node.col_offset, node.end_lineno, node.end_col_offset, type(node).__name__)
+        for node in ast.walk(tree) if isinstance(node, ast.stmt)
+    )
+
+
+def test_functions_inside_a_kept_definition_that_hold_no_finding_are_blanked():
+    pruned = _prune(SCRIPT, {"TVM001", "TVM401"})
+    assert pruned is not None and pruned.holds_findings
+    kept, original = pruned.text.splitlines(), SCRIPT.splitlines()
+    assert len(kept) == len(original)
+    for line in ("        def half(A: T.Buffer((16,), \"float16\"), C: T.Buffer((1,), \"float16\")):", "def test_schedule():",
+                 "    return Before, local_helper"):
+        assert line in kept
+    for gone in ("def full", "def copy", "def local_helper"):
+        assert gone not in pruned.text
+    # a string at the block's indentation stands for each, over the same lines
+    assert kept[original.index("        @T.prim_func", 16) ] == '        """'
+    assert kept[original.index("    def local_helper():")] == '    """'
+    compile(pruned.text, "pruned.py", "exec")
+    # the tree handed on is the stdlib parser's tree of the pruned text, and the original stays whole
+    assert _statements(pruned.tree) == _statements(ast.parse(pruned.text))
+    assert "def full" in ast.unparse(ast.parse(SCRIPT))
+    assert "\n=module.full\n" in pruned.mentions and "\n=module.local_helper\n" in pruned.mentions
+
+
+def test_a_blanked_inner_function_changes_no_finding_nor_its_place(tmp_path):
+    text = SCRIPT.replace('def full(A: T.Buffer((16,), "float32")', 'def full(A: T.Buffer((16,), "float32")') + (
+        "\n\nclass TestOther:\n    @T.prim_func\n    def first(A: T.Buffer((4,), 'float16'), C: T.Buffer((1,), 'float16')):\n"
+        "        for k in range(4):\n            with T.sblock('s'):\n                with T.init():\n                    C[0] = T.float16(0)\n"
+        "                C[0] += A[k]\n\n    @T.prim_func\n    def second(A: T.Buffer((4,), 'float32')):\n        T.evaluate(0)\n"
+    )
+    codes = frozenset({"TVM001", "TVM401"})
+    version = parse_version("0.27")
+    checked = check_module(text, "m.py", codes, version, "m")
+    full = check_module(text, "m.py", codes, version, "m", cheap=False)
+    shown = lambda c: [(f.code, f.start, f.end, f.message) for f in c.result.findings]  # noqa: E731
+    assert checked.partial and len(shown(full)) == 2
+    assert shown(checked) == shown(full)
+
+
+def test_an_inner_function_is_kept_when_its_buffer_is_declared_around_it():
+    # the low-precision declaration sits in the enclosing function: the scope around counts
+    text = (
+        "from tvm.script import tirx as T\n\n\ndef make():\n    C = T.alloc_buffer((1,), 'float16')\n\n"
+        "    def body(A):\n        with T.sblock('s'):\n            with T.init():\n                C[0] = T.float16(0)\n"
+        "            C[0] = C[0] + A[0]\n\n    def other():\n        return 2\n    return body, other\n"
+    )
+    pruned = _prune(text, {"TVM001", "TVM401"})
+    assert pruned is not None and "def body(A):" in pruned.text and "def other" not in pruned.text
+
+
+def test_an_inner_function_that_imports_is_kept():
+    # an import binds a name for the analysis's resolution elsewhere in the module
+    text = SCRIPT.replace("    def local_helper():\n        return 1\n", "    def local_helper():\n        import tvm\n        return tvm\n")
+    pruned = _prune(text, {"TVM001", "TVM401"})
+    assert pruned is not None and "def local_helper():" in pruned.text and "def full" not in pruned.text
+
+
+def test_inner_functions_stay_when_a_rule_that_does_not_say_otherwise_wants_the_module():
+    # TVM101 judges calls under the contexts of their callers: a method may matter to it
+    text = SCRIPT.replace("def test_schedule():\n", "def test_schedule():\n    relay.transform.FoldScaleAxis()(None)\n")
+    text = "from tvm import relay\n" + text
+    pruned = _prune(text, {"TVM001", "TVM101", "TVM401"})
+    assert pruned is None or "def full" in pruned.text
+
+
+def test_an_inner_function_first_in_its_class_and_with_tabs_is_blanked_to_a_string_that_parses():
+    text = (
+        "from tvm.script import tirx as T\n\n\ndef test():\n\tclass Module:\n\t\t@T.prim_func\n\t\tdef nothing(A: T.Buffer((4,), 'float16')):\n"
+        "\t\t\tT.evaluate(0)\n\treturn Module\n"
+    ).replace("def test():", "def test(C: T.Buffer((1,), 'float16')):\n\twith T.sblock('s'):\n\t\twith T.init():\n\t\t\tC[0] = T.float16(0)\n\t\tC[0] = C[0] + 1")
+    pruned = _prune(text, {"TVM001", "TVM401"})
+    assert pruned is not None and "def nothing" not in pruned.text
+    assert '\t\t"""' in pruned.text.splitlines()
+    assert _statements(pruned.tree) == _statements(ast.parse(pruned.text))

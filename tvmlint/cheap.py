@@ -16,6 +16,7 @@ is even imported. It never imports or runs the code it reads.
 from __future__ import annotations
 
 import ast
+import copy
 import functools
 import re
 import warnings
@@ -246,6 +247,7 @@ class UsedNames:
         self._calls: List[ast.Call] = []
         self._entered: Set[int] = set()
         self._inner: Set[int] = set()  # a.b in a.b.c: resolved with the whole chain
+        self.binds = False  # imports, or declares a name global: reaches past its own scope
         identifiers, chains, inner = self.identifiers, self._chains, self._inner
         bindings = self._bindings
         for node in nodes:
@@ -277,6 +279,7 @@ class UsedNames:
                 self._entered.update(id(item.context_expr) for item in node.items)
                 self.accumulated |= _accumulated(node.body)
             elif kind is ast.Import:
+                self.binds = True
                 for alias in node.names:
                     if imports:
                         if alias.asname:
@@ -286,6 +289,7 @@ class UsedNames:
                             bindings.setdefault(top, set()).add(top)
                     self.names.add(alias.name)
             elif kind is ast.ImportFrom:
+                self.binds = True
                 module = absolute_module(node, self.package)
                 if module is None:
                     continue
@@ -298,6 +302,8 @@ class UsedNames:
                     self.names.add(full)
                     if imports:
                         bindings.setdefault(alias.asname or alias.name, set()).add(full)
+            elif kind is ast.Global or kind is ast.Nonlocal:
+                self.binds = True
         self.strings: FrozenSet[str] = frozenset(strings)
 
     def _resolve(self) -> None:
@@ -446,6 +452,16 @@ class Selection:
         wanting = [rule for rule in self.rules if rule.wants(used, self.knowledge)]
         return bool(wanting) and all(rule.needs_low_context(tree, self.knowledge, text) for rule in wanting)
 
+    def function_may_hold(self, function: UsedNames, module: UsedNames) -> bool:
+        """Whether a function nested in a kept definition may hold a finding of a rule that
+        wants its module (`Rule.may_hold_in_function`), or matter to one elsewhere."""
+        if function.binds or function.uses_any(self.providers) or function.uses_any(self.pass_definers(module)):
+            return True  # an import in it may bind a name the analysis resolves elsewhere
+        return any(
+            rule.may_hold_in_function(function, module, self.knowledge)
+            for rule in self.rules if rule.wants(module, self.knowledge)
+        )
+
     def pass_definers(self, used: UsedNames) -> FrozenSet[str]:
         """The decorators whose definitions a module's analysis must keep: all of them in a
         round that asks every module for its passes, or when a rule that reads them runs on it."""
@@ -516,37 +532,47 @@ def prune(
                 if not part.defined <= followed:
                     followed |= part.defined
                     grown = True
-    if all(kept):
-        return None
-    defined = [_defined_names(unit) for unit in units]
-    # what kept definitions name (helpers, callbacks, context factories) is kept with them
-    named: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep))
-    grown = True
-    while grown:
-        grown = False
-        for i, keep in enumerate(kept):
-            if not keep and not defined[i].isdisjoint(named):
-                kept[i] = grown = True
-                named |= parts[i].identifiers
-    if all(kept):
+    if not all(kept):
+        defined = [_defined_names(unit) for unit in units]
+        # what kept definitions name (helpers, callbacks, context factories) is kept with them
+        named: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep))
+        grown = True
+        while grown:
+            grown = False
+            for i, keep in enumerate(kept):
+                if not keep and not defined[i].isdisjoint(named):
+                    kept[i] = grown = True
+                    named |= parts[i].identifiers
+    # A later round keeps what `follow` names, nested or not: it analyses kept definitions whole.
+    inner = {} if follow is not None else _inner_blanks(units, kept, used, selection)
+    if all(kept) and not inner:
         return None
     lines = _LINE.findall(text)
     mentioned: Set[str] = set()
     defines: Set[str] = set()
+    standing: Dict[int, ast.stmt] = {}
+    for function, part in inner.values():
+        mentioned |= part.names
+        defines |= part.defined
+        opening = lines[function.lineno - 1]
+        indent = opening[:len(opening) - len(opening.lstrip(" \t"))]  # the block's, as written
+        first, last = _blank(lines, function)
+        quote = '""' if first == last else '"""'
+        lines[first - 1] = indent + quote + lines[first - 1]
+        if first != last:
+            lines[last - 1] = quote + lines[last - 1]
+        # one string statement stands for the function (a block cannot be left empty)
+        standing[id(function)] = _string_statement(first, last, len(quote), len(indent))
     blanked = {id(unit): part for unit, part, keep in zip(units, parts, kept) if not keep}
     body: List[ast.stmt] = []
     for statement in tree.body:
         part = blanked.get(id(statement))
         if part is None:
-            body.append(statement)
+            body.append(_with_inner_blanked(statement, standing) if standing and isinstance(statement, _UNITS) else statement)
             continue
         mentioned |= part.names
         defines |= part.defined
-        first = min([statement.lineno, *(decorator.lineno for decorator in statement.decorator_list)])
-        last = statement.end_lineno
-        for number in range(first - 1, last):
-            line = lines[number]
-            lines[number] = line[len(line.rstrip("\r\n")):]
+        first, last = _blank(lines, statement)
         if body:
             # One string statement over the same lines: libcst makes nodes (and the analysis
             # visits them) for every empty line, and blanked definitions are most of what it
@@ -560,11 +586,67 @@ def prune(
     return Pruned("".join(lines), ast.Module(body=body, type_ignores=[]), _mentions(mentioned, defines), holds)
 
 
-def _string_statement(first: int, last: int, width: int) -> ast.stmt:
+def _blank(lines: List[str], definition: ast.stmt) -> Tuple[int, int]:
+    """Empty a definition's lines, decorators included, to their line endings: (first, last)."""
+    first = min([definition.lineno, *(decorator.lineno for decorator in definition.decorator_list)])
+    last = definition.end_lineno
+    for number in range(first - 1, last):
+        line = lines[number]
+        lines[number] = line[len(line.rstrip("\r\n")):]
+    return first, last
+
+
+def _string_statement(first: int, last: int, width: int, indent: int = 0) -> ast.stmt:
     """The stdlib parser's view of the string a blanked definition became (lines first..last)."""
-    value = ast.Constant(value="\n" * (last - first) if first != last else "", lineno=first, col_offset=0,
-                         end_lineno=last, end_col_offset=width)
-    return ast.Expr(value=value, lineno=first, col_offset=0, end_lineno=last, end_col_offset=width)
+    end = width if first != last else indent + width
+    value = ast.Constant(value="\n" * (last - first) if first != last else "", lineno=first, col_offset=indent,
+                         end_lineno=last, end_col_offset=end)
+    return ast.Expr(value=value, lineno=first, col_offset=indent, end_lineno=last, end_col_offset=end)
+
+
+def _inner_blanks(
+    units: List[ast.stmt], kept: List[bool], used: UsedNames, selection: "Selection",
+) -> Dict[int, Tuple[ast.stmt, UsedNames]]:
+    """The functions inside kept definitions (in their bodies and their classes' bodies) that
+    no rule wanting the module needs: TVMScript tests hold a module of several functions per
+    test, and often only some of them add into a low-precision buffer. By id: (function, what it uses)."""
+    found: Dict[int, Tuple[ast.stmt, UsedNames]] = {}
+    if not selection.rules:
+        return found
+    pending = [unit.body for unit, keep in zip(units, kept) if keep]
+    while pending:
+        for statement in pending.pop():
+            if isinstance(statement, ast.ClassDef):
+                pending.append(statement.body)
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                part = used.part([statement])
+                if not selection.function_may_hold(part, used):
+                    found[id(statement)] = (statement, part)
+    return found
+
+
+def _with_inner_blanked(node: ast.stmt, standing: Dict[int, ast.stmt]) -> ast.stmt:
+    """`node`, or a copy whose bodies hold the strings standing for its blanked functions (the
+    original tree stays whole: the file's other checks read it)."""
+    body: List[ast.stmt] = []
+    changed = False
+    for statement in node.body:
+        swap = standing.get(id(statement))
+        if swap is None and isinstance(statement, ast.ClassDef):
+            swap = _with_inner_blanked(statement, standing)
+            swap = None if swap is statement else swap
+        if swap is not None:
+            body.append(swap)
+            changed = True
+        else:
+            body.append(statement)
+    if not changed:
+        return node
+    copied = copy.copy(node)
+    copied.body = body
+    if body[-1] is not node.body[-1]:  # it ends where its last statement, now a string, ends
+        copied.end_lineno, copied.end_col_offset = body[-1].end_lineno, body[-1].end_col_offset
+    return copied
 
 
 def _defined_names(unit: ast.stmt) -> Set[str]:
@@ -591,6 +673,7 @@ def merged(first: UsedNames, second: UsedNames) -> UsedNames:
     both.accumulated = first.accumulated | second.accumulated
     both.declared = _declared_union([first.declared, second.declared])
     both.uses_roots = first.uses_roots or second.uses_roots
+    both.binds = first.binds or second.binds
     return both
 
 
@@ -603,6 +686,7 @@ def _union_into(into: UsedNames, parts: Iterable[UsedNames]) -> None:
     into.accumulated = set()
     strings: Set[str] = set()
     parts = list(parts)
+    into.binds = any(part.binds for part in parts)
     into.declared = _declared_union([part.declared for part in parts])
     for part in parts:
         into.accumulated |= part.accumulated

@@ -164,6 +164,18 @@ class Rule(Visitor):
         names = cls.trigger_names(knowledge)
         return used.uses_roots if names is None else used.uses_any(names)
 
+    @classmethod
+    def may_hold_in_function(cls, function: UsedNames, module: UsedNames, knowledge: Knowledge) -> bool:
+        """Whether a function nested in a definition (a method, a TVMScript function) may hold a
+        finding of this rule, given what it uses and what its whole module uses.
+
+        A rule says False only when its findings in a function come from that function
+        alone, judged by what the function or the scopes around it declare (all of it in
+        `module`), and no finding elsewhere depends on the function: the cheap stage then
+        blanks it (`tvmlint.cheap.prune`). True (the default): always kept.
+        """
+        return True
+
     def start(self) -> None:
         """Called after the analysis, before the walk: rules built on its events work here."""
 

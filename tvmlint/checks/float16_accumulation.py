@@ -184,6 +184,16 @@ class Float16Accumulation(Rule):
         # with a low-precision literal among the declaration's arguments
         return any(not low.isdisjoint(used.declared.get(name, ())) for name in used.accumulated)
 
+    @classmethod
+    def may_hold_in_function(cls, function, module, knowledge) -> bool:
+        # Findings are a block's or a te.sum's in the function, and a function's declarations
+        # are seen only inside it: a function with no sum, and no block adding into a buffer
+        # that some declaration of the module gives a low-precision literal, holds none.
+        if function.uses_any(_sum_apis(knowledge.version)):
+            return True
+        low = frozenset(_facts().get("accumulation", {}).get("low_precision", ()))
+        return any(not low.isdisjoint(module.declared.get(name, ())) for name in function.accumulated)
+
     def start(self) -> None:
         facts = _facts()
         accumulation = facts.get("accumulation", {})
