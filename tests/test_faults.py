@@ -528,7 +528,12 @@ def _interrupt_fix_mid_run(tree: Path, count: int, signum: int):
         return sum(os.stat(name).st_ino != inode for name, inode in zip(names, before))
 
     command = [sys.executable, "-m", "tvmlint", "fix", "--no-cache", "."] if _fix_has_no_cache() else [sys.executable, "-m", "tvmlint", "fix", "."]
-    process = subprocess.Popen(command, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        command, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        # as from a terminal: a test run started in the background (`pytest &`) ignores SIGINT,
+        # and Python keeps an ignored SIGINT ignored, so Ctrl-C would never reach the run
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     try:
         deadline = time.monotonic() + 240
         while time.monotonic() < deadline and process.poll() is None and written() < 2:
