@@ -530,9 +530,7 @@ def _interrupt_fix_mid_run(tree: Path, count: int, signum: int):
     command = [sys.executable, "-m", "tvmlint", "fix", "--no-cache", "."] if _fix_has_no_cache() else [sys.executable, "-m", "tvmlint", "fix", "."]
     process = subprocess.Popen(
         command, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        # as from a terminal: a test run started in the background (`pytest &`) ignores SIGINT,
-        # and Python keeps an ignored SIGINT ignored, so Ctrl-C would never reach the run
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+        preexec_fn=_signals_as_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + 240
@@ -552,6 +550,14 @@ def _interrupt_fix_mid_run(tree: Path, count: int, signum: int):
         if process.poll() is None:
             process.kill()
             process.communicate()
+
+
+def _signals_as_from_a_terminal() -> None:
+    """In the child before it starts: a test run started in the background (`pytest &`) ignores
+    SIGINT, and Python keeps an ignored SIGINT ignored; a runner may also block signals, and a
+    blocked signal stays pending. Either way the signal would never reach the run."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def _fix_has_no_cache() -> bool:
