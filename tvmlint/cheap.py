@@ -310,24 +310,27 @@ class UsedNames:
         resolved: Dict[int, Set[str]] = {}
         bindings, stars = self._bindings, self._stars
         names, inner = self.names, self._inner
+        done: Dict[str, Set[str]] = {}  # TVMScript spells the same few chains thousands of times
         for node in self._chains:
             if id(node) in inner:
                 continue
             text = _dotted(node)
             if text is None:
                 continue
-            parts = text.split(".")
-            heads = bindings.get(parts[0], ())
-            if not heads and not stars:
-                continue
-            # the chain and every prefix of it: a.b.c also uses a.b and a
-            found: Set[str] = set()
-            for end in range(1, len(parts) + 1):
-                rest = ".".join(parts[1:end])
-                prefix = ".".join(parts[:end])
-                found = {f"{q}.{rest}" if rest else q for q in heads}
-                found.update(f"{star}.{prefix}" for star in stars)
-                names.update(found)
+            found = done.get(text)
+            if found is None:
+                parts = text.split(".")
+                heads = bindings.get(parts[0], ())
+                found = set()
+                if heads or stars:
+                    # the chain and every prefix of it: a.b.c also uses a.b and a
+                    for end in range(1, len(parts) + 1):
+                        rest = ".".join(parts[1:end])
+                        prefix = ".".join(parts[:end])
+                        found = {f"{q}.{rest}" if rest else q for q in heads}
+                        found.update(f"{star}.{prefix}" for star in stars)
+                        names.update(found)
+                done[text] = found
             if found:
                 resolved[id(node)] = found
         for call in self._calls:

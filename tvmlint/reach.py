@@ -282,8 +282,13 @@ class Reach:
             alternatives = "|".join(f"{re.escape(head)}(?<![\\w.]{re.escape(head)})" for head in key)
             pattern = self._chains[key] = re.compile(rf"({alternatives})((?:{_GAP}\.{_GAP}\w+)+)")
         targets, prefixes = self.targets, self.prefixes
+        seen: Set[Tuple[str, str]] = set()  # TVMScript spells the same few chains thousands of times
         for match in pattern.finditer(text):
-            rest = _WORD.findall(_COMMENT.sub("", match.group(2)))
+            chain = match.group(1, 2)
+            if chain in seen:
+                continue
+            seen.add(chain)
+            rest = _WORD.findall(_COMMENT.sub("", chain[1]) if "#" in chain[1] else chain[1])
             for start in heads[match.group(1)]:
                 name = start
                 for part in rest:
