@@ -455,15 +455,26 @@ class Selection:
         wanting = [rule for rule in self.rules if rule.wants(used, self.knowledge)]
         return bool(wanting) and all(rule.needs_low_context(tree, self.knowledge, text) for rule in wanting)
 
-    def function_may_hold(self, function: UsedNames, module: UsedNames) -> bool:
-        """Whether a function nested in a kept definition may hold a finding of a rule that
-        wants its module (`Rule.may_hold_in_function`), or matter to one elsewhere."""
-        if function.binds or function.uses_any(self.providers) or function.uses_any(self.pass_definers(module)):
+    def inner_judges(self, module: UsedNames) -> Optional[List[type]]:
+        """The rules that decide what inside a module's kept definitions can go: those that
+        want it. None when nothing inside may go (a definer of passes must be seen whole)."""
+        if module.uses_any(self.providers):
+            return None
+        return [rule for rule in self.rules if rule.wants(module, self.knowledge)]
+
+    def function_may_hold(self, function: UsedNames, module: UsedNames, judges: List[type]) -> bool:
+        """Whether a function nested in a kept definition may hold a finding of one of `judges`
+        (`Rule.may_hold_in_function`), or matter to one elsewhere."""
+        if function.binds or function.uses_any(self.pass_definers(module)):
             return True  # an import in it may bind a name the analysis resolves elsewhere
-        return any(
-            rule.may_hold_in_function(function, module, self.knowledge)
-            for rule in self.rules if rule.wants(module, self.knowledge)
-        )
+        return any(rule.may_hold_in_function(function, module, self.knowledge) for rule in judges)
+
+    def statement_may_matter(self, statement: UsedNames, module: UsedNames, judges: List[type]) -> bool:
+        """Whether a statement of a kept function (or of a loop or `if` in it) may hold a finding
+        of one of `judges`, or declare what one depends on (`Rule.may_matter_in_body`)."""
+        if statement.binds or statement.uses_any(self.pass_definers(module)):
+            return True
+        return any(rule.may_matter_in_body(statement, module, self.knowledge) for rule in judges)
 
     def pass_definers(self, used: UsedNames) -> FrozenSet[str]:
         """The decorators whose definitions a module's analysis must keep: all of them in a
@@ -547,31 +558,32 @@ def prune(
                     kept[i] = grown = True
                     named |= parts[i].identifiers
     # A later round keeps what `follow` names, nested or not: it analyses kept definitions whole.
-    inner = {} if follow is not None else _inner_blanks(units, kept, used, selection)
+    judges = None if follow is not None else selection.inner_judges(used)
+    inner, around = ({}, set()) if not judges else _InnerBlanks(text, used, selection, judges).of(units, kept)
     if all(kept) and not inner:
         return None
     lines = _LINE.findall(text)
     mentioned: Set[str] = set()
     defines: Set[str] = set()
     standing: Dict[int, ast.stmt] = {}
-    for function, part in inner.values():
+    for statement, part in inner.values():
         mentioned |= part.names
         defines |= part.defined
-        opening = lines[function.lineno - 1]
+        opening = lines[statement.lineno - 1]
         indent = opening[:len(opening) - len(opening.lstrip(" \t"))]  # the block's, as written
-        first, last = _blank(lines, function)
+        first, last = _blank(lines, statement)
         quote = '""' if first == last else '"""'
         lines[first - 1] = indent + quote + lines[first - 1]
         if first != last:
             lines[last - 1] = quote + lines[last - 1]
-        # one string statement stands for the function (a block cannot be left empty)
-        standing[id(function)] = _string_statement(first, last, len(quote), len(indent))
+        # one string statement stands for it (a block cannot be left empty)
+        standing[id(statement)] = _string_statement(first, last, len(quote), len(indent))
     blanked = {id(unit): part for unit, part, keep in zip(units, parts, kept) if not keep}
     body: List[ast.stmt] = []
     for statement in tree.body:
         part = blanked.get(id(statement))
         if part is None:
-            body.append(_with_inner_blanked(statement, standing) if standing and isinstance(statement, _UNITS) else statement)
+            body.append(_with_inner_blanked(statement, standing, around) if id(statement) in around else statement)
             continue
         mentioned |= part.names
         defines |= part.defined
@@ -590,8 +602,8 @@ def prune(
 
 
 def _blank(lines: List[str], definition: ast.stmt) -> Tuple[int, int]:
-    """Empty a definition's lines, decorators included, to their line endings: (first, last)."""
-    first = min([definition.lineno, *(decorator.lineno for decorator in definition.decorator_list)])
+    """Empty a statement's lines, a definition's decorators included, to their line endings: (first, last)."""
+    first = min([definition.lineno, *(decorator.lineno for decorator in getattr(definition, "decorator_list", ()))])
     last = definition.end_lineno
     for number in range(first - 1, last):
         line = lines[number]
@@ -607,48 +619,100 @@ def _string_statement(first: int, last: int, width: int, indent: int = 0) -> ast
     return ast.Expr(value=value, lineno=first, col_offset=indent, end_lineno=last, end_col_offset=end)
 
 
-def _inner_blanks(
-    units: List[ast.stmt], kept: List[bool], used: UsedNames, selection: "Selection",
-) -> Dict[int, Tuple[ast.stmt, UsedNames]]:
-    """The functions inside kept definitions (in their bodies and their classes' bodies) that
-    no rule wanting the module needs: TVMScript tests hold a module of several functions per
-    test, and often only some of them add into a low-precision buffer. By id: (function, what it uses)."""
-    found: Dict[int, Tuple[ast.stmt, UsedNames]] = {}
-    if not selection.rules:
-        return found
-    pending = [unit.body for unit, keep in zip(units, kept) if keep]
-    while pending:
-        for statement in pending.pop():
+_BRANCHES = (ast.For, ast.AsyncFor, ast.While, ast.If)
+
+
+class _InnerBlanks:
+    """What can go inside kept definitions, when every rule that wants the module says so:
+
+    - a function in a kept definition's body or in its classes' bodies that can hold none of
+      their findings (`Rule.may_hold_in_function`). TVMScript tests hold a module of several
+      functions per test, and often only some add into a low-precision buffer;
+    - in a function that stays, a statement that can hold none and declares nothing they
+      read (`Rule.may_matter_in_body`), looked for in the loops and `if`s too: most of a
+      scheduled TVMScript function is blocks that add into nothing.
+
+    `of` gives them by id, each with what it uses, and the ids of every statement around one."""
+
+    def __init__(self, text: str, used: UsedNames, selection: "Selection", judges: List[type]):
+        self.lines = _LINE.findall(text)  # numbered as the parser numbers them
+        self.used, self.selection, self.judges = used, selection, judges
+        self.found: Dict[int, Tuple[ast.stmt, UsedNames]] = {}
+        self.around: Set[int] = set()
+
+    def of(self, units: List[ast.stmt], kept: List[bool]) -> Tuple[Dict[int, Tuple[ast.stmt, UsedNames]], Set[int]]:
+        for unit, keep in zip(units, kept):
+            if keep:
+                self._definitions(unit.body, (id(unit),), isinstance(unit, ast.ClassDef))
+        return self.found, self.around
+
+    def _definitions(self, statements: List[ast.stmt], path: Tuple[int, ...], in_class: bool) -> None:
+        for index, statement in enumerate(statements):
             if isinstance(statement, ast.ClassDef):
-                pending.append(statement.body)
+                self._definitions(statement.body, path + (id(statement),), True)
             elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                part = used.part([statement])
-                if not selection.function_may_hold(part, used):
-                    found[id(statement)] = (statement, part)
-    return found
+                part = self.used.part([statement])
+                if not self.selection.function_may_hold(part, self.used, self.judges):
+                    self._take(statement, part, path)
+                else:
+                    self._definitions(statement.body, path + (id(statement),), False)
+            elif not in_class:  # a function's own statement
+                self._statement(statements, index, path)
+
+    def _statement(self, statements: List[ast.stmt], index: int, path: Tuple[int, ...]) -> None:
+        statement = statements[index]
+        if not self._alone(statements, index):
+            return
+        part = self.used.part([statement])
+        if not self.selection.statement_may_matter(part, self.used, self.judges):
+            self._take(statement, part, path)
+        elif isinstance(statement, _BRANCHES):
+            inner = path + (id(statement),)
+            for branch in (statement.body, statement.orelse):
+                for at in range(len(branch)):
+                    if isinstance(branch[at], _UNITS):
+                        self._definitions([branch[at]], inner, False)
+                    else:
+                        self._statement(branch, at, inner)
+
+    def _alone(self, statements: List[ast.stmt], index: int) -> bool:
+        """Whether a statement has its lines to itself (not `a = 1; b = 2`, nor after `if x:`)."""
+        statement = statements[index]
+        if index > 0 and statements[index - 1].end_lineno >= statement.lineno:
+            return False
+        if index + 1 < len(statements) and statements[index + 1].lineno <= statement.end_lineno:
+            return False
+        return self.lines[statement.lineno - 1][:statement.col_offset].strip(" \t") == ""
+
+    def _take(self, statement: ast.stmt, part: UsedNames, path: Tuple[int, ...]) -> None:
+        self.found[id(statement)] = (statement, part)
+        self.around.update(path)
 
 
-def _with_inner_blanked(node: ast.stmt, standing: Dict[int, ast.stmt]) -> ast.stmt:
-    """`node`, or a copy whose bodies hold the strings standing for its blanked functions (the
-    original tree stays whole: the file's other checks read it)."""
-    body: List[ast.stmt] = []
-    changed = False
-    for statement in node.body:
-        swap = standing.get(id(statement))
-        if swap is None and isinstance(statement, ast.ClassDef):
-            swap = _with_inner_blanked(statement, standing)
-            swap = None if swap is statement else swap
-        if swap is not None:
-            body.append(swap)
-            changed = True
-        else:
-            body.append(statement)
-    if not changed:
+def _with_inner_blanked(node: ast.stmt, standing: Dict[int, ast.stmt], around: AbstractSet[int]) -> ast.stmt:
+    """`node`, or a copy whose bodies hold the strings standing for what was blanked in them
+    (the original tree stays whole: the file's other checks read it)."""
+    copied = None
+    for field in ("body", "orelse"):
+        statements = getattr(node, field, None)
+        if not statements:
+            continue
+        new: List[ast.stmt] = []
+        for statement in statements:
+            swap = standing.get(id(statement))
+            if swap is None and id(statement) in around:
+                swap = _with_inner_blanked(statement, standing, around)
+            new.append(statement if swap is None else swap)
+        if any(a is not b for a, b in zip(new, statements)):
+            copied = copied or copy.copy(node)
+            setattr(copied, field, new)
+    if copied is None:
         return node
-    copied = copy.copy(node)
-    copied.body = body
-    if body[-1] is not node.body[-1]:  # it ends where its last statement, now a string, ends
-        copied.end_lineno, copied.end_col_offset = body[-1].end_lineno, body[-1].end_col_offset
+    # it ends where its last statement ends, which may now be a string
+    last = "orelse" if getattr(node, "orelse", None) else "body"
+    tail = getattr(copied, last)[-1]
+    if tail is not getattr(node, last)[-1]:
+        copied.end_lineno, copied.end_col_offset = tail.end_lineno, tail.end_col_offset
     return copied
 
 

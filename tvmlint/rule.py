@@ -176,6 +176,16 @@ class Rule(Visitor):
         """
         return True
 
+    @classmethod
+    def may_matter_in_body(cls, statement: UsedNames, module: UsedNames, knowledge: Knowledge) -> bool:
+        """Whether a statement in the body of a function this rule looks into (or in a loop or
+        `if` there) may hold a finding of it, or declare something one depends on.
+
+        False lets the cheap stage blank the statement, as for `may_hold_in_function`.
+        True (the default): always kept.
+        """
+        return True
+
     def start(self) -> None:
         """Called after the analysis, before the walk: rules built on its events work here."""
 

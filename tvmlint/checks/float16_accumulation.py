@@ -48,6 +48,18 @@ def _sum_apis(version) -> frozenset:
     )
 
 
+@functools.lru_cache(maxsize=None)
+def _declaring(version) -> frozenset:
+    """What `declared_dtype` reads a dtype from: the buffer types, buffer declarations and tensors."""
+    facts = _facts()
+    namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
+    return frozenset(
+        [f"{ns}.Buffer" for ns in namespaces]
+        + [f"{ns}.{row['name']}" for ns in namespaces for row in facts.get("buffer_decl", [])]
+        + [api for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until")) for api in row["api"]]
+    )
+
+
 class _Walker(Visitor):
     """Buffer and tensor dtypes per function, and the blocks and sums to judge under them.
 
@@ -193,6 +205,12 @@ class Float16Accumulation(Rule):
             return True
         low = frozenset(_facts().get("accumulation", {}).get("low_precision", ()))
         return any(not low.isdisjoint(module.declared.get(name, ())) for name in function.accumulated)
+
+    @classmethod
+    def may_matter_in_body(cls, statement, module, knowledge) -> bool:
+        # blanked, a statement also takes its declarations with it, and a later one of the same
+        # name gives the dtype: one that may declare a buffer or tensor stays
+        return cls.may_hold_in_function(statement, module, knowledge) or statement.uses_any(_declaring(knowledge.version))
 
     def start(self) -> None:
         facts = _facts()
