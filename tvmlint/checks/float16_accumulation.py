@@ -208,8 +208,8 @@ class Float16Accumulation(Rule):
 
     @classmethod
     def may_matter_in_body(cls, statement, module, knowledge) -> bool:
-        # blanked, a statement also takes its declarations with it, and a later one of the same
-        # name gives the dtype: one that may declare a buffer or tensor stays
+        # blanked, a statement also takes its declarations with it, and another of the same name
+        # (a parameter's annotation) would give the dtype: one that may declare a buffer or tensor stays
         return cls.may_hold_in_function(statement, module, knowledge) or statement.uses_any(_declaring(knowledge.version))
 
     def start(self) -> None:
