@@ -490,7 +490,8 @@ _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
 
 @dataclass
 class Pruned:
-    """A module with the top-level definitions no selected rule can need blanked out."""
+    """A module with what no selected rule can need blanked out (definitions, and inside kept
+    definitions, functions and statements)."""
 
     text: str  # line for line the original: blanked lines keep only their line ending (and a string over them)
     tree: ast.Module  # the stdlib tree of `text` (the original's, less the blanked statements)
@@ -508,8 +509,9 @@ def prune(
     selection: "Selection",
     follow: Optional[Tuple[AbstractSet[str], AbstractSet[str]]] = None,
 ) -> Optional[Pruned]:
-    """Blank the top-level functions and classes that can hold no finding; None when none can
-    be blanked.
+    """Blank the top-level functions and classes that can hold no finding, and inside the kept
+    ones what the rules that want the module say cannot matter (`_InnerBlanks`); None when
+    nothing can be blanked.
 
     A definition is kept when the selected rules want it together with the
     module-level statements (which are always kept: imports, constants, a
