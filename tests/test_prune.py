@@ -375,3 +375,31 @@ def test_a_statement_that_declares_a_buffer_is_kept():
     checked = check_module(text, "m.py", codes, version, "m")
     full = check_module(text, "m.py", codes, version, "m", cheap=False)
     assert checked.result.findings == full.result.findings == []
+
+
+def test_a_call_in_a_blanked_statement_still_gives_its_helper_the_callers_context(tmp_path):
+    # app.py is wanted by TVM401 alone, so the statements of `run` that hold no reduction go,
+    # the call of `fold` among them; fold's finding depends on the context of that call
+    files = {
+        "helpers.py": "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
+        "app.py": (
+            "from tvm.script import tir as T\nfrom helpers import fold\n\n\n"
+            "def run(A: T.Buffer((16,), 'float16'), C: T.Buffer((1,), 'float16')):\n"
+            "    for k in range(16):\n        with T.block('sum'):\n            with T.init():\n"
+            "                C[0] = T.float16(0)\n            C[0] = C[0] + A[k]\n"
+            "    fold(None)\n\n\nrun(None, None)\n"
+        ),
+    }
+    write_tree(tmp_path, files)
+    resolver = SettingsResolver(Overrides(target_version="0.19", select=("TVM101", "TVM401")), cwd=tmp_path)
+    on = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=True)
+    off = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=False)
+    shown = lambda r: [(f.path, f.start, f.code, f.message) for f in r.findings]  # noqa: E731
+    assert shown(on) == shown(off)
+    assert [(f.path, f.code) for f in on.findings] == [("app.py", "TVM401"), ("helpers.py", "TVM101")], shown(on)
+    assert "app.py:11" in on.findings[1].message
+    tree = ast.parse(files["app.py"])
+    knowledge = get_knowledge(parse_version("0.19"))
+    used = UsedNames(tree, "app", False, roots_of(knowledge))
+    pruned = prune(files["app.py"], tree, used, selection_for(frozenset({"TVM001", "TVM401"}), parse_version("0.19")))
+    assert "fold(None)" not in pruned.text and "\nhelpers.fold\n" in pruned.mentions  # what a later round asks
