@@ -263,7 +263,7 @@ def test_functions_inside_a_kept_definition_that_hold_no_finding_are_blanked():
 
 
 def test_a_blanked_inner_function_changes_no_finding_nor_its_place(tmp_path):
-    text = SCRIPT.replace('def full(A: T.Buffer((16,), "float32")', 'def full(A: T.Buffer((16,), "float32")') + (
+    text = SCRIPT + (
         "\n\nclass TestOther:\n    @T.prim_func\n    def first(A: T.Buffer((4,), 'float16'), C: T.Buffer((1,), 'float16')):\n"
         "        for k in range(4):\n            with T.sblock('s'):\n                with T.init():\n                    C[0] = T.float16(0)\n"
         "                C[0] += A[k]\n\n    @T.prim_func\n    def second(A: T.Buffer((4,), 'float32')):\n        T.evaluate(0)\n"

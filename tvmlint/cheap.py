@@ -457,7 +457,8 @@ class Selection:
 
     def inner_judges(self, module: UsedNames) -> Optional[List[type]]:
         """The rules that decide what inside a module's kept definitions can go: those that
-        want it. None when nothing inside may go (a definer of passes must be seen whole)."""
+        want it. None when nothing inside may go (a definer of passes must be seen whole; a
+        rule that reads definitions wants the module, and its hooks keep everything)."""
         if module.uses_any(self.providers):
             return None
         return [rule for rule in self.rules if rule.wants(module, self.knowledge)]
@@ -465,14 +466,14 @@ class Selection:
     def function_may_hold(self, function: UsedNames, module: UsedNames, judges: List[type]) -> bool:
         """Whether a function nested in a kept definition may hold a finding of one of `judges`
         (`Rule.may_hold_in_function`), or matter to one elsewhere."""
-        if function.binds or function.uses_any(self.pass_definers(module)):
+        if function.binds:
             return True  # an import in it may bind a name the analysis resolves elsewhere
         return any(rule.may_hold_in_function(function, module, self.knowledge) for rule in judges)
 
     def statement_may_matter(self, statement: UsedNames, module: UsedNames, judges: List[type]) -> bool:
         """Whether a statement of a kept function (or of a loop or `if` in it) may hold a finding
         of one of `judges`, or declare what one depends on (`Rule.may_matter_in_body`)."""
-        if statement.binds or statement.uses_any(self.pass_definers(module)):
+        if statement.binds:
             return True
         return any(rule.may_matter_in_body(statement, module, self.knowledge) for rule in judges)
 
@@ -573,13 +574,8 @@ def prune(
         defines |= part.defined
         opening = lines[statement.lineno - 1]
         indent = opening[:len(opening) - len(opening.lstrip(" \t"))]  # the block's, as written
-        first, last = _blank(lines, statement)
-        quote = '""' if first == last else '"""'
-        lines[first - 1] = indent + quote + lines[first - 1]
-        if first != last:
-            lines[last - 1] = quote + lines[last - 1]
         # one string statement stands for it (a block cannot be left empty)
-        standing[id(statement)] = _string_statement(first, last, len(quote), len(indent))
+        standing[id(statement)] = _string_over(lines, *_blank(lines, statement), indent)
     blanked = {id(unit): part for unit, part, keep in zip(units, parts, kept) if not keep}
     body: List[ast.stmt] = []
     for statement in tree.body:
@@ -594,11 +590,7 @@ def prune(
             # One string statement over the same lines: libcst makes nodes (and the analysis
             # visits them) for every empty line, and blanked definitions are most of what it
             # would read. Not first in the module: there a string is its docstring.
-            quote = '""' if first == last else '"""'
-            lines[first - 1] = quote + lines[first - 1]
-            if first != last:
-                lines[last - 1] = quote + lines[last - 1]
-            body.append(_string_statement(first, last, len(quote)))
+            body.append(_string_over(lines, first, last))
     holds = any(kept) or selection.wanted(top)
     return Pruned("".join(lines), ast.Module(body=body, type_ignores=[]), _mentions(mentioned, defines), holds)
 
@@ -613,12 +605,18 @@ def _blank(lines: List[str], definition: ast.stmt) -> Tuple[int, int]:
     return first, last
 
 
-def _string_statement(first: int, last: int, width: int, indent: int = 0) -> ast.stmt:
-    """The stdlib parser's view of the string a blanked definition became (lines first..last)."""
-    end = width if first != last else indent + width
-    value = ast.Constant(value="\n" * (last - first) if first != last else "", lineno=first, col_offset=indent,
+def _string_over(lines: List[str], first: int, last: int, indent: str = "") -> ast.stmt:
+    """Write an empty string over blanked lines first..last, at `indent`, and give the stdlib
+    parser's view of it."""
+    quote = '""' if first == last else '"""'
+    lines[first - 1] = indent + quote + lines[first - 1]
+    if first != last:
+        lines[last - 1] = quote + lines[last - 1]
+    column, width = len(indent), len(quote)
+    end = width if first != last else column + width
+    value = ast.Constant(value="\n" * (last - first) if first != last else "", lineno=first, col_offset=column,
                          end_lineno=last, end_col_offset=end)
-    return ast.Expr(value=value, lineno=first, col_offset=indent, end_lineno=last, end_col_offset=end)
+    return ast.Expr(value=value, lineno=first, col_offset=column, end_lineno=last, end_col_offset=end)
 
 
 _BRANCHES = (ast.For, ast.AsyncFor, ast.While, ast.If)

@@ -49,15 +49,29 @@ def _sum_apis(version) -> frozenset:
 
 
 @functools.lru_cache(maxsize=None)
-def _declaring(version) -> frozenset:
-    """What `declared_dtype` reads a dtype from: the buffer types, buffer declarations and tensors."""
+def _low() -> frozenset:
+    return frozenset(_facts().get("accumulation", {}).get("low_precision", ()))
+
+
+@functools.lru_cache(maxsize=None)
+def _declarations(version) -> Tuple[frozenset, Dict[str, dict], Dict[str, dict]]:
+    """What `declared_dtype` reads a dtype from at a release: the buffer types, and the buffer
+    declarations and tensors by API (their rows)."""
     facts = _facts()
     namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
-    return frozenset(
-        [f"{ns}.Buffer" for ns in namespaces]
-        + [f"{ns}.{row['name']}" for ns in namespaces for row in facts.get("buffer_decl", [])]
-        + [api for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until")) for api in row["api"]]
-    )
+    buffer_types = frozenset(f"{ns}.Buffer" for ns in namespaces)
+    decls = {f"{ns}.{row['name']}": row for ns in namespaces for row in facts.get("buffer_decl", [])}
+    tensors = {
+        api: row for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until"))
+        for api in row["api"]
+    }
+    return buffer_types, decls, tensors
+
+
+@functools.lru_cache(maxsize=None)
+def _declaring(version) -> frozenset:
+    buffer_types, decls, tensors = _declarations(version)
+    return buffer_types | frozenset(decls) | frozenset(tensors)
 
 
 class _Walker(Visitor):
@@ -186,8 +200,7 @@ class Float16Accumulation(Rule):
     @classmethod
     def wants(cls, used, knowledge) -> bool:
         # the accumulator's dtype is only ever judged from a string literal ("float16")
-        facts = _facts()
-        low = frozenset(facts.get("accumulation", {}).get("low_precision", ()))
+        low = _low()
         if not super().wants(used, knowledge) or used.strings.isdisjoint(low):
             return False
         if used.uses_any(_sum_apis(knowledge.version)):
@@ -203,7 +216,7 @@ class Float16Accumulation(Rule):
         # that some declaration of the module gives a low-precision literal, holds none.
         if function.uses_any(_sum_apis(knowledge.version)):
             return True
-        low = frozenset(_facts().get("accumulation", {}).get("low_precision", ()))
+        low = _low()
         return any(not low.isdisjoint(module.declared.get(name, ())) for name in function.accumulated)
 
     @classmethod
@@ -216,18 +229,11 @@ class Float16Accumulation(Rule):
         facts = _facts()
         accumulation = facts.get("accumulation", {})
         version = self.file.knowledge.version
-        self.low = frozenset(accumulation.get("low_precision", ()))
+        self.low = _low()
         namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
         self.init_apis = frozenset(f"{ns}.init" for ns in namespaces)
         self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in ("block", "sblock"))
-        self.decls = {
-            f"{ns}.{row['name']}": row for ns in namespaces for row in facts.get("buffer_decl", [])
-        }
-        self.buffer_types = frozenset(f"{ns}.Buffer" for ns in namespaces)
-        self.tensors = {
-            api: row for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until"))
-            for api in row["api"]
-        }
+        self.buffer_types, self.decls, self.tensors = _declarations(version)
         self.sum_apis = _sum_apis(version)
         self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
         self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
