@@ -68,6 +68,82 @@ def test_a_clean_result_prints_what_rich_prints(tmp_path):
         assert ours.getvalue() == theirs.getvalue()
 
 
+SOURCE = (
+    "import tvm  # [bold]not markup[/bold]\n"
+    "x = '漢字漢字' + tvm.relay.transform.FoldScaleAxis()(mod)  # é 😀\n"
+    + "y = 1 + " + "2 + " * 120 + "z\n"
+    "\tindented = tvm.transform.PassContext(opt_level=7)\n"
+)
+
+
+def _findings(path: str, with_tab: bool):
+    from tvmlint.diagnostics import Edit, Finding, Fix, Position
+
+    def at(line, start, end, message, **more):
+        return Finding(path, Position(line, start), Position(line, end), "TVM101", "warning", message, **more)
+
+    findings = [
+        at(1, 1, 7, "a [red]message[/red] with \x1b[2J and \u202e in it"),
+        at(2, 10, 40, "wide characters before the caret",
+           fix=Fix("use [this]", (Edit(Position(2, 1), Position(2, 2), "z"),), safe=False),
+           confirmed=None, confirmation="no TVM [installed]"),
+        at(3, 400, 404, "far along a long line"),
+        at(9, 1, 2, "a line the file does not have"),
+    ]
+    if with_tab:
+        findings.append(at(4, 2, 10, "after a tab"))
+    return findings
+
+
+def _as_rich_prints(findings, files, sources, **console):
+    from rich.console import Console
+    from rich.text import Text
+
+    from tvmlint.output.text import _lines
+
+    out = io.StringIO()
+    printer = Console(file=out, highlight=False, soft_wrap=True, emoji=False, **console)
+    for line in _lines(findings, files, sources):
+        printer.print(Text.assemble(*line))
+    return out.getvalue()
+
+
+def test_findings_written_without_rich_read_as_rich_prints_them(tmp_path, monkeypatch):
+    path = str(tmp_path / "script.py")
+    sources = {path: SOURCE}
+    findings = _findings(path, with_tab=False)
+    ours = io.StringIO()
+    render(findings, 1, ours, sources)
+    assert ours.getvalue() == _as_rich_prints(findings, 1, sources, no_color=True, force_terminal=False)
+    assert "[bold]not markup[/bold]" in ours.getvalue() and "\\x1b[2J" in ours.getvalue()
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    ours = Terminal()
+    render(findings, 1, ours, sources)
+    assert ours.getvalue() == _as_rich_prints(findings, 1, sources, no_color=True, force_terminal=False)
+
+
+def test_a_report_quoting_a_tab_goes_through_rich(tmp_path):
+    path = str(tmp_path / "script.py")
+    sources = {path: SOURCE}
+    findings = _findings(path, with_tab=True)
+    ours = io.StringIO()
+    render(findings, 1, ours, sources)
+    expected = _as_rich_prints(findings, 1, sources, no_color=True, force_terminal=False)
+    assert ours.getvalue() == expected and "\t" not in expected
+
+
+def test_a_report_on_a_pipe_does_not_import_rich(tmp_path):
+    write_tree(tmp_path, {"script.py": "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"})
+    code, output, modules = _modules_after(["check", "script.py", "--no-cache", "--target-version", "0.19"], tmp_path)
+    assert code == 1 and "TVM101" in output and "  2 | mod = relay" in output
+    assert not {name for name in modules if name == "rich" or name.startswith("rich.")}
+
+
 def test_every_command_is_listed_and_runs(tmp_path):
     help_text = run_cli("--help", cwd=tmp_path).stdout
     assert all(name in help_text for name in COMMANDS)

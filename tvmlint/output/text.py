@@ -53,37 +53,50 @@ def excerpt(text: str, start: int, end: int) -> Tuple[str, int, int]:
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None, **_: object) -> None:
-    if not findings:
-        # the summary alone, as rich would print it (no markup, no tabs, no control characters):
-        # a clean pre-commit run does not import rich
-        stream.write(summary_line(findings, files) + "\n")
+    lines = _lines(findings, files, sources or {})
+    color = bool(findings) and stream.isatty() and "NO_COLOR" not in os.environ
+    if not color and not any("\t" in text for line in lines for text, _style in line):
+        # what rich prints without colour (or for the unstyled summary alone), written directly:
+        # a pre-commit run, whose output is a pipe, does not import rich. rich expands tabs by
+        # its own character widths: lines that hold one go through it.
+        stream.write("".join("".join(text for text, _style in line) + "\n" for line in lines))
         return
     from rich.console import Console
-    from rich.markup import escape
+    from rich.text import Text
 
-    color = None if stream.isatty() and "NO_COLOR" not in os.environ else False
-    console = Console(file=stream, no_color=color is False, force_terminal=None if color is None else False,
+    console = Console(file=stream, no_color=not color, force_terminal=None if color else False,
                       highlight=False, soft_wrap=True, emoji=False)
+    for line in lines:
+        console.print(Text.assemble(*line))
+
+
+Line = List[Tuple[str, Optional[str]]]
+
+
+def _lines(findings: Sequence[Finding], files: int, sources: Dict[str, str]) -> List[Line]:
+    """The report as lines of (text, rich style) pieces."""
+    lines: List[Line] = []
     cache: Dict[str, Optional[List[str]]] = {}
     for path, group in groupby(findings, key=lambda f: f.path):
-        console.print(f"[bold]{escape(printable_path(path))}[/bold]")
-        lines = _source_lines(path, cache, sources or {})
+        lines.append([(printable_path(path), "bold")])
+        source = _source_lines(path, cache, sources)
         for finding in group:
             style = STYLE.get(finding.severity, "bold")
-            console.print(
-                f"  {finding.start.line}:{finding.start.column} [{style}]{finding.code}[/{style}] "
-                f"[dim]{finding.severity}[/dim] {escape(printable(finding.message))}"
-            )
-            if lines and 0 < finding.start.line <= len(lines):
-                text = quoted(lines[finding.start.line - 1])
+            lines.append([
+                (f"  {finding.start.line}:{finding.start.column} ", None), (finding.code, style), (" ", None),
+                (finding.severity, "dim"), (f" {printable(finding.message)}", None),
+            ])
+            if source and 0 < finding.start.line <= len(source):
+                text = quoted(source[finding.start.line - 1])
                 end = finding.end.column if finding.end.line == finding.start.line else len(text) + 1
                 text, start, end = excerpt(text, finding.start.column, end)
-                console.print(f"    [dim]{finding.start.line:>4} |[/dim] {escape(text)}")
-                console.print(f"    [dim]     |[/dim] {' ' * (start - 1)}[{style}]{'^' * max(1, end - start)}[/{style}]")
+                lines.append([(f"    {finding.start.line:>4} |", "dim"), (f" {text}", None)])
+                lines.append([("         |", "dim"), (f" {' ' * (start - 1)}", None), ("^" * max(1, end - start), style)])
             if finding.fix:
-                console.print(f"    [dim]fix ({finding.fix.applicability}):[/dim] {escape(printable(finding.fix.message))}")
+                lines.append([(f"    fix ({finding.fix.applicability}):", "dim"), (f" {printable(finding.fix.message)}", None)])
             if finding.confirmation is not None:
                 verdict = {True: "confirmed", False: "refuted", None: "unconfirmed"}[finding.confirmed]
-                console.print(f"    [dim]{verdict} by the installed TVM:[/dim] {escape(printable(finding.confirmation))}")
-        console.print("")
-    console.print(summary_line(findings, files))
+                lines.append([(f"    {verdict} by the installed TVM:", "dim"), (f" {printable(finding.confirmation)}", None)])
+        lines.append([])
+    lines.append([(summary_line(findings, files), None)])
+    return lines
