@@ -181,3 +181,24 @@ def test_each_block_pairs_with_the_stdlib_parsers_statements(text, blocks):
     assert pairs is not None and len(pairs) == blocks
     for block, stdlib in pairs:
         assert len(block.body) == len(stdlib)
+
+
+def test_a_node_in_a_header_renders_the_header_only():
+    # a TVMScript buffer declared as a parameter, in a long function: its line is named in a
+    # message, and the function's body need not be rendered for it
+    body = "".join(f"        with T.block('b{i}'):\n            x = [{i}]\n" for i in range(40))
+    text = (
+        "import tvm\nclass Module:\n    @T.prim_func\n    def main(\n        a: T.Buffer((4,), 'float16'),  # note\n"
+        "        b,\n    ):\n\n        # first\n" + body + "for i in f(\n  2):\n    pass\nelse:\n    pass\n"
+    )
+    module, full, analysis, lazy = _lazy(text)
+    function = module.body[1].body.body[0]
+    annotation = function.params.params[0].annotation
+    loop = module.body[2]
+    for node in (annotation, annotation.annotation, function.params.params[1], loop.iter):
+        assert lazy[node] == full[node]
+    assert not lazy._done and not lazy._full and lazy._headers == {function, loop}
+    first_with = function.body.body[0]
+    assert lazy[first_with.items[0]] == full[first_with.items[0]] and lazy._done == set()
+    value = first_with.body.body[0].body[0].value
+    assert lazy[value] == full[value] and lazy._done == {first_with.body.body[0]}

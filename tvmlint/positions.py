@@ -7,10 +7,13 @@ always starts at column 0, and the stdlib parser already knows the line of its
 first token, so each statement can be rendered on its own, starting at the
 right line, the first time one of its nodes is asked for. A statement inside a
 block renders alone too, indented as its blocks indent it: a finding deep in a
-TVMScript module of a thousand lines renders its own line, not the module.
+TVMScript module of a thousand lines renders its own line, not the module. A
+node in a compound statement's header (a parameter's annotation, a `with`
+item) renders the header alone, the statement's blocks cut to a `pass`.
 
 Every top-level statement rendered checks that it ends where the next one
-begins, and every statement in a block that it starts and ends where the stdlib
+begins, every statement in a block that it starts and ends where the stdlib
+parser says, and a header that it and its first statement start where that
 parser says; when any accounting disagrees (a construct this module did not
 foresee), the statement around it renders instead, and in the end the whole
 module falls back to libcst's own provider, so positions are never wrong.
@@ -107,6 +110,10 @@ def _blocks(statement: cst.CSTNode, theirs: ast.stmt) -> Optional[List[Tuple[cst
     return list(zip(mine, stdlib)) if len(mine) == len(stdlib) else None
 
 
+# compound statements whose header renders without their blocks (a `try` must keep a handler)
+_HEADED = (cst.FunctionDef, cst.ClassDef, cst.With, cst.For, cst.While, cst.If)
+
+
 def _block_holding(statement: cst.CSTNode, child: cst.CSTNode) -> Optional[cst.IndentedBlock]:
     for block in _blocks_of(statement):
         if isinstance(block, cst.IndentedBlock) and any(item is child for item in block.body):
@@ -170,6 +177,7 @@ class LazyPositions:
         self._tree = tree
         self._computed: Dict[cst.CSTNode, CodeRange] = {}
         self._done: set = set()
+        self._headers: set = set()  # compound statements whose header was rendered (or tried)
         self._full = False
         self._starts: Optional[Dict[cst.CSTNode, int]] = None
         self._next: Dict[cst.CSTNode, int] = {}
@@ -324,6 +332,53 @@ class LazyPositions:
         self._done.add(statement)
         return True
 
+    def _render_header(self, statement: cst.CSTNode) -> bool:
+        """Render a compound statement's header on its own: the statement with its first block cut
+        to a `pass` that keeps the first statement's leading lines (and no else). Kept only if the
+        statement starts, and that `pass` starts, where the stdlib parser puts the statement and
+        its first statement: the header's lines were then counted as the whole statement counts them."""
+        if statement in self._headers or not isinstance(statement, _HEADED):
+            return False
+        self._headers.add(statement)
+        block = statement.body
+        parent = self.parent_of(statement) if self.parent_of is not None else None
+        if not isinstance(block, cst.IndentedBlock) or not block.body or _is_elif(parent, statement):
+            return False
+        stdlib = self._stdlib_statements(statement)
+        if not stdlib or len(stdlib) != 1 or not getattr(stdlib[0], "body", None):
+            return False
+        theirs, first = stdlib[0], stdlib[0].body[0]
+        indents = self._indents(statement) if parent is not None else []
+        if indents is None:
+            return False
+        stand_in = cst.SimpleStatementLine([cst.Pass()], leading_lines=block.body[0].leading_lines)
+        changes = {"body": block.with_changes(body=[stand_in])}
+        if getattr(statement, "orelse", None) is not None:
+            changes["orelse"] = None
+        try:
+            copy = statement.with_changes(**changes)
+            rendered: Dict[cst.CSTNode, CodeRange] = {}
+            state = PositionProvidingCodegenState(
+                default_indent=self.module.default_indent,
+                default_newline=self.module.default_newline,
+                provider=SimpleNamespace(_computed=rendered),
+            )
+            state.line = _first_line(theirs) - len(statement.leading_lines)
+            state.indent_tokens = indents
+            copy._codegen(state)
+        except Exception:  # libcst's internals moved: the whole statement still renders
+            return False
+        starts = rendered.get(copy), rendered.get(stand_in)
+        if None in starts or [(where.start.line, where.start.column) for where in starts] != [
+            (theirs.lineno, self._column(theirs.lineno, theirs.col_offset)),
+            (_first_line(first), self._column(_first_line(first), first.col_offset)),
+        ]:
+            return False
+        for made in (copy, changes["body"], stand_in, *stand_in.body):
+            rendered.pop(made, None)
+        self._computed.update(rendered)
+        return True
+
     def _column(self, line: int, offset: Optional[int]) -> int:
         """A column in characters from the stdlib parser's offset in UTF-8 bytes."""
         if self._lines is None:
@@ -343,8 +398,15 @@ class LazyPositions:
             return found
         # the innermost statement in a block that renders alone (an elif does not: its `if` does)
         inner = self.statement_of(node) if self.statement_of is not None else None
-        while inner is not None and self.parent_of(inner) is not None:
+        while inner is not None:
             if inner in self._done:
+                break
+            # a node in a header (a parameter's annotation, a `with` item) needs the header only
+            if self._render_header(inner):
+                found = self._computed.get(node, _MISSING)
+                if found is not _MISSING:
+                    return found
+            if self.parent_of(inner) is None:
                 break
             if self._render_nested(inner):
                 found = self._computed.get(node, _MISSING)
