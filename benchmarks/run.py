@@ -378,12 +378,21 @@ def bench_fixit(python: Path, root: Path, paths: Sequence[Path], jobs: int, time
 
 
 def compile_bytecode() -> None:
-    """tvmlint's bytecode, compiled as pip compiles an installed package's (pre-commit's too):
-    a checkout run with PYTHONDONTWRITEBYTECODE set would compile every module on every run."""
+    """tvmlint's bytecode, compiled as pip compiles an installed package's (pre-commit's too),
+    and the rules/ tables' pickles, as an installed tvmlint's first run writes them: a checkout
+    run with PYTHONDONTWRITEBYTECODE set would compile every module and parse every table each time."""
     import compileall
     import tvmlint
+    from tvmlint.knowledge import rules_dir
+    from tvmlint.tables import load_toml
 
     compileall.compile_dir(str(Path(tvmlint.__file__).parent), quiet=1)
+    told, sys.dont_write_bytecode = sys.dont_write_bytecode, False
+    try:
+        for table in sorted(rules_dir().rglob("*.toml")):
+            load_toml(table)
+    finally:
+        sys.dont_write_bytecode = told
 
 
 def analysed_by_libcst(path: Path, target: str) -> bool:
