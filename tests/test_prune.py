@@ -403,3 +403,56 @@ def test_a_call_in_a_blanked_statement_still_gives_its_helper_the_callers_contex
     used = UsedNames(tree, "app", False, roots_of(knowledge))
     pruned = prune(files["app.py"], tree, used, selection_for(frozenset({"TVM001", "TVM401"}), parse_version("0.19")))
     assert "fold(None)" not in pruned.text and "\nhelpers.fold\n" in pruned.mentions  # what a later round asks
+
+
+def _scanned_whole(used: UsedNames, statement: ast.stmt) -> UsedNames:
+    """A part as a scan of every node under the statement gives it (what `part` joins from the
+    statement's own nodes and its blocks' parts)."""
+    from tvmlint.cheap import nodes
+    from tvmlint.reach import define
+
+    part = used._empty_part()
+    part.uses_roots = used.uses_roots
+    part._scan(nodes([statement]), imports=False)
+    define([statement], used.module_name, {}, part.defined)
+    part.names |= part.defined
+    part._resolve()
+    return part
+
+
+def _facts(part: UsedNames) -> tuple:
+    calls = {name: sorted(id(call) for call in found) for name, found in part.calls_to.items()}
+    return (part.names, part.defined, part.called_outside_with, calls, part.unpacked, part.identifiers,
+            part.strings, part.accumulated, part.declared, part.binds, part.uses_roots)
+
+
+def test_a_nested_statements_part_is_what_scanning_all_of_it_gives():
+    root = Path(__file__).resolve().parent.parent
+    texts = [MODULE, SCRIPT, BODY] + [
+        path.read_text(encoding="utf-8")
+        for path in sorted([*(root / "tvmlint").rglob("*.py"), *(root / "tests" / "data").rglob("*.py"), *(root / "examples").rglob("*.py")])
+    ]
+    compared = 0
+    for text in texts:
+        tree = ast.parse(text)
+        used = UsedNames(tree, "pkg.mod", False, roots_of(get_knowledge(VERSION)))
+        # outermost first, as prune asks, and innermost first: the parts kept must not depend on the order
+        for order in (list, lambda found: list(reversed(found))):
+            used._scanned.clear()
+            statements = [node for top in tree.body for node in ast.walk(top) if isinstance(node, ast.stmt) and node is not top]
+            for statement in order(statements):
+                assert _facts(used.part([statement])) == _facts(_scanned_whole(used, statement)), ast.dump(statement)[:200]
+                compared += 1
+    assert compared > 5000
+
+
+def test_a_chain_a_part_resolves_again_still_names_its_prefixes():
+    # the module resolves each chain once; every part that spells it uses the chain and its prefixes
+    text = "import tvm\ntvm.relay.transform.FoldScaleAxis()\n\n\ndef f():\n    if x:\n        tvm.relay.transform.FoldScaleAxis()\n"
+    tree = ast.parse(text)
+    used = UsedNames(tree, "pkg.mod", False, roots_of(get_knowledge(VERSION)))
+    wanted = {"tvm", "tvm.relay", "tvm.relay.transform", "tvm.relay.transform.FoldScaleAxis"}
+    inner = tree.body[2].body[0].body[0]
+    for part in (used, used.part([tree.body[1]]), used.part([tree.body[2]]), used.part([inner])):
+        assert wanted <= part.names
+    assert "tvm.relay.transform.FoldScaleAxis" in used.part([inner]).called_outside_with

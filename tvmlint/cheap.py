@@ -83,8 +83,9 @@ def _child_fields(kind: type) -> Tuple[str, ...]:
     return fields
 
 
-def nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
-    """Every node under `roots` but contexts and operators, in no particular order.
+def nodes(roots: Iterable[ast.AST], inner: Optional[List[ast.stmt]] = None) -> Iterator[ast.AST]:
+    """Every node under `roots` but contexts and operators, in no particular order; with `inner`,
+    the statements of their blocks go into it instead (`UsedNames._scan_part`).
 
     `ast.walk` asks every node for every field through a generator, operators
     and contexts included: this is twice as fast, and the stage walks every
@@ -101,6 +102,9 @@ def nodes(roots: Iterable[ast.AST]) -> Iterator[ast.AST]:
         for name in known(kind) or _child_fields(kind):
             value = getattr(node, name, None)
             if type(value) is list:
+                if inner is not None and value and isinstance(value[0], ast.stmt):
+                    inner.extend(value)
+                    continue
                 for item in value:
                     if isinstance(item, node_type) and not isinstance(item, leaves):
                         push(item)
@@ -183,6 +187,9 @@ class UsedNames:
         self.names: Set[str] = set()
         self._bindings: Dict[str, Set[str]] = {}
         self._stars: List[str] = []
+        # chain text -> (what it stands for, every name it and its prefixes add): the module's
+        # bindings are every part's, and TVMScript spells the same few chains thousands of times
+        self._chains_resolved: Dict[str, Tuple[Set[str], Set[str]]] = {}
         self.defined: Set[str] = set()
         define(tree.body, module_name, self._bindings, self.defined)
         # Each top-level statement on its own (what `prune` weighs), resolved once every import
@@ -193,6 +200,7 @@ class UsedNames:
             part._scan(nodes([statement]), imports=True)
             scanned.append(part)
         self._parts: Dict[int, UsedNames] = {}
+        self._scanned: Dict[int, UsedNames] = {}  # a nested statement's own uses (`_scan_part`)
         for statement, part in zip(tree.body, scanned):
             define([statement], module_name, {}, part.defined)
             part.names |= part.defined
@@ -212,6 +220,7 @@ class UsedNames:
         part.module_name, part.package = self.module_name, self.package
         part.names, part.defined = set(), set()
         part._bindings, part._stars = self._bindings, self._stars
+        part._chains_resolved = self._chains_resolved
         part._parts = {}
         return part
 
@@ -224,10 +233,27 @@ class UsedNames:
         if all(found is not None for found in known):
             _union_into(part, known)
             return part
-        part._scan(nodes(statements), imports=False)
+        _union_into(part, [self._scan_part(statement) for statement in statements])
         define(statements, self.module_name, {}, part.defined)
         part.names |= part.defined
+        return part
+
+    def _scan_part(self, statement: ast.stmt) -> "UsedNames":
+        """What one statement uses, its blocks included (no definitions): its own nodes scanned,
+        its blocks' statements' parts joined. Kept, so that weighing a function and then each
+        statement in it (`prune`) scans every node once, not once per level around it."""
+        known = self._scanned.get(id(statement))
+        if known is not None:
+            return known
+        inner: List[ast.stmt] = []
+        part = self._empty_part()
+        part._scan(nodes([statement], inner), imports=False)
         part._resolve()
+        if inner:
+            whole = self._empty_part()
+            _union_into(whole, [part, *(self._scan_part(child) for child in inner)])
+            part = whole
+        self._scanned[id(statement)] = part
         return part
 
     def _scan(self, nodes: Iterable[ast.AST], imports: bool) -> None:
@@ -310,18 +336,20 @@ class UsedNames:
         resolved: Dict[int, Set[str]] = {}
         bindings, stars = self._bindings, self._stars
         names, inner = self.names, self._inner
-        done: Dict[str, Set[str]] = {}  # TVMScript spells the same few chains thousands of times
+        memo = self._chains_resolved
+        seen: Set[str] = set()  # chains whose names this part holds already
         for node in self._chains:
             if id(node) in inner:
                 continue
             text = _dotted(node)
             if text is None:
                 continue
-            found = done.get(text)
-            if found is None:
+            known = memo.get(text)
+            if known is None:
                 parts = text.split(".")
                 heads = bindings.get(parts[0], ())
-                found = set()
+                found: Set[str] = set()
+                added: Set[str] = set()
                 if heads or stars:
                     # the chain and every prefix of it: a.b.c also uses a.b and a
                     for end in range(1, len(parts) + 1):
@@ -329,8 +357,12 @@ class UsedNames:
                         prefix = ".".join(parts[:end])
                         found = {f"{q}.{rest}" if rest else q for q in heads}
                         found.update(f"{star}.{prefix}" for star in stars)
-                        names.update(found)
-                done[text] = found
+                        added |= found
+                known = memo[text] = (found, added)
+            found, added = known
+            if text not in seen:
+                seen.add(text)
+                names |= added
             if found:
                 resolved[id(node)] = found
         for call in self._calls:
