@@ -127,6 +127,29 @@ def test_findings_written_without_rich_read_as_rich_prints_them(tmp_path, monkey
     assert ours.getvalue() == _as_rich_prints(findings, 1, sources, no_color=True, force_terminal=False)
 
 
+def test_a_report_on_a_terminal_is_coloured_and_reads_as_the_plain_one(tmp_path, monkeypatch):
+    import re
+
+    path = str(tmp_path / "script.py")
+    sources = {path: SOURCE}
+    findings = _findings(path, with_tab=False)
+    plain = io.StringIO()
+    render(findings, 1, plain, sources)
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    coloured = Terminal()
+    render(findings, 1, coloured, sources)
+    # the code in its severity's colour, the path in bold; the words are the plain report's
+    assert "\x1b[1;33mTVM101\x1b[0m" in coloured.getvalue() and "\x1b[1m" + path in coloured.getvalue()
+    assert re.sub("\x1b\\[[0-9;]*m", "", coloured.getvalue()) == plain.getvalue()
+
+
 def test_a_report_quoting_a_tab_goes_through_rich(tmp_path):
     path = str(tmp_path / "script.py")
     sources = {path: SOURCE}
