@@ -17,6 +17,13 @@ UNUSED = ("libcst", "rich", "multiprocessing", "concurrent.futures", "tvm", "tvm
           "tvmlint.commands.lsp", "tvmlint.checks", "tvmlint.cache")
 
 
+class Terminal(io.StringIO):
+    """A stream that says it is a terminal."""
+
+    def isatty(self) -> bool:
+        return True
+
+
 def _modules_after(args, cwd):
     probe = (
         "import json, sys\n"
@@ -56,10 +63,6 @@ def test_a_file_a_rule_wants_is_analysed_with_libcst(tmp_path):
 
 def test_a_clean_result_prints_what_rich_prints(tmp_path):
     from rich.console import Console
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
 
     for stream_type in (io.StringIO, Terminal):
         ours, theirs = stream_type(), stream_type()
@@ -117,10 +120,6 @@ def test_findings_written_without_rich_read_as_rich_prints_them(tmp_path, monkey
     assert ours.getvalue() == _as_rich_prints(findings, 1, sources, no_color=True, force_terminal=False)
     assert "[bold]not markup[/bold]" in ours.getvalue() and "\\x1b[2J" in ours.getvalue()
 
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
-
     monkeypatch.setenv("NO_COLOR", "1")
     ours = Terminal()
     render(findings, 1, ours, sources)
@@ -135,10 +134,6 @@ def test_a_report_on_a_terminal_is_coloured_and_reads_as_the_plain_one(tmp_path,
     findings = _findings(path, with_tab=False)
     plain = io.StringIO()
     render(findings, 1, plain, sources)
-
-    class Terminal(io.StringIO):
-        def isatty(self) -> bool:
-            return True
 
     for name in ("NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE"):
         monkeypatch.delenv(name, raising=False)
