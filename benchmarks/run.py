@@ -10,7 +10,8 @@ for semgrep with the three rules of benchmarks/semgrep_rules.yml (when found) th
 median wall time, files/s, lines/s and peak RSS, the ratios against the floor
 (cold runs alternate with floor runs, and semgrep's with cold runs of tvmlint
 taken beside them; each run's own ratio is printed too),
-the single-file (pre-commit) time over a sample of the tree's files, the editor
+the single-file (pre-commit) time over a sample of the tree's files (in a process of
+its own, and handed to `tvmlint daemon` with --daemon), the editor
 path (`runner.check_text`) on a 2,000-line buffer and on the largest file, and
 peak RSS on generated trees of 2,000 and 20,000 files. Every measured command
 runs in a child process; peak RSS is the largest resident set of any process of
@@ -33,9 +34,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Dict, Iterator, List, Optional, Sequence, Tuple
 
 HERE = Path(__file__).resolve().parent
 PYTHON = sys.executable
@@ -404,6 +406,32 @@ def analysed_by_libcst(path: Path, target: str) -> bool:
     return check_paths([path], resolver, jobs=1, use_cache=False).files_analysed > 0
 
 
+@contextmanager
+def running_daemon() -> Iterator[None]:
+    """A `tvmlint daemon` of the benchmark's own (its socket in a private directory), stopped after."""
+    with tempfile.TemporaryDirectory(prefix="tvd", dir="/tmp") as directory:
+        saved = os.environ.get("TVMLINT_DAEMON_DIR")
+        os.environ["TVMLINT_DAEMON_DIR"] = directory
+        try:
+            started = subprocess.run([PYTHON, "-m", "tvmlint", "daemon", "start"], capture_output=True, text=True)
+            if started.returncode != 0:
+                raise SystemExit(f"tvmlint daemon start failed: {started.stderr}")
+            yield
+        finally:
+            subprocess.run([PYTHON, "-m", "tvmlint", "daemon", "stop"], capture_output=True)
+            if saved is None:
+                del os.environ["TVMLINT_DAEMON_DIR"]
+            else:
+                os.environ["TVMLINT_DAEMON_DIR"] = saved
+
+
+def daemon_served() -> int:
+    from tvmlint.daemon import client
+
+    reply = client.ask({"kind": "status"})
+    return reply["served"] if reply is not None else 0
+
+
 def sample(paths: Sequence[Path], count: int) -> List[Path]:
     """`count` paths spread evenly over the sorted list: the same sample on every run."""
     ordered = sorted(paths)
@@ -415,7 +443,8 @@ def sample(paths: Sequence[Path], count: int) -> List[Path]:
 def bench_single(root: Path, target: str, paths: Sequence[Path], runs: int, count: int, analysed: int) -> List[str]:
     """`tvmlint check <file> --no-cache`, one process per run as pre-commit starts it, over a sample
     of the files that name TVM (the ones that can pay for rules and libcst), one that does not,
-    and `analysed` more that libcst must analyse (few of an even sample are)."""
+    and `analysed` more that libcst must analyse (few of an even sample are); then the same
+    commands with `--daemon`, handed to a `tvmlint daemon` started for them."""
     naming = [p for p in paths if b"tvm" in p.read_bytes()]
     plain = [p for p in paths if b"tvm" not in p.read_bytes() and p.stat().st_size > 50]
     even = sample(naming, count)
@@ -428,6 +457,19 @@ def bench_single(root: Path, target: str, paths: Sequence[Path], runs: int, coun
             extra.append((path, "names TVM"))
     picked += extra
     medians: Dict[str, List[float]] = {}
+    with running_daemon():
+        # the same commands handed to `tvmlint daemon` (`--daemon`), which has libcst loaded
+        for path, kind in picked:
+            command = [PYTHON, "-m", "tvmlint", "check", str(path), "--target-version", target, "--exit-zero",
+                       "--no-cache", "--daemon"]
+            measure(command, root)  # the first run may start the daemon and check alone; not counted
+            wall = statistics.median(measure(command, root).wall for _ in range(runs))
+            if kind == "names TVM":
+                kind += ", analysed by libcst" if analysed_by_libcst(path, target) else ", not analysed"
+            medians.setdefault(f"{kind}, --daemon", []).append(wall)
+        served = daemon_served()
+        if served < len(picked) * runs:
+            raise SystemExit(f"the daemon served {served} of {len(picked) * runs} timed runs: its figures would be of runs without it")
     # What any process that analyses a file pays first, timed between the files: on a shared
     # virtual machine the same work takes from 0.16 to 0.27 s from one minute to the next.
     importing = [PYTHON, "-c", "import libcst"]
@@ -444,7 +486,7 @@ def bench_single(root: Path, target: str, paths: Sequence[Path], runs: int, coun
         walls.sort()
         under = sum(wall < 0.3 for wall in walls)
         judged = "" if kind.startswith("reference") else f"; {under} of {len(walls)} under 0.3 s"
-        rows.append(f"  {kind:<34} {len(walls):3d} files: median {statistics.median(walls):.2f} s, "
+        rows.append(f"  {kind:<44} {len(walls):3d} files: median {statistics.median(walls):.2f} s, "
                     f"90th percentile {walls[int(0.9 * (len(walls) - 1))]:.2f} s, max {walls[-1]:.2f} s{judged}")
     return rows
 

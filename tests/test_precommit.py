@@ -180,3 +180,53 @@ def test_only_python_files_are_passed():
     for hook in hooks.values():
         assert hook["language"] == "python" and hook["types"] == ["python"]
         assert hook["entry"].split()[:2] in (["tvmlint", "check"], ["tvmlint", "fix"])
+
+
+def _daemons(directory: Path, message: dict) -> list:
+    """What every daemon with a socket in `directory` answers (the hook's runs from pre-commit's
+    own virtualenv, whose interpreter names a socket of its own)."""
+    import socket
+
+    from tvmlint.daemon import protocol
+
+    replies = []
+    for path in directory.glob("*.sock"):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            try:
+                connection.connect(str(path))
+                protocol.send(connection, message)
+                replies.append(protocol.receive(connection))
+            except OSError:
+                pass
+    return [reply for reply in replies if reply is not None]
+
+
+@pytest.mark.network
+def test_the_hook_with_daemon_does_not_hold_the_commit_and_is_served(tmp_path, hooks_repo, pre_commit_home, monkeypatch):
+    import tempfile
+    import time
+
+    directory = Path(tempfile.mkdtemp(prefix="tvd", dir="/tmp"))  # short: a socket path holds about 100 bytes
+    monkeypatch.setenv("TVMLINT_DAEMON_DIR", str(directory))
+    hook = {"id": "tvmlint", "args": ["--target-version", "0.19", "--daemon"]}
+    config = {"repos": [{"repo": hooks_repo["path"], "rev": hooks_repo["rev"], "hooks": [hook]}]}
+    root = project(tmp_path / "work", {".pre-commit-config.yaml": yaml.safe_dump(config), "job.py": SILENT_FOLD})
+    git("add", "-A", cwd=root)
+    try:
+        # no daemon yet: this run checks alone and starts one, which must not keep pre-commit
+        # waiting on the hook's output (it would until the daemon's idle timeout, an hour)
+        first = pre_commit("run", "--files", "job.py", cwd=root, home=pre_commit_home)
+        assert first.returncode == 1 and "TVM101" in first.stdout, first.stdout + first.stderr
+        deadline = time.monotonic() + 30
+        while not _daemons(directory, {"kind": "status"}) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        [status] = _daemons(directory, {"kind": "status"})
+        assert status["served"] == 0
+        second = pre_commit("run", "--files", "job.py", cwd=root, home=pre_commit_home)
+        assert (second.returncode, second.stdout) == (first.returncode, first.stdout)
+        [status] = _daemons(directory, {"kind": "status"})
+        assert status["served"] == 1
+    finally:
+        _daemons(directory, {"kind": "stop"})
+        time.sleep(0.5)
+        shutil.rmtree(directory, ignore_errors=True)

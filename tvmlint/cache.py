@@ -41,6 +41,8 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from tvmlint.filestate import Signature, now_ns, signature, trusted
+from tvmlint.fingerprints import code_fingerprint
+from tvmlint.user_dirs import user_cache_dir
 from tvmlint.source import read_file_stat
 
 DEFAULT_DIR = ".tvmlint_cache"
@@ -48,7 +50,6 @@ STORE_PREFIX = "store-"
 STORE_FORMAT = 2
 SEAL = b"tvmlint result store, sealed\n"  # then the HMAC-SHA256 of the pickle, then the pickle
 KEY_NAME = "result-cache.key"
-CACHE_ENV = "TVMLINT_CACHE_DIR"
 KEEP_STORES = 4  # other tvmlint builds' stores (an editable install changes with every edit)
 KEEP_RUNS = 8  # whole runs (`tvmlint check .`, a subdirectory, the pre-commit hook's files)
 STALE_DAYS = 30
@@ -66,30 +67,6 @@ def read_signed(path) -> Tuple[bytes, Signature, int]:
     seen = now_ns()
     data, status = read_file_stat(path)
     return data, signature(status), seen
-
-
-def code_fingerprint() -> str:
-    """tvmlint's version and the size and time of every module of it."""
-    from tvmlint import __version__
-
-    package = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    for path in sorted(package.rglob("*.py")):
-        stat = path.stat()
-        digest.update(f"{path.relative_to(package)}:{stat.st_size}:{stat.st_mtime_ns}\n".encode())
-    return digest.hexdigest()
-
-
-def user_cache_dir() -> Path:
-    """The user's own cache directory, outside any checked tree: $TVMLINT_CACHE_DIR, else
-    $XDG_CACHE_HOME/tvmlint, else ~/.cache/tvmlint (%LOCALAPPDATA%\\tvmlint on Windows)."""
-    override = os.environ.get(CACHE_ENV)
-    if override:
-        return Path(override)
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "tvmlint"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tvmlint"
 
 
 def user_key() -> Optional[bytes]:

@@ -29,8 +29,6 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
 
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
-    from tvmlint.config import ConfigError
-
     argv = sys.argv[1:] if argv is None else list(argv)
     # the command comes first: the top level takes no option but --help and --version
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
@@ -41,7 +39,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     if args.command is None:
         parser.print_help()
         return EXIT_ERROR
-    _terminate_like_interrupt()
+    from tvmlint import daemon
+
+    if not daemon.SERVING:  # the daemon has its own SIGTERM handler, set once for all its runs
+        _terminate_like_interrupt()
     import os
 
     try:  # every path is shown and looked up from it: a shell left in a deleted directory has none
@@ -53,8 +54,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
 
     encode_anything(sys.stdout, sys.stderr)
     try:
+        if getattr(args, "daemon", False) and not daemon.SERVING:
+            from tvmlint.daemon.client import forward
+
+            code = forward(argv, args)
+            if code is not None:
+                return code
         return importlib.import_module(f"tvmlint.commands.{args.command}").run(args)
-    except (UsageError, ConfigError) as error:
+    except UsageError as error:
         print(f"tvmlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except BrokenPipeError:
@@ -65,7 +72,14 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("tvmlint: interrupted", file=sys.stderr)
         return EXIT_ERROR
-    except Exception as error:  # a bug of ours: one clear line, not a traceback
+    except Exception as error:
+        # imported here: a run handed to the daemon does not load the configuration
+        from tvmlint.config import ConfigError
+
+        if isinstance(error, ConfigError):
+            print(f"tvmlint: error: {error}", file=sys.stderr)
+            return EXIT_ERROR
+        # a bug of ours: one clear line, not a traceback
         print(f"tvmlint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
         return EXIT_ERROR
 

@@ -7,32 +7,14 @@ hard-codes a pass name, a level or a release.
 from __future__ import annotations
 
 import functools
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
 
+# where the data is found is a module of its own: the daemon's client asks without loading it
+from tvmlint.rules_location import RULES_DIR_ENV, rules_dir  # noqa: F401
 from tvmlint.tables import load_toml
 from tvmlint.versions import Version, format_version, in_range, parse_version
-
-RULES_DIR_ENV = "TVMLINT_RULES_DIR"
-
-
-def rules_dir() -> Path:
-    """Where the rules/ data lives: $TVMLINT_RULES_DIR, the wheel's copy, or the checkout's."""
-    override = os.environ.get(RULES_DIR_ENV)
-    if override:
-        return Path(override)
-    return _installed_rules_dir()
-
-
-@functools.lru_cache(maxsize=None)
-def _installed_rules_dir() -> Path:
-    # asked once per file of a run: the answer cannot change while tvmlint runs
-    packaged = Path(__file__).parent / "rules_data"
-    if packaged.is_dir():
-        return packaged
-    return Path(__file__).resolve().parent.parent / "rules"
 
 
 @functools.lru_cache(maxsize=None)

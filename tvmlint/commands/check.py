@@ -24,6 +24,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--confirm", action="store_true", help="confirm or refute each finding with the installed TVM (run in a child process)")
     add_companion_options(parser)
     parser.add_argument("--fix", action="store_true", help="apply fixes, as `tvmlint fix` does")
+    parser.add_argument("--daemon", action="store_true",
+                        help="hand the run to `tvmlint daemon` (started in the background when none runs; "
+                             "this run then checks in its own process)")
     add_fix_options(parser)
 
 
@@ -33,6 +36,8 @@ def run(args: argparse.Namespace) -> int:
 
         if args.confirm:
             raise UsageError("--confirm cannot be combined with --fix")
+        if args.daemon:
+            raise UsageError("--daemon cannot be combined with --fix: the daemon only reports")
 
         return fix.run(args)
     from tvmlint.config import SettingsResolver

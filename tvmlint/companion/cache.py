@@ -18,7 +18,7 @@ from typing import Optional
 
 
 def cache_root() -> Path:
-    from tvmlint.cache import user_cache_dir
+    from tvmlint.user_dirs import user_cache_dir
 
     return user_cache_dir() / "registry"
 

@@ -1,0 +1,283 @@
+"""`tvmlint check --daemon` against a real daemon: a background process on a Unix socket,
+clients started as pre-commit starts them. A run through the daemon must print, byte for
+byte, and exit as the same run in a process of its own."""
+
+from __future__ import annotations
+
+import os
+import pty
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import REPO
+from tvmlint.daemon import address, client
+
+pytestmark = pytest.mark.skipif(not address.supported(), reason="the daemon needs Unix domain sockets")
+
+FOLD = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+CLEAN = "import tvm\nx = 1\n"
+
+
+@pytest.fixture
+def env(monkeypatch):
+    # short: a socket's path holds about 100 bytes, and pytest's tmp_path can be longer
+    directory = tempfile.mkdtemp(prefix="tvd", dir="/tmp")
+    values = {**os.environ, address.DIR_ENV: directory}
+    values.pop("NO_COLOR", None)
+    # this process asks the same daemon the commands do
+    monkeypatch.setenv(address.DIR_ENV, directory)
+    yield values
+    reply = client.ask({"kind": "stop"})
+    if reply is not None:
+        _wait_gone(reply["pid"])
+    shutil.rmtree(directory, ignore_errors=True)
+
+
+def tvmlint(env, *args, cwd, stdin=None):
+    done = subprocess.run([sys.executable, "-m", "tvmlint", *args], cwd=cwd, env=env, input=stdin,
+                          capture_output=True, timeout=120)
+    return done.returncode, done.stdout, done.stderr
+
+
+def served() -> int:
+    reply = client.ask({"kind": "status"})
+    return -1 if reply is None else reply["served"]
+
+
+def start(env, *more) -> int:
+    code, out, err = tvmlint(env, "daemon", "start", *more, cwd=REPO)
+    assert code == 0, err
+    return client.ask({"kind": "status"})["pid"]
+
+
+def wait_for(condition, seconds=20.0):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _wait_gone(pid):
+    if not wait_for(lambda: not _alive(pid), 10):
+        os.kill(pid, signal.SIGKILL)
+
+
+def _alive(pid) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def project(tmp_path: Path, files: dict) -> Path:
+    """A project of Relay-era code, checked against the release it was written for."""
+    files = {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n', **files}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    return tmp_path
+
+
+RUNS = [
+    ("check", "examples"),
+    ("check", "examples", "--no-cache", "--jobs", "2"),
+    ("check", "examples/relay_era/fold_scale_axis.py", "--no-cache"),
+    ("check", "examples", "--format", "json"),
+    ("check", "examples", "--format", "sarif"),
+    ("check", "examples", "--format", "github"),
+    ("check", "examples", "--format", "concise", "--select", "TVM101"),
+    ("check", "examples", "--target-version", "0.27", "--exit-zero"),
+    ("check", "no_such_file.py"),
+    ("check", "examples", "--select", "TVM999"),
+]
+
+
+def test_a_run_through_the_daemon_prints_and_exits_as_a_run_of_its_own(env):
+    start(env)
+    for number, argv in enumerate(RUNS, start=1):
+        alone = tvmlint(env, *argv, cwd=REPO)
+        through = tvmlint(env, *argv, "--daemon", cwd=REPO)
+        assert through == alone, argv
+        assert served() == number, argv  # the daemon made it, not the fallback
+    codes = {tvmlint(env, *argv, cwd=REPO)[0] for argv in RUNS}
+    assert codes == {0, 1, 2}  # --exit-zero, findings, usage errors
+
+
+def test_relative_paths_are_the_clients_own(env, tmp_path):
+    root = project(tmp_path, {"pkg/a.py": FOLD, "pkg/sub/b.py": FOLD, "pkg/sub/c.py": CLEAN})
+    start(env)
+    for cwd, path in ((root, "pkg"), (root / "pkg" / "sub", "."), (root / "pkg" / "sub", "../a.py")):
+        alone = tvmlint(env, "check", path, cwd=cwd)
+        assert tvmlint(env, "check", path, "--daemon", cwd=cwd) == alone
+        assert alone[0] == 1 and alone[1]
+    assert served() == 3
+
+
+def test_a_file_changed_between_runs_is_checked_as_it_is_now(env, tmp_path):
+    root = project(tmp_path, {"model.py": FOLD})
+    start(env)
+    code, out, _ = tvmlint(env, "check", "model.py", "--daemon", cwd=root)
+    assert code == 1 and b"TVM101" in out
+    (root / "model.py").write_text(CLEAN, encoding="utf-8")
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root)[:2] == (0, tvmlint(env, "check", "model.py", cwd=root)[1])
+    (root / "model.py").write_text("def broken(:\n", encoding="utf-8")
+    code, out, _ = tvmlint(env, "check", "model.py", "--daemon", cwd=root)
+    assert code == 1 and b"TVM001" in out
+    assert served() == 3
+
+
+def test_stdin_is_handed_to_the_daemon(env, tmp_path):
+    project(tmp_path, {})
+    start(env)
+    for argv in (("check", "--stdin-filename", "model.py", "-"), ("check", "-", "--format", "json")):
+        alone = tvmlint(env, *argv, cwd=tmp_path, stdin=FOLD.encode())
+        assert tvmlint(env, *argv, "--daemon", cwd=tmp_path, stdin=FOLD.encode()) == alone
+        assert alone[0] == 1 and b"TVM101" in alone[1]
+    assert served() == 2
+
+
+def test_a_daemon_holding_other_rules_data_is_replaced_not_asked(env, tmp_path):
+    rules = tmp_path / "rules"
+    shutil.copytree(REPO / "rules", rules)
+    root = project(tmp_path, {"model.py": FOLD})
+    env = {**env, "TVMLINT_RULES_DIR": str(rules)}
+    old = start(env)
+    code, out, _ = tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)
+    assert b"TVM101 error" in out
+    catalog = rules / "catalog" / "TVM101.toml"
+    catalog.write_text(catalog.read_text(encoding="utf-8").replace('severity = "error"', 'severity = "warning"'), encoding="utf-8")
+    code, out, _ = tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)
+    assert code == 1 and b"TVM101 warning" in out and b"TVM101 error" not in out
+    # the old daemon went, and this run started the next, which then serves
+    assert wait_for(lambda: not _alive(old))
+    assert wait_for(lambda: served() == 0)
+    assert tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)[1] == out
+    assert served() == 1
+
+
+def test_a_dead_daemons_socket_is_not_waited_on(env, tmp_path):
+    root = project(tmp_path, {"model.py": FOLD})
+    pid = start(env)
+    os.kill(pid, signal.SIGKILL)
+    assert wait_for(lambda: not _alive(pid))
+    assert address.socket_path().exists()  # what a killed daemon leaves
+    alone = tvmlint(env, "check", "model.py", cwd=root)
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+    # a new one took the socket over
+    assert wait_for(lambda: served() == 0)
+    assert client.ask({"kind": "status"})["pid"] != pid
+
+
+def test_the_first_run_checks_alone_and_starts_a_daemon_for_the_next(env, tmp_path):
+    root = project(tmp_path, {"model.py": FOLD})
+    assert served() == -1
+    alone = tvmlint(env, "check", "model.py", cwd=root)
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+    assert wait_for(lambda: served() == 0)
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+    assert served() == 1
+
+
+def test_clients_at_once_each_get_their_own_run(env, tmp_path):
+    files = {f"m{index}.py": FOLD * (index + 1) if index % 2 else CLEAN for index in range(6)}
+    root = project(tmp_path, files)
+    start(env)
+    alone = {name: tvmlint(env, "check", name, "--no-cache", cwd=root) for name in files}
+    results = {}
+
+    def run(name):
+        results[name] = tvmlint(env, "check", name, "--no-cache", "--daemon", cwd=root)
+
+    threads = [threading.Thread(target=run, args=(name,)) for name in files]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == alone
+    assert served() == len(files)
+
+
+def _on_a_terminal(env, args, cwd) -> bytes:
+    controller, terminal = pty.openpty()
+    process = subprocess.Popen([sys.executable, "-m", "tvmlint", *args], cwd=cwd, env=env,
+                               stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.PIPE)
+    os.close(terminal)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # Linux: EIO once the last writer has gone
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(controller)
+    process.wait(timeout=120)
+    return b"".join(chunks)
+
+
+def test_a_terminal_gets_the_same_colours_through_the_daemon(env, tmp_path):
+    root = project(tmp_path, {"model.py": FOLD})
+    start(env)
+    env = {**env, "TERM": "xterm-256color", "COLUMNS": "120"}
+    alone = _on_a_terminal(env, ["check", "model.py"], root)
+    assert b"\x1b[" in alone
+    assert _on_a_terminal(env, ["check", "model.py", "--daemon"], root) == alone
+    plain = {**env, "NO_COLOR": "1"}
+    alone = _on_a_terminal(plain, ["check", "model.py"], root)
+    assert b"\x1b[" not in alone and b"TVM101" in alone
+    assert _on_a_terminal(plain, ["check", "model.py", "--daemon"], root) == alone
+    assert served() == 2
+
+
+def test_an_idle_daemon_goes_away(env):
+    pid = start(env, "--idle-timeout", "1")
+    assert wait_for(lambda: not _alive(pid))
+    assert not address.socket_path().exists()
+    assert tvmlint(env, "daemon", "status", cwd=REPO)[0] == 1
+
+
+def test_status_start_and_stop(env):
+    code, out, _ = tvmlint(env, "daemon", "status", cwd=REPO)
+    assert (code, out) == (1, b"tvmlint daemon: not running\n")
+    pid = start(env)
+    code, out, _ = tvmlint(env, "daemon", "start", cwd=REPO)
+    assert code == 0 and f"already running (pid {pid})".encode() in out
+    code, out, _ = tvmlint(env, "daemon", "status", cwd=REPO)
+    assert code == 0 and f"pid {pid}".encode() in out and b"current" in out
+    code, out, _ = tvmlint(env, "daemon", "stop", cwd=REPO)
+    assert code == 0 and f"stopped (pid {pid})".encode() in out
+    assert not _alive(pid)
+    assert tvmlint(env, "daemon", "stop", cwd=REPO)[:2] == (0, b"tvmlint daemon: not running\n")
+
+
+def test_fix_is_not_handed_over(env, tmp_path):
+    root = project(tmp_path, {"model.py": FOLD})
+    code, out, err = tvmlint(env, "check", "model.py", "--fix", "--daemon", cwd=root)
+    assert code == 2 and b"--daemon cannot be combined with --fix" in err
+    assert (root / "model.py").read_text(encoding="utf-8") == FOLD
+    assert served() == -1  # and none was started for it
+
+
+def test_a_directory_others_can_write_to_holds_no_socket(env, tmp_path, monkeypatch):
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    monkeypatch.setenv(address.DIR_ENV, str(shared))
+    assert address.socket_path() is None
+    root = project(tmp_path, {"model.py": FOLD})
+    env = {**env, address.DIR_ENV: str(shared)}
+    alone = tvmlint(env, "check", "model.py", cwd=root)
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+    assert list(shared.iterdir()) == []

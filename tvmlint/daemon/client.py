@@ -1,0 +1,152 @@
+"""`tvmlint check --daemon`: hand the run to the daemon, or say it could not (None) and
+let the caller check in its own process."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import List, Optional
+
+from tvmlint.daemon import address, protocol
+
+# how long to wait for a daemon to take the connection; a live one accepts at once
+CONNECT_TIMEOUT = 1.0
+
+
+def forward(argv: List[str], args: argparse.Namespace) -> Optional[int]:
+    """The exit code of the run the daemon made for `argv`, its output written here; None
+    when there is no daemon to make it (one is started for the next run) or it failed."""
+    if args.fix:
+        return None  # `check --fix` with --daemon is refused by the command itself
+    path = address.socket_path()
+    if path is None:
+        return None
+    stdin = _read_stdin_if_used(args)
+    connection = connect(path)
+    if connection is None:
+        start_in_background()
+        return None
+    with connection:
+        try:
+            protocol.send(connection, _request(argv, stdin))
+            reply = protocol.receive(connection)
+        except OSError:
+            reply = None
+    if reply is None or reply.get("kind") != "done":
+        if reply is not None and reply.get("kind") == "stale":
+            start_in_background()  # the stale one has let go of its socket
+        return None
+    _write(sys.stdout, protocol.unpack(reply["stdout"]))
+    _write(sys.stderr, protocol.unpack(reply["stderr"]))
+    return int(reply["code"])
+
+
+def connect(path: Path) -> Optional[socket.socket]:
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.settimeout(CONNECT_TIMEOUT)
+    try:
+        connection.connect(str(path))
+    except OSError:  # no socket, or one a dead daemon left behind
+        connection.close()
+        return None
+    connection.settimeout(None)  # the run takes what it takes, as it would here
+    return connection
+
+
+def ask(message: dict) -> Optional[dict]:
+    """A control message (`status`, `stop`) and the daemon's answer; None when none answers."""
+    path = address.socket_path()
+    connection = connect(path) if path is not None else None
+    if connection is None:
+        return None
+    with connection:
+        try:
+            protocol.send(connection, message)
+            return protocol.receive(connection)
+        except OSError:
+            return None
+
+
+def start_in_background(idle_timeout: Optional[float] = None) -> Optional[subprocess.Popen]:
+    """Start `tvmlint daemon run` detached from this process: its own session, no terminal,
+    none of our pipes (pre-commit waits for every writer of its pipe to close)."""
+    path = address.socket_path()
+    if path is None:
+        return None
+    import tvmlint
+
+    package_parent = str(Path(tvmlint.__file__).resolve().parent.parent)
+    env = dict(os.environ)
+    # the same tvmlint the client runs, whatever the daemon's working directory
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    command = [sys.executable, "-m", "tvmlint", "daemon", "run"]
+    if idle_timeout is not None:
+        command += ["--idle-timeout", str(idle_timeout)]
+    try:
+        with open(path.with_suffix(".log"), "ab") as log:
+            return subprocess.Popen(
+                command, cwd="/", env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True, close_fds=True,
+            )
+    except OSError:
+        return None
+
+
+def _request(argv: List[str], stdin: Optional[bytes]) -> dict:
+    env = dict(os.environ)
+    if sys.stdout.isatty() and "COLUMNS" not in env:
+        try:  # the daemon has no terminal to ask for the width
+            env["COLUMNS"] = str(os.get_terminal_size(sys.stdout.fileno()).columns)
+        except (OSError, ValueError):
+            pass
+    return {
+        "kind": "check",
+        "protocol": protocol.VERSION,
+        "fingerprint": address.fingerprint(),
+        "argv": argv,
+        "cwd": os.getcwd(),
+        "env": env,
+        "stdin": protocol.pack(stdin) if stdin is not None else None,
+        "streams": {name: _describe(getattr(sys, name)) for name in ("stdout", "stderr")},
+    }
+
+
+def _describe(stream) -> dict:
+    return {"tty": _isatty(stream), "encoding": getattr(stream, "encoding", None) or "utf-8",
+            "errors": getattr(stream, "errors", None) or "strict"}
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (OSError, ValueError):
+        return False
+
+
+def _read_stdin_if_used(args: argparse.Namespace) -> Optional[bytes]:
+    """The buffer on stdin, read once: sent to the daemon, and put back for this process in
+    case the run falls back to it."""
+    from tvmlint.commands.stdin import reads_stdin
+
+    if not reads_stdin(args):
+        return None
+    data = sys.stdin.buffer.read()
+    sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding=sys.stdin.encoding, errors=sys.stdin.errors)
+    return data
+
+
+def _write(stream, data: bytes) -> None:
+    if not data:
+        return
+    stream.flush()
+    buffer = getattr(stream, "buffer", None)
+    if buffer is not None:
+        buffer.write(data)
+        buffer.flush()
+    else:  # a replaced stream (a test's capture): text it is
+        stream.write(data.decode(getattr(stream, "encoding", None) or "utf-8", errors="replace"))
