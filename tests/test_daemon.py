@@ -4,6 +4,7 @@ byte, and exit as the same run in a process of its own."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pty
 import shutil
@@ -281,3 +282,26 @@ def test_a_directory_others_can_write_to_holds_no_socket(env, tmp_path, monkeypa
     alone = tvmlint(env, "check", "model.py", cwd=root)
     assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
     assert list(shared.iterdir()) == []
+
+
+UNKNOWN_PASS = 'import tvm\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=["FoldConstantt"]):\n    pass\n'
+
+
+@pytest.mark.tvm
+@pytest.mark.skipif(importlib.util.find_spec("tvm") is None, reason="apache-tvm is not installed (pip install -e '.[test]')")
+def test_a_daemon_stopped_during_a_run_leaves_the_client_to_check_alone(env, tmp_path):
+    (tmp_path / "model.py").write_text(UNKNOWN_PASS, encoding="utf-8")
+    argv = ("check", "model.py", "--target-version", "0.27", "--confirm")
+    alone = tvmlint({**env, "TVMLINT_CACHE_DIR": str(tmp_path / "alone")}, *argv, cwd=tmp_path)
+    assert alone[0] == 1 and b"confirmed by the installed TVM" in alone[1]
+    pid = start(env)
+    # an empty cache: the companion imports TVM, over a second, so SIGTERM comes during the run
+    client_run = subprocess.Popen([sys.executable, "-m", "tvmlint", *argv, "--daemon"], cwd=tmp_path,
+                                  env={**env, "TVMLINT_CACHE_DIR": str(tmp_path / "through")},
+                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    time.sleep(0.5)
+    os.kill(pid, signal.SIGTERM)
+    out, err = client_run.communicate(timeout=120)
+    assert (client_run.returncode, out, err) == alone
+    assert wait_for(lambda: not _alive(pid))
+    assert not address.socket_path().exists()

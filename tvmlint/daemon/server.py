@@ -51,6 +51,8 @@ class Daemon:
         from tvmlint.output.safe import encode_anything
 
         encode_anything()  # registers the error handler clients' streams name
+        import rich.console  # noqa: F401  (a client on a terminal gets its colours through rich)
+        import rich.text  # noqa: F401
 
         before = address.fingerprint()
         resolver = SettingsResolver()
@@ -110,6 +112,9 @@ class Daemon:
             code, out, err = self.run(request)
         except Exception as error:  # the client checks in its own process instead
             return {"kind": "refused", "why": f"{type(error).__name__}: {error}"}, False
+        if _terminated:
+            # SIGTERM came during the run, which stopped as on Ctrl-C: the client checks alone
+            return {"kind": "refused", "why": "the daemon was told to stop"}, True
         self.served += 1
         return {"kind": "done", "code": code, "stdout": protocol.pack(out), "stderr": protocol.pack(err)}, False
 
@@ -182,9 +187,14 @@ def run_daemon(idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
     return 0
 
 
+_terminated = False
+
+
 def _stop_on_sigterm() -> None:
     def handler(signum, frame):
-        raise KeyboardInterrupt
+        global _terminated
+        _terminated = True
+        raise KeyboardInterrupt  # out of accept(); inside a run, cli.main turns it into exit 2
 
     signal.signal(signal.SIGTERM, handler)
 
