@@ -469,7 +469,8 @@ def bench_single(root: Path, target: str, paths: Sequence[Path], runs: int, coun
             medians.setdefault(f"{kind}, --daemon", []).append(wall)
         served = daemon_served()
         if served < len(picked) * runs:
-            raise SystemExit(f"the daemon served {served} of {len(picked) * runs} timed runs: its figures would be of runs without it")
+            raise SystemExit(f"the daemon served {served} of {len(picked) * runs} timed runs: "
+                             "its figures would be of runs without it")
     # What any process that analyses a file pays first, timed between the files: on a shared
     # virtual machine the same work takes from 0.16 to 0.27 s from one minute to the next.
     importing = [PYTHON, "-c", "import libcst"]

@@ -100,6 +100,8 @@ RUNS = [
     ("check", "examples", "--format", "concise", "--select", "TVM101"),
     ("check", "examples", "--target-version", "0.27", "--exit-zero"),
     ("check", "no_such_file.py"),
+    # a line to stderr from a module the daemon first loaded for an earlier client's run
+    ("check", "examples/relay_era/fold_scale_axis.py", "--confirm", "--tvm-python", "/no/such/python"),
     ("check", "examples", "--select", "TVM999"),
 ]
 
@@ -113,6 +115,22 @@ def test_a_run_through_the_daemon_prints_and_exits_as_a_run_of_its_own(env):
         assert served() == number, argv  # the daemon made it, not the fallback
     codes = {tvmlint(env, *argv, cwd=REPO)[0] for argv in RUNS}
     assert codes == {0, 1, 2}  # --exit-zero, findings, usage errors
+
+
+def test_stdout_and_stderr_come_in_the_order_they_were_written(env):
+    # --confirm, failing, says so on stderr before the report on stdout
+    argv = ["check", "examples/relay_era/fold_scale_axis.py", "--confirm", "--tvm-python", "/no/such/python"]
+    start(env)
+
+    def merged(*more):
+        done = subprocess.run([sys.executable, "-m", "tvmlint", *argv, *more], cwd=REPO, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=120)
+        return done.returncode, done.stdout
+
+    alone = merged()
+    assert alone[1].startswith(b"tvmlint: --confirm skipped") and b"TVM101" in alone[1]
+    assert merged("--daemon") == alone
+    assert served() == 1
 
 
 def test_relative_paths_are_the_clients_own(env, tmp_path):
@@ -157,7 +175,8 @@ def test_a_daemon_holding_other_rules_data_is_replaced_not_asked(env, tmp_path):
     code, out, _ = tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)
     assert b"TVM101 error" in out
     catalog = rules / "catalog" / "TVM101.toml"
-    catalog.write_text(catalog.read_text(encoding="utf-8").replace('severity = "error"', 'severity = "warning"'), encoding="utf-8")
+    text = catalog.read_text(encoding="utf-8")
+    catalog.write_text(text.replace('severity = "error"', 'severity = "warning"'), encoding="utf-8")
     code, out, _ = tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)
     assert code == 1 and b"TVM101 warning" in out and b"TVM101 error" not in out
     # the old daemon went, and this run started the next, which then serves

@@ -42,8 +42,8 @@ from typing import Dict, Optional, Tuple
 
 from tvmlint.filestate import Signature, now_ns, signature, trusted
 from tvmlint.fingerprints import code_fingerprint
-from tvmlint.user_dirs import user_cache_dir
 from tvmlint.source import read_file_stat
+from tvmlint.user_dirs import user_cache_dir
 
 DEFAULT_DIR = ".tvmlint_cache"
 STORE_PREFIX = "store-"

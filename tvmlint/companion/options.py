@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, List, Sequence, TextIO, Tuple
+from typing import Callable, List, Optional, Sequence, TextIO, Tuple
 
 from tvmlint.companion import CompanionError
 from tvmlint.diagnostics import Finding
@@ -36,9 +36,10 @@ def confirm_findings(
     args: argparse.Namespace,
     findings: Sequence[Finding],
     target_for: Callable[[Finding], object],
-    err: TextIO = sys.stderr,
+    err: Optional[TextIO] = None,
 ) -> Tuple[List[Finding], List[Finding]]:
-    """(findings with verdicts, refuted ones); on any companion failure one line and the static findings."""
+    """(findings with verdicts, refuted ones); on any companion failure one line (to `err`, by
+    default the stderr of the moment: the daemon's changes with each run) and the static findings."""
     from tvmlint.companion.confirm import Confirmer
     from tvmlint.companion.process import default_timeout, interpreter
     from tvmlint.companion.registry import load_snapshot
@@ -47,15 +48,16 @@ def confirm_findings(
         timeout = args.tvm_timeout if args.tvm_timeout is not None else default_timeout()
         snapshot = load_snapshot(args.tvm_python, timeout, use_cache=not args.no_registry_cache)
     except CompanionError as error:
-        print(f"tvmlint: --confirm skipped: {error}; the findings below are static only", file=err)
+        print(f"tvmlint: --confirm skipped: {error}; the findings below are static only", file=err or sys.stderr)
         return list(findings), []
     confirmer = Confirmer(snapshot, interpreter(args.tvm_python), timeout, target_for)
     return confirmer.confirm_all(findings)
 
 
-def print_refuted(refuted: Sequence[Finding], err: TextIO = sys.stderr) -> None:
+def print_refuted(refuted: Sequence[Finding], err: Optional[TextIO] = None) -> None:
     if not refuted:
         return
+    err = err or sys.stderr
     print(
         f"tvmlint: {len(refuted)} finding{'s' if len(refuted) != 1 else ''} refuted by the installed TVM and dropped "
         "(the table in rules/ is wrong; `tvmlint registry --verify` says where):",

@@ -41,8 +41,8 @@ def forward(argv: List[str], args: argparse.Namespace) -> Optional[int]:
         if reply is not None and reply.get("kind") == "stale":
             start_in_background()  # the stale one has let go of its socket
         return None
-    _write(sys.stdout, protocol.unpack(reply["stdout"]))
-    _write(sys.stderr, protocol.unpack(reply["stderr"]))
+    for name, data in reply["output"]:
+        _write(sys.stdout if name == "stdout" else sys.stderr, protocol.unpack(data))
     return int(reply["code"])
 
 

@@ -11,7 +11,7 @@ import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Iterator, List, Optional, Tuple
 
 from tvmlint import daemon
 from tvmlint.daemon import address, protocol
@@ -109,14 +109,14 @@ class Daemon:
         if not self.fingerprint or request.get("fingerprint") != self.fingerprint:
             return {"kind": "stale"}, True
         try:
-            code, out, err = self.run(request)
+            code, output = self.run(request)
         except Exception as error:  # the client checks in its own process instead
             return {"kind": "refused", "why": f"{type(error).__name__}: {error}"}, False
         if _terminated:
             # SIGTERM came during the run, which stopped as on Ctrl-C: the client checks alone
             return {"kind": "refused", "why": "the daemon was told to stop"}, True
         self.served += 1
-        return {"kind": "done", "code": code, "stdout": protocol.pack(out), "stderr": protocol.pack(err)}, False
+        return {"kind": "done", "code": code, "output": output}, False
 
     def status(self) -> dict:
         return {"kind": "status", "pid": os.getpid(), "socket": str(self.path), "served": self.served,
@@ -127,11 +127,14 @@ class Daemon:
         from tvmlint.cli import main
 
         streams = request["streams"]
-        out, err = _Capture(**streams["stdout"]), _Capture(**streams["stderr"])
+        written: List[Tuple[str, bytes]] = []
+        out, err = (_Capture(name, written, **streams[name]) for name in ("stdout", "stderr"))
         stdin = protocol.unpack(request["stdin"]) if request.get("stdin") is not None else b""
         with _client_process(request["cwd"], request["env"]), _streams(out, err, stdin):
             code = main(list(request["argv"]))
-        return code, out.data(), err.data()
+        out.flush()
+        err.flush()
+        return code, [[name, protocol.pack(data)] for name, data in _joined(written)]
 
     def close(self) -> None:
         if self._listener is not None:
@@ -147,7 +150,8 @@ class Daemon:
 
     @staticmethod
     def _run_quietly(work) -> None:
-        with _streams(_Capture(False, "utf-8", "strict"), _Capture(False, "utf-8", "strict"), b""):
+        discarded: List[Tuple[str, bytes]] = []
+        with _streams(_Capture("stdout", discarded), _Capture("stderr", discarded), b""):
             work()
 
 
@@ -200,10 +204,13 @@ def _stop_on_sigterm() -> None:
 
 
 class _Capture(io.TextIOWrapper):
-    """A client's stdout or stderr, as it described it: a terminal or not, its encoding."""
+    """A client's stdout or stderr, as it described it (a terminal or not, its encoding). What
+    is written to either goes to one list, in order: the client writes it back in that order,
+    so a note to stderr still comes before the report it preceded."""
 
-    def __init__(self, tty: bool, encoding: str, errors: str) -> None:
-        super().__init__(io.BytesIO(), encoding=encoding, errors=errors, write_through=True)
+    def __init__(self, name: str, written: List[Tuple[str, bytes]], tty: bool = False,
+                 encoding: str = "utf-8", errors: str = "strict") -> None:
+        super().__init__(_Sink(name, written), encoding=encoding, errors=errors, write_through=True)
         self._tty = tty
 
     def isatty(self) -> bool:
@@ -212,9 +219,29 @@ class _Capture(io.TextIOWrapper):
     def fileno(self) -> int:
         raise io.UnsupportedOperation("a daemon's captured stream has no file descriptor")
 
-    def data(self) -> bytes:
-        self.flush()
-        return self.buffer.getvalue()
+
+class _Sink(io.BytesIO):
+    def __init__(self, name: str, written: List[Tuple[str, bytes]]) -> None:
+        super().__init__()
+        self._name = name
+        self._written = written
+
+    def write(self, data) -> int:
+        self._written.append((self._name, bytes(data)))
+        return len(data)
+
+
+def _joined(written: List[Tuple[str, bytes]]) -> List[Tuple[str, bytes]]:
+    """Consecutive writes to the same stream as one."""
+    runs: List[Tuple[str, List[bytes]]] = []
+    for name, data in written:
+        if not data:
+            continue
+        if runs and runs[-1][0] == name:
+            runs[-1][1].append(data)
+        else:
+            runs.append((name, [data]))
+    return [(name, b"".join(parts)) for name, parts in runs]
 
 
 @contextmanager
