@@ -156,6 +156,22 @@ def test_a_file_changed_between_runs_is_checked_as_it_is_now(env, tmp_path):
     assert served() == 3
 
 
+def test_a_configuration_changed_between_runs_applies(env, tmp_path):
+    root = project(tmp_path, {"model.py": FOLD})
+    start(env)
+    code, out, _ = tvmlint(env, "check", "model.py", "--daemon", cwd=root)
+    assert code == 1 and b"TVM101" in out and b"TVM201" not in out
+    (root / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.27"\n', encoding="utf-8")
+    alone = tvmlint(env, "check", "model.py", cwd=root)
+    assert b"TVM201" in alone[1]  # Relay is gone at 0.27
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+    (root / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = [\n', encoding="utf-8")
+    alone = tvmlint(env, "check", "model.py", cwd=root)
+    assert alone[0] == 2 and b"pyproject.toml" in alone[2]
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+    assert served() == 3
+
+
 def test_stdin_is_handed_to_the_daemon(env, tmp_path):
     project(tmp_path, {})
     start(env)
