@@ -104,9 +104,10 @@ class Daemon:
             return self.status(), False
         if kind == "stop":
             return {"kind": "stopped", "pid": os.getpid()}, True
-        if kind != "check" or request.get("protocol") != protocol.VERSION:
+        if kind != "check":
             return {"kind": "refused", "why": "unknown request"}, False
-        if not self.fingerprint or request.get("fingerprint") != self.fingerprint:
+        # another protocol is another tvmlint: like other code, it gets a daemon of its own
+        if request.get("protocol") != protocol.VERSION or not self.fingerprint or request.get("fingerprint") != self.fingerprint:
             return {"kind": "stale"}, True
         try:
             code, output = self.run(request)
@@ -201,6 +202,8 @@ def _stop_on_sigterm() -> None:
         raise KeyboardInterrupt  # out of accept(); inside a run, cli.main turns it into exit 2
 
     signal.signal(signal.SIGTERM, handler)
+    # the worker processes a run forks die on SIGTERM as usual (the pool stops them with it)
+    os.register_at_fork(after_in_child=lambda: signal.signal(signal.SIGTERM, signal.SIG_DFL))
 
 
 class _Capture(io.TextIOWrapper):
