@@ -82,8 +82,11 @@ def start_in_background(idle_timeout: Optional[float] = None) -> Optional[subpro
 
     package_parent = str(Path(tvmlint.__file__).resolve().parent.parent)
     env = dict(os.environ)
-    # the same tvmlint the client runs, whatever the daemon's working directory
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
+    # The same tvmlint the client runs, whatever the daemon's working directory. Only when
+    # this one came from the script's directory or the working directory (sys.path[0]):
+    # a site directory put first would come before the standard library.
+    if package_parent not in {os.path.realpath(entry) for entry in sys.path[1:] if entry}:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH")) if p)
     command = [sys.executable, "-m", "tvmlint", "daemon", "run"]
     if idle_timeout is not None:
         command += ["--idle-timeout", str(idle_timeout)]
