@@ -193,6 +193,8 @@ def test_a_daemon_holding_other_rules_data_is_replaced_not_asked(env, tmp_path):
     catalog = rules / "catalog" / "TVM101.toml"
     text = catalog.read_text(encoding="utf-8")
     catalog.write_text(text.replace('severity = "error"', 'severity = "warning"'), encoding="utf-8")
+    code, status, _ = tvmlint(env, "daemon", "status", cwd=root)
+    assert code == 0 and b"changed since it started" in status
     code, out, _ = tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)
     assert code == 1 and b"TVM101 warning" in out and b"TVM101 error" not in out
     # the old daemon went, and this run started the next, which then serves
