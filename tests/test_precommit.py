@@ -185,15 +185,15 @@ def test_only_python_files_are_passed():
 def _daemons(directory: Path, message: dict) -> list:
     """What every daemon with a socket in `directory` answers (the hook's runs from pre-commit's
     own virtualenv, whose interpreter names a socket of its own)."""
-    import socket
-
-    from tvmlint.daemon import protocol
+    from tvmlint.daemon import client, protocol
 
     replies = []
     for path in directory.glob("*.sock"):
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+        connection = client.connect(path)
+        if connection is None:
+            continue
+        with connection:
             try:
-                connection.connect(str(path))
                 protocol.send(connection, message)
                 replies.append(protocol.receive(connection))
             except OSError:
