@@ -1,0 +1,295 @@
+#!/usr/bin/env python3
+"""The ecosystem check: tvmlint on pinned real trees, compared with judged verdicts.
+
+    python ecosystem/run.py                      # every tree in ecosystem/trees.toml
+    python ecosystem/run.py --tree tvm-v0.8.0    # one tree
+    python ecosystem/run.py --unjudged out.toml  # also write stubs for findings without a verdict
+
+Each tree is a pinned revision of a public repository (apache/tvm at several
+releases, mlc-llm). The script extracts that revision from a local clone or
+mirror with `git archive` into a scratch folder (once; the folder is reused),
+runs `tvmlint check --select ALL --format json --target-version <tree's release>`
+on it, and compares every finding with ecosystem/verdicts.toml, where each finding
+was judged true or false by reading the code and TVM's source at that release.
+
+It prints, per tree and rule: findings, judged true, judged false, unjudged and
+precision (true / judged); then the same per rule over all trees; then the
+differences to the verdicts (findings without a verdict, verdicts whose finding is
+gone). It exits 1 when a finding has no verdict or a default rule is under the
+precision bar, so a change to what a finding is cannot land unjudged.
+
+Mirrors: `--mirrors DIR` (or $TVMLINT_MIRRORS; default /work/.mirror) holds one
+git directory per repository, as `DIR/<owner>+<name>/repo` (what the search
+tool's `fetch` writes) or `DIR/<name>` (a plain clone). A missing one is named
+with the command that brings it, and that tree is skipped.
+
+It does not run in CI: the trees are hundreds of MB of history.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT))
+
+from tvmlint.catalog import load_catalog  # noqa: E402
+from tvmlint.tables import load_toml  # noqa: E402
+
+PRECISION_BAR = 0.95
+Key = Tuple[str, str, int, str]  # tree, path, line, code
+
+
+@dataclass(frozen=True)
+class Tree:
+    name: str
+    repo: str
+    rev: str
+    target: str
+    paths: Tuple[str, ...]
+
+
+@dataclass
+class Tally:
+    findings: int = 0
+    true: int = 0
+    false: int = 0
+
+    @property
+    def unjudged(self) -> int:
+        return self.findings - self.true - self.false
+
+    def precision(self) -> Optional[float]:
+        judged = self.true + self.false
+        return self.true / judged if judged else None
+
+
+@dataclass
+class Outcome:
+    tree: Tree
+    findings: List[dict] = field(default_factory=list)
+    missing: Optional[str] = None
+
+
+def load_trees(path: Path) -> List[Tree]:
+    raw = load_toml(path)
+    return [Tree(t["name"], t["repo"], t["rev"], t["target"], tuple(t["paths"])) for t in raw["tree"]]
+
+
+def load_verdicts(path: Path) -> Dict[Key, dict]:
+    """Every verdict in path: one TOML file, or a folder of them (one per rule, so judges of
+    different rules never edit the same file)."""
+    files = sorted(path.glob("*.toml")) if path.is_dir() else [path] if path.exists() else []
+    verdicts: Dict[Key, dict] = {}
+    for entry in (e for f in files for e in load_toml(f).get("verdict", [])):
+        key = (entry["tree"], entry["path"], int(entry["line"]), entry["code"])
+        if entry["verdict"] not in ("true", "false"):
+            raise SystemExit(f"{path}: {key}: verdict must be \"true\" or \"false\", not {entry['verdict']!r}")
+        if key in verdicts:
+            raise SystemExit(f"{path}: {key} is judged twice")
+        entry.setdefault("why", "")
+        verdicts[key] = entry
+    return verdicts
+
+
+def find_mirror(mirrors: Path, repo: str) -> Optional[Path]:
+    owner, name = repo.split("/")
+    for candidate in (mirrors / f"{owner}+{name}" / "repo", mirrors / f"{owner}+{name}", mirrors / name):
+        if candidate.is_dir() and _is_git(candidate):
+            return candidate
+    return None
+
+
+def _is_git(path: Path) -> bool:
+    done = subprocess.run(["git", "-C", str(path), "rev-parse", "--git-dir"], capture_output=True, text=True)
+    return done.returncode == 0
+
+
+def resolve(mirror: Path, rev: str) -> str:
+    """The commit of rev, a tag before a branch of the same name (apache/tvm has both for v0.12.0)."""
+    for ref in (f"refs/tags/{rev}^{{commit}}", f"{rev}^{{commit}}"):
+        done = subprocess.run(["git", "-C", str(mirror), "rev-parse", "--verify", "-q", ref], capture_output=True, text=True)
+        if done.returncode == 0:
+            return done.stdout.strip()
+    raise SystemExit(f"{mirror} has no revision {rev}: fetch a newer mirror")
+
+
+def extract(tree: Tree, mirror: Path, scratch: Path) -> Path:
+    """The pinned revision's paths, unpacked once into scratch/<tree> (a marker says it is whole)."""
+    into = scratch / tree.name
+    marker = into / ".tvmlint-ecosystem-rev"
+    commit = resolve(mirror, tree.rev)
+    if marker.exists() and marker.read_text() == commit:
+        return into
+    if into.exists():
+        subprocess.run(["rm", "-rf", str(into)], check=True)
+    into.mkdir(parents=True)
+    present = subprocess.run(
+        ["git", "-C", str(mirror), "ls-tree", "--name-only", commit, *[p.rstrip("/") for p in tree.paths]],
+        capture_output=True, text=True, check=True,
+    ).stdout.split()
+    archive = subprocess.Popen(["git", "-C", str(mirror), "archive", commit, *present], stdout=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(into)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise SystemExit(f"git archive {tree.rev} failed in {mirror}")
+    marker.write_text(commit)
+    return into
+
+
+def run_tvmlint(tree: Tree, root: Path, python: str, extra: Sequence[str]) -> List[dict]:
+    paths = [p for p in tree.paths if (root / p).exists()]
+    command = [python, "-m", "tvmlint", "check", "--select", "ALL", "--format", "json", "--exit-zero",
+               "--target-version", tree.target, *extra, *paths]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"tvmlint failed on {tree.name} (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout or "[]")
+
+
+def key_of(tree: Tree, finding: dict) -> Key:
+    return (tree.name, finding["path"], int(finding["line"]), finding["code"])
+
+
+def tally(outcomes: Iterable[Outcome], verdicts: Dict[Key, dict]) -> Dict[Tuple[str, str], Tally]:
+    table: Dict[Tuple[str, str], Tally] = defaultdict(Tally)
+    for outcome in outcomes:
+        for finding in outcome.findings:
+            verdict = verdicts.get(key_of(outcome.tree, finding))
+            for row in ((outcome.tree.name, finding["code"]), ("ALL", finding["code"])):
+                table[row].findings += 1
+                if verdict is not None:
+                    setattr(table[row], verdict["verdict"], getattr(table[row], verdict["verdict"]) + 1)
+    return table
+
+
+def format_precision(value: Optional[float]) -> str:
+    return "-" if value is None else f"{100 * value:.1f}%"
+
+
+def print_table(table: Dict[Tuple[str, str], Tally], trees: Sequence[str], out) -> List[str]:
+    """The per-tree and per-rule table; returns the default rules under the bar."""
+    catalog = load_catalog()
+    under: List[str] = []
+    header = f"{'tree':<14} {'rule':<7} {'default':<7} {'findings':>8} {'true':>6} {'false':>6} {'unjudged':>8} {'precision':>9}"
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    for tree in [*trees, "ALL"]:
+        rows = sorted(code for (name, code) in table if name == tree)
+        for code in rows:
+            cell = table[(tree, code)]
+            default = "yes" if catalog.get(code) and catalog[code].default else "no"
+            print(f"{tree:<14} {code:<7} {default:<7} {cell.findings:>8} {cell.true:>6} {cell.false:>6} "
+                  f"{cell.unjudged:>8} {format_precision(cell.precision()):>9}", file=out)
+            if tree == "ALL" and default == "yes":
+                precision = cell.precision()
+                if precision is not None and precision < PRECISION_BAR:
+                    under.append(code)
+        if rows:
+            print("", file=out)
+    return under
+
+
+def write_unjudged(folder: Path, stubs: List[Tuple[Key, dict]]) -> None:
+    folder.mkdir(parents=True, exist_ok=True)
+    by_code: Dict[str, List[Tuple[Key, dict]]] = defaultdict(list)
+    for key, finding in stubs:
+        by_code[key[3]].append((key, finding))
+    for code, rows in by_code.items():
+        write_stubs(folder / f"{code}.toml", rows)
+
+
+def write_stubs(path: Path, stubs: List[Tuple[Key, dict]]) -> None:
+    lines = ["# Findings without a verdict: judge each (verdict = \"true\" or \"false\", why = one line)",
+             "# and move it into ecosystem/verdicts/<code>.toml.", ""]
+    for (tree, rel, line, code), finding in stubs:
+        lines += ["[[verdict]]", f"tree = {json.dumps(tree)}", f"path = {json.dumps(rel)}", f"line = {line}",
+                  f"code = {json.dumps(code)}", "verdict = \"\"", "why = \"\"",
+                  "# message: " + finding["message"].replace("\n", " "), ""]
+    fd, temporary = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.")
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write("\n".join(lines))
+    os.replace(temporary, path)
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--trees", type=Path, default=HERE / "trees.toml")
+    parser.add_argument("--verdicts", type=Path, default=HERE / "verdicts", help="a TOML file or a folder of them")
+    parser.add_argument("--tree", action="append", help="only this tree (repeatable)")
+    parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("TVMLINT_MIRRORS", "/work/.mirror")))
+    parser.add_argument("--scratch", type=Path,
+                        default=Path(os.environ.get("TVMLINT_ECOSYSTEM_DIR", Path(tempfile.gettempdir()) / "tvmlint-ecosystem")))
+    parser.add_argument("--python", default=sys.executable, help="the interpreter that runs tvmlint")
+    parser.add_argument("--unjudged", type=Path, help="write TOML stubs for the findings without a verdict into "
+                        "this folder, one file per rule")
+    parser.add_argument("--findings", type=Path, help="write every finding (with its verdict, if any) as JSON")
+    parser.add_argument("--jobs", default=None, help="passed to tvmlint --jobs")
+    args = parser.parse_args(argv)
+
+    trees = [t for t in load_trees(args.trees) if not args.tree or t.name in args.tree]
+    if args.tree and len(trees) != len(set(args.tree)):
+        known = ", ".join(t.name for t in load_trees(args.trees))
+        parser.error(f"unknown tree in {args.tree}; known: {known}")
+    verdicts = load_verdicts(args.verdicts)
+    extra = ["--jobs", args.jobs] if args.jobs else []
+
+    outcomes: List[Outcome] = []
+    for tree in trees:
+        mirror = find_mirror(args.mirrors, tree.repo)
+        if mirror is None:
+            message = (f"no mirror of {tree.repo} under {args.mirrors}: fetch it (the search tool's "
+                       f"`fetch github:{tree.repo}`, or `git clone` it to {args.mirrors / tree.repo.split('/')[1]}); "
+                       f"tree {tree.name} skipped")
+            print(message, file=sys.stderr)
+            outcomes.append(Outcome(tree, missing=message))
+            continue
+        root = extract(tree, mirror, args.scratch)
+        print(f"{tree.name}: {tree.repo}@{tree.rev} at target {tree.target} ({root})", file=sys.stderr)
+        outcomes.append(Outcome(tree, run_tvmlint(tree, root, args.python, extra)))
+
+    checked = [o for o in outcomes if o.missing is None]
+    table = tally(checked, verdicts)
+    under = print_table(table, [o.tree.name for o in checked], sys.stdout)
+
+    seen = {key_of(o.tree, f) for o in checked for f in o.findings}
+    new = [(key_of(o.tree, f), f) for o in checked for f in o.findings if key_of(o.tree, f) not in verdicts]
+    checked_names = {o.tree.name for o in checked}
+    gone = [k for k in verdicts if k[0] in checked_names and k not in seen]
+    print(f"new findings (no verdict): {len(new)}")
+    for (tree, rel, line, code), finding in new[:60]:
+        print(f"  + {tree} {rel}:{line} {code} {finding['message'][:160]}")
+    if len(new) > 60:
+        print(f"  ... and {len(new) - 60} more (--unjudged FILE writes them all)")
+    print(f"findings gone (verdict, no finding): {len(gone)}")
+    for tree, rel, line, code in gone[:60]:
+        print(f"  - {tree} {rel}:{line} {code} (was {verdicts[(tree, rel, line, code)]['verdict']})")
+    if len(gone) > 60:
+        print(f"  ... and {len(gone) - 60} more")
+    counts = Counter(v["verdict"] for k, v in verdicts.items() if k in seen)
+    print(f"verdicts in use: {counts.get('true', 0)} true, {counts.get('false', 0)} false")
+
+    if args.unjudged:
+        write_unjudged(args.unjudged, new)
+    if args.findings:
+        rows = [dict(f, tree=o.tree.name, verdict=verdicts.get(key_of(o.tree, f), {}).get("verdict"),
+                     why=verdicts.get(key_of(o.tree, f), {}).get("why")) for o in checked for f in o.findings]
+        args.findings.write_text(json.dumps(rows, indent=1))
+    if under:
+        print(f"default rules under {PRECISION_BAR:.0%} precision: {', '.join(under)}")
+    missing = [o for o in outcomes if o.missing]
+    return 1 if new or under or missing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
