@@ -66,7 +66,7 @@ def _sources():
         for kind in ("VALID", "INVALID"):
             for index, case in enumerate(getattr(rule, kind)):
                 case = case if isinstance(case, Case) else Case(case)
-                for name, text in {"case.py": case.code, **case.files}.items():
+                for name, text in {case.path: case.code, **case.files}.items():
                     yield pytest.param(text, case.target or CASE_TARGET, id=f"{code}-{kind.lower()}-{index}-{name}")
     for path in sorted((REPO / "examples").rglob("*.py")):
         for target in RELEASES:

@@ -23,20 +23,20 @@ def _cases(kind: str):
 
 @pytest.mark.parametrize("code, case", list(_cases("VALID")))
 def test_valid(tmp_path, code, case):
-    findings = check_tree(tmp_path, {"case.py": case.code, **case.files}, select=[code], target=case.target or CASE_TARGET)
+    findings = check_tree(tmp_path, {case.path: case.code, **case.files}, select=[code], target=case.target or CASE_TARGET)
     assert [f for f in findings if f.code == code] == []
 
 
 @pytest.mark.parametrize("code, case", list(_cases("INVALID")))
 def test_invalid(tmp_path, code, case):
-    findings = check_tree(tmp_path, {"case.py": case.code, **case.files}, select=[code], target=case.target or CASE_TARGET)
+    findings = check_tree(tmp_path, {case.path: case.code, **case.files}, select=[code], target=case.target or CASE_TARGET)
     found = [f for f in findings if f.code == code]
     assert len(found) == case.count, [f.message for f in found]
     if case.expect:
         for finding in found:
             assert case.expect in finding.message, finding.message
     if case.fixed is not None:
-        edits = [edit for f in found if f.path == "case.py" and f.fix for edit in f.fix.edits]
+        edits = [edit for f in found if f.path == case.path and f.fix for edit in f.fix.edits]
         assert edits, "the case expects a fix but none was offered"
         assert apply_edits(case.code, edits) == case.fixed
 

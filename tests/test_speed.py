@@ -36,7 +36,7 @@ def _all_cases():
 
 @pytest.mark.parametrize("case", list(_all_cases()))
 def test_cheap_stage_loses_no_finding_in_the_cases(tmp_path, case):
-    write_tree(tmp_path, {"case.py": case.code, **case.files})
+    write_tree(tmp_path, {case.path: case.code, **case.files})
     target = case.target or CASE_TARGET
     on = _findings(tmp_path, cheap=True, target=target)
     off = _findings(tmp_path, cheap=False, target=target)
@@ -361,7 +361,7 @@ def test_a_check_leaves_no_cycle_holding_its_trees(example):
     try:
         before = len(gc.get_objects())
         checked = check_module(*args)
-        assert checked.analysed and checked.result.findings
+        assert checked.analysed and (checked.result.findings or checked.result.deferred)
         # the analysis made tens of thousands of objects; a few small closures may stay in cycles
         assert gc.collect() < 300
         assert len(gc.get_objects()) - before < 1000

@@ -20,7 +20,7 @@ from typing import Dict, List, Optional, Set, Tuple
 
 from tvmlint.cheap import roots_of
 from tvmlint.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, default_context
-from tvmlint.knowledge import Knowledge, Runner
+from tvmlint.knowledge import Knowledge, Runner, harness
 from tvmlint.lazy import cst
 from tvmlint.walk import Visitor
 
@@ -68,6 +68,7 @@ class ContextValue:
     node: cst.CSTNode
     display: str
     state: str = "created"  # created | bound | entered | escaped | discarded
+    expects_raise: bool = False  # made where a test expects an exception (pytest.raises, try)
 
 
 @dataclass
@@ -105,6 +106,7 @@ class GatedRun:
     statement: Optional[cst.CSTNode]
     runner: Optional[Runner] = None
     wrapper_name: Optional[str] = None
+    sequential: Optional[SequentialValue] = None  # the Sequential object run, when it is one
 
 
 @dataclass
@@ -121,6 +123,7 @@ class Scope:
     star_modules: List[str] = field(default_factory=list)
     qualname: str = ""
     parent: Optional["Scope"] = None
+    test_class: bool = False  # a class whose test methods a test runner calls
 
 
 @dataclass
@@ -128,6 +131,7 @@ class Frame:
     base: ContextRef
     pushed: List[ContextRef] = field(default_factory=list)
     branches: int = 0  # enclosing if/try/loop blocks within this function
+    raising: int = 0  # enclosing blocks that expect an exception (pytest.raises, try)
 
     @property
     def current(self) -> ContextRef:
@@ -211,6 +215,47 @@ def call_key(func: cst.BaseExpression) -> Optional[str]:
     return None
 
 
+def _holds(node: cst.CSTNode, kind: type) -> bool:
+    """Whether `node` or anything under it is a `kind` (used on a few fixtures per module only)."""
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, kind):
+            return True
+        stack.extend(current.children)
+    return False
+
+
+def _autouse(decorator: cst.Decorator) -> bool:
+    call = decorator.decorator
+    return isinstance(call, cst.Call) and any(
+        arg.keyword is not None and arg.keyword.value == "autouse"
+        and not (isinstance(arg.value, cst.Name) and arg.value.value == "False")
+        for arg in call.args
+    )
+
+
+def _target_names(target: cst.BaseExpression) -> List[str]:
+    if isinstance(target, cst.Name):
+        return [target.value]
+    if isinstance(target, (cst.Tuple, cst.List)):
+        return [name for element in target.elements for name in _target_names(element.value)]
+    return []
+
+
+def _parametrized_names(decorator: cst.Decorator) -> List[str]:
+    """The argument names `@pytest.mark.parametrize("a, b", ...)` gives a test."""
+    call = decorator.decorator
+    if not (isinstance(call, cst.Call) and call.args and isinstance(call.func, cst.Attribute)
+            and call.func.attr.value == "parametrize"):
+        return []
+    first = call.args[0].value
+    if isinstance(first, cst.SimpleString) and isinstance(first.evaluated_value, str):
+        return [part.strip() for part in first.evaluated_value.split(",") if part.strip()]
+    names = string_list(first)
+    return list(names) if names else []
+
+
 class ModuleAnalysis(Visitor):
     """Walks one module; the results are the public attributes below."""
 
@@ -233,7 +278,6 @@ class ModuleAnalysis(Visitor):
         self.runs: List[GatedRun] = []
         self.contexts: List[ContextValue] = []
         self.sequentials: List[SequentialValue] = []
-        self.direct_sequential_runs: List[SequentialValue] = []
         self.callsites: List[CallSite] = []
         self.escaped_functions: List[str] = []
         self.functions: List[str] = []
@@ -254,6 +298,12 @@ class ModuleAnalysis(Visitor):
         self._within: Dict[cst.CSTNode, cst.CSTNode] = {}
         self._parent_statement: Dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
         self.call_counts: Dict[Tuple[Optional[cst.CSTNode], Optional[str]], int] = {}
+        self.harness = harness()
+        self.is_test_module = self.harness.is_test_module(module_name)
+        # parameters of a test that are fixtures or parametrized names giving no PassContext
+        self._plain_fixtures: Set[str] = set()
+        self._autouse_context = False  # an autouse fixture here enters a `with`
+        self._raise_withs: Set[cst.With] = set()
         self.call_ordinals: Dict[cst.Call, int] = {}
 
     # -- generic bookkeeping -------------------------------------------------------
@@ -547,7 +597,7 @@ class ModuleAnalysis(Visitor):
             origin=origin,
             config=config,
         )
-        value = ContextValue(ctx, call, line_text)
+        value = ContextValue(ctx, call, line_text, expects_raise=self._frames[-1].raising > 0)
         self.contexts.append(value)
         return value
 
@@ -576,6 +626,81 @@ class ModuleAnalysis(Visitor):
             elif isinstance(statement, cst.FunctionDef):
                 self._bind(statement.name.value, FunctionValue(f"{self.module_name}.{statement.name.value}"))
         self.import_refs.clear()  # re-collected in order as the walk reaches them
+        if self.is_test_module:
+            self._scan_fixtures(node)
+
+    # -- entry points: code a test runner calls, under the default context ----------------
+
+    def _scan_fixtures(self, module: cst.Module) -> None:
+        """The module's fixtures and parametrized names that give a test no PassContext."""
+        harness = self.harness
+        for statement in module.body:
+            if isinstance(statement, cst.FunctionDef):
+                fixture = [d for d in statement.decorators if self._decorator_name(d) in harness.fixture_decorators]
+                if not fixture:
+                    continue
+                if not _holds(statement.body, cst.With):
+                    self._plain_fixtures.add(statement.name.value)
+                elif any(_autouse(d) for d in fixture):
+                    self._autouse_context = True
+            elif isinstance(statement, cst.SimpleStatementLine):
+                for small in statement.body:
+                    if (
+                        isinstance(small, cst.Assign) and isinstance(small.value, cst.Call)
+                        and self.qualname_of(small.value.func) in harness.parameter_factories
+                    ):
+                        for target in small.targets:
+                            self._plain_fixtures.update(_target_names(target.target))
+
+    def _decorator_name(self, decorator: cst.Decorator) -> Optional[str]:
+        target = decorator.decorator
+        return self.qualname_of(target.func if isinstance(target, cst.Call) else target)
+
+    def _entry_context(self, node: cst.FunctionDef) -> Optional[PassCtx]:
+        """The default context, for a test function or method the test runner calls itself;
+        None when the function is no test, or a decorator or fixture may give it a context."""
+        if not self.is_test_module or self._autouse_context:
+            return None
+        harness = self.harness
+        name = node.name.value
+        scope = self._scope
+        if scope.kind == "class":
+            if not (scope.test_class and scope.parent is not None and scope.parent.kind == "module"):
+                return None
+        elif scope.kind != "module":
+            return None
+        if not name.startswith(harness.test_function_prefix):
+            return None
+        given = set(harness.harmless_fixtures) | self._plain_fixtures
+        for decorator in node.decorators:
+            qualname = self._decorator_name(decorator)
+            if qualname is None or not harness.keeps_context(qualname):
+                return None
+            given.update(_parametrized_names(decorator))
+        if any(param not in given for param in self._parameter_names(node.params)):
+            return None
+        return PassCtx(
+            opt_level=self.k.default_opt_level, required=frozenset(), disabled=frozenset(),
+            origin=f"the default context: the test runner calls {name} with no PassContext entered",
+            is_default=True,
+        )
+
+    def _is_test_class(self, node: cst.ClassDef) -> bool:
+        harness = self.harness
+        if not self.is_test_module or self._scope.kind != "module":
+            return False
+        bases = {self.qualname_of(base.value) or dotted(base.value) for base in node.bases}
+        if not (node.name.value.startswith(harness.test_class_prefix) or bases & harness.unittest_bases):
+            return False
+        for statement in node.body.body:
+            # a set-up method or a fixture of its own may enter a context around each test
+            if isinstance(statement, cst.FunctionDef) and (
+                statement.name.value.lower().startswith(("setup", "teardown", "__init__"))
+                or statement.decorators
+                and any(self._decorator_name(d) in harness.fixture_decorators for d in statement.decorators)
+            ):
+                return False
+        return True
 
     def visit_Import(self, node: cst.Import) -> None:
         self._bind_import(node)
@@ -597,10 +722,11 @@ class ModuleAnalysis(Visitor):
                 self.escaped_functions.append(qualname)  # called by whoever the decorator hands it to
         self._bind(node.name.value, binding)
         self.functions.append(qualname)
+        entry = self._entry_context(node)
         self._scope = Scope("function", qualname=qualname, parent=self._scope)
         for param in self._parameter_names(node.params):
             self._bind(param, LOCAL)
-        self._frames.append(Frame(Inherited(qualname)))
+        self._frames.append(Frame(entry if entry is not None else Inherited(qualname)))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
         self._frames.pop()
@@ -645,7 +771,10 @@ class ModuleAnalysis(Visitor):
             if made:
                 binding = PassFactoryValue(gated, node.name.value)
         self._bind(node.name.value, binding)
-        self._scope = Scope("class", qualname=f"{self._scope.qualname}.{node.name.value}", parent=self._scope)
+        test_class = self._is_test_class(node)
+        self._scope = Scope(
+            "class", qualname=f"{self._scope.qualname}.{node.name.value}", parent=self._scope, test_class=test_class
+        )
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         self._scope = self._scope.parent or self._scope
@@ -703,12 +832,31 @@ class ModuleAnalysis(Visitor):
     def _leave_branch(self, original_node: cst.CSTNode) -> None:
         self._frames[-1].branches -= 1
 
-    visit_If = visit_Try = visit_While = visit_Match = _enter_branch
-    leave_If = leave_Try = leave_While = leave_Match = _leave_branch
+    visit_If = visit_While = visit_Match = _enter_branch
+    leave_If = leave_While = leave_Match = _leave_branch
+
+    def visit_Try(self, node: cst.Try) -> None:
+        # what is built in a try may be built to see it fail
+        self._enter_branch(node)
+        self._frames[-1].raising += 1
+
+    def leave_Try(self, original_node: cst.Try) -> None:
+        self._frames[-1].raising -= 1
+        self._leave_branch(original_node)
+
+    def _expects_raise(self, expr: cst.BaseExpression) -> bool:
+        if not isinstance(expr, cst.Call):
+            return False
+        if isinstance(expr.func, cst.Attribute) and expr.func.attr.value in self.harness.raise_with_methods:
+            return True
+        return self.qualname_of(expr.func) in self.harness.raise_with_calls
 
     # -- with ------------------------------------------------------------------------
 
     def visit_With(self, node: cst.With) -> None:
+        if any(self._expects_raise(item.item) for item in node.items):
+            self._raise_withs.add(node)
+            self._frames[-1].raising += 1
         pushed = 0
         for item in node.items:
             ref = self._context_of_with_item(item.item)
@@ -721,6 +869,9 @@ class ModuleAnalysis(Visitor):
         self._with_pushes[node] = pushed
 
     def leave_With(self, original_node: cst.With) -> None:
+        if original_node in self._raise_withs:
+            self._raise_withs.discard(original_node)
+            self._frames[-1].raising -= 1
         for _ in range(self._with_pushes.pop(original_node, 0)):
             self._frames[-1].pushed.pop()
 
@@ -793,10 +944,10 @@ class ModuleAnalysis(Visitor):
             return
         if isinstance(parent, cst.WithItem):
             value.state = "entered"
-        elif isinstance(parent, cst.Attribute):
-            if parent.attr.value == "__enter__" and value.state != "entered":
-                value.state = "entered"
+        elif isinstance(parent, cst.Attribute) and parent.attr.value == "__enter__":
+            value.state = "entered"
         elif value.state not in ("entered",):
+            # passed on, returned, or inspected (`ctx.opt_level`, `ctx.config[...]`): used on purpose
             value.state = "escaped"
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
@@ -831,8 +982,7 @@ class ModuleAnalysis(Visitor):
                 GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(), wrapper_name=callee.gated.name)
             )
         elif isinstance(callee, SequentialValue):
-            self.direct_sequential_runs.append(callee)
-            self.runs.append(GatedRun(node, callee.gated.children, callee.display, ctx, self._statement()))
+            self.runs.append(GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(), sequential=callee))
         elif isinstance(callee, FunctionValue):
             self.callsites.append(CallSite(callee.qualname, ctx, node))
 
@@ -842,7 +992,8 @@ class ModuleAnalysis(Visitor):
         if isinstance(parent, cst.WithItem):
             return "entered"
         if isinstance(parent, cst.Attribute) and parent.value is node:
-            return "entered" if parent.attr.value == "__enter__" else "created"
+            # `PassContext().current()`, `build_config().opt_level`: made to reach an attribute
+            return "entered" if parent.attr.value == "__enter__" else "escaped"
         if isinstance(parent, (cst.Assign, cst.AnnAssign)):
             return "created"  # the assignment decides
         return "escaped"

@@ -258,6 +258,51 @@ class Knowledge:
         return self._api_prefixes
 
 
+@dataclass(frozen=True)
+class Harness:
+    """rules/harness.toml: how test runners call code nothing else calls by name."""
+
+    test_file_prefixes: Tuple[str, ...]
+    test_file_suffixes: Tuple[str, ...]
+    test_class_prefix: str
+    test_function_prefix: str
+    unittest_bases: FrozenSet[str]
+    unittest_method_prefix: str
+    keep_context_decorators: Tuple[str, ...]  # qualified-name prefixes
+    harmless_fixtures: FrozenSet[str]
+    fixture_decorators: FrozenSet[str]
+    parameter_factories: FrozenSet[str]
+    raise_with_calls: FrozenSet[str]
+    raise_with_methods: FrozenSet[str]
+
+    def is_test_module(self, module_name: str) -> bool:
+        stem = module_name.rpartition(".")[2]
+        return stem.startswith(self.test_file_prefixes) or stem.endswith(self.test_file_suffixes)
+
+    def keeps_context(self, decorator: str) -> bool:
+        return decorator.startswith(self.keep_context_decorators)
+
+
+def harness() -> Harness:
+    return _harness(str(rules_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def _harness(directory: str) -> Harness:
+    raw = _load(directory, "harness.toml")
+    pytest, unittest = raw.get("pytest", {}), raw.get("unittest", {})
+    fixtures, raises = raw.get("fixtures", {}), raw.get("expect_raise", {})
+    return Harness(
+        tuple(pytest.get("file_prefixes", ())), tuple(pytest.get("file_suffixes", ())),
+        pytest.get("class_prefix", "Test"), pytest.get("function_prefix", "test"),
+        frozenset(unittest.get("bases", ())), unittest.get("method_prefix", "test"),
+        tuple(raw.get("decorators", {}).get("keep_context", ())),
+        frozenset(fixtures.get("harmless", ())), frozenset(fixtures.get("decorators", ())),
+        frozenset(fixtures.get("parameters", ())),
+        frozenset(raises.get("with_calls", ())), frozenset(raises.get("with_methods", ())),
+    )
+
+
 @functools.lru_cache(maxsize=None)
 def knowledge_for(version: Version, directory: Optional[str] = None) -> Knowledge:
     # `directory` keys the cache so a changed $TVMLINT_RULES_DIR is honoured.

@@ -37,7 +37,8 @@ class Case:
 
     `expect` is a fragment every finding's message must contain (INVALID only);
     `fixed` is the source after `tvmlint fix --unsafe-fixes` (INVALID only).
-    `files` adds more modules to the same run, for cross-module cases.
+    `files` adds more modules to the same run, for cross-module cases; `path` names
+    the case's own module (a test module, `test_x.py`, is run by pytest).
     """
 
     code: str
@@ -46,6 +47,7 @@ class Case:
     fixed: Optional[str] = None
     files: Dict[str, str] = field(default_factory=dict)
     count: int = 1
+    path: str = "case.py"
 
 
 CaseLike = Union[str, Case]
@@ -62,6 +64,7 @@ class Deferred:
     ctx: ContextRef
     payload: Any
     fix: Optional[Fix] = None
+    noqa_lines: Tuple[int, ...] = ()  # Finding.noqa_lines of the finding it becomes
 
 
 class FileContext:
@@ -192,13 +195,19 @@ class Rule(Visitor):
     def finish(self) -> None:
         """Called after the walk."""
 
-    def report(self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None) -> None:
+    def report(
+        self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None, noqa_lines: Tuple[int, ...] = ()
+    ) -> None:
+        """`noqa_lines`: other lines whose `# noqa` also suppresses the finding (Finding.noqa_lines)."""
         start, end = self.file.span(node)
         self.file.findings.append(
-            Finding(self.file.path, start, end, self.code, self.info().severity, message, fix)
+            Finding(self.file.path, start, end, self.code, self.info().severity, message, fix, noqa_lines=noqa_lines)
         )
 
-    def defer(self, node: cst.CSTNode, ctx: ContextRef, payload: Any, fix: Optional[Fix] = None) -> None:
+    def defer(
+        self, node: cst.CSTNode, ctx: ContextRef, payload: Any, fix: Optional[Fix] = None,
+        noqa_lines: Tuple[int, ...] = (),
+    ) -> None:
         if isinstance(ctx, PassCtx) and getattr(payload, UNLESS_DEFINED, None) is None:
             # the file knows the context: `tvmlint.project.settle` will judge it alone, so what it
             # would drop is dropped here, before placing the node (which renders its statement)
@@ -206,7 +215,7 @@ class Rule(Visitor):
             if "judge" not in kind.__dict__ or kind.judge(payload, ctx) is None:
                 return
         start, end = self.file.span(node)
-        self.file.deferred.append(Deferred(self.code, start, end, ctx, payload, fix))
+        self.file.deferred.append(Deferred(self.code, start, end, ctx, payload, fix, noqa_lines))
 
     @classmethod
     def needs_low_context(cls, tree: "ast.Module", knowledge: Knowledge, text: str) -> bool:

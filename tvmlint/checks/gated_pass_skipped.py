@@ -46,6 +46,20 @@ class GatedPassSkipped(Rule):
         # a helper whose every caller enters opt_level 3
         FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
         "with tvm.transform.PassContext(opt_level=3):\n    mod = fold(mod)\n",
+        # tests that a decorator or fixture may run under a context of their own: unknown
+        Case(FOLD + "import pytest\n@pytest.fixture\ndef opt3():\n    with tvm.transform.PassContext(opt_level=3):\n"
+             "        yield\ndef test_fold(opt3):\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
+             path="test_fold.py"),
+        Case(FOLD + "from helpers import with_opt3\n@with_opt3\ndef test_fold():\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py"),
+        Case(FOLD + "def test_fold(conftest_fixture):\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
+             path="test_fold.py"),
+        # a test function in a file pytest does not collect is a helper like any other
+        FOLD + "def test_fold():\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
+        # a test class with a set-up method may enter a context around each test
+        Case(FOLD + "class TestFold:\n    def setup_method(self):\n        self.ctx = tvm.transform.PassContext(opt_level=3)\n"
+             "        self.ctx.__enter__()\n    def test_fold(self):\n        mod = relay.transform.FoldScaleAxis()(mod0)\n",
+             path="test_fold.py"),
         # a helper with no visible caller has an unknown context
         FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
         # a codegen hook TVM calls from inside relay.build
@@ -126,6 +140,18 @@ class GatedPassSkipped(Rule):
             files={"helpers.py": FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n"},
             expect="when helpers.fold is called from",
         ),
+        # entry points: pytest calls a test function (or a Test class's method) at the default context
+        Case(FOLD + "import pytest\n@pytest.mark.parametrize('dtype', ['float32'])\ndef test_fold(dtype, target):\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", expect="the test runner calls test_fold"),
+        Case(FOLD + "@tvm.testing.requires_llvm\ndef test_fold():\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
+             path="test_fold.py", expect="opt_level 2"),
+        Case(FOLD + "class TestFold:\n    def test_fold(self):\n        mod = relay.transform.FoldScaleAxis()(mod0)\n",
+             path="fold_test.py", expect="test_fold"),
+        Case(FOLD + "import unittest\nclass Fold(unittest.TestCase):\n    def test_fold(self):\n"
+             "        mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", expect="test_fold"),
+        # a helper of a test, called from the test
+        Case(FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\ndef test_fold():\n    fold(mod0)\n",
+             path="test_fold.py", expect="when fold is called from test_fold.py:7"),
         # quantize runs FoldScaleAxis under the caller's context
         Case(FOLD + "mod = relay.quantize.quantize(mod, params)\n", expect="CanonicalizeOps"),
         # a pass the project defines itself, at level 3, inside a Sequential

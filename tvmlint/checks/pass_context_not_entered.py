@@ -23,12 +23,28 @@ class PassContextNotEntered(Rule):
         "    ctx = tvm.transform.PassContext(opt_level=2)\nwith ctx:\n    lib = relay.build(mod)\n",
         # not TVM's
         "class PassContext:\n    pass\nPassContext()\n",
+        # inspected: made to read its settings back (tests/python/ir/test_node_reflection.py, test_pass_config)
+        HEAD + "def test_pass_config():\n    cfg = tvm.transform.PassContext(opt_level=1, config={'tir.UnrollLoop': {'auto_max_step': 10}})\n"
+        "    assert cfg.config['tir.UnrollLoop'].auto_max_step == 10\n",
+        # made to see it raise (the same test: invalid config keys)
+        HEAD + "import pytest\ndef test_pass_config():\n    with pytest.raises(AttributeError):\n"
+        "        cfg = tvm.transform.PassContext(config={'inavlid-opt': True})\n",
+        HEAD + "import unittest\nclass T(unittest.TestCase):\n    def test_bad(self):\n"
+        "        with self.assertRaises(AttributeError):\n            tvm.transform.PassContext(config={'x': 1})\n",
+        HEAD + "try:\n    tvm.transform.PassContext(config={'tir.UnrollLoop': 1})\nexcept AttributeError:\n    pass\n",
+        # made only to reach a static method (python/tvm/auto_scheduler/measure.py#L632 at v0.12.0,
+        # python/tvm/relay/backend/contrib/uma/api/lower.py#L96)
+        HEAD + "with tvm.transform.PassContext().current():\n    func = tvm.build(sch, args)\n",
+        HEAD + "curr_ctxt = tvm.transform.PassContext().current()\nassert 'tir.add_lower_pass' not in curr_ctxt.config\n",
     ]
     INVALID = [
         Case(HEAD + "relay.build_config(opt_level=3)\nlib = relay.build(mod, 'llvm')\n", expect="never entered"),
         Case(HEAD + "tvm.transform.PassContext(opt_level=3)\n", expect="opt_level=3"),
-        Case(HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nprint(ctx.opt_level)\nlib = relay.build(mod, 'llvm')\n",
+        Case(HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nlib = relay.build(mod, 'llvm')\n",
              expect="never entered"),
+        # in a test, made and forgotten outside any block that expects an error
+        Case(HEAD + "import pytest\ndef test_build():\n    with pytest.raises(ValueError):\n        check(mod)\n"
+             "    tvm.transform.PassContext(opt_level=3)\n    relay.build(mod, 'llvm')\n", expect="never entered"),
         Case("from tvm.ir.transform import PassContext\ndef f():\n    ctx = PassContext(opt_level=3)\n"
              "    return relay.build(mod)\n", expect="never entered"),
     ]
@@ -44,7 +60,7 @@ class PassContextNotEntered(Rule):
 
     def finish(self) -> None:
         for value in self.file.analysis.contexts:
-            if value.state in ("discarded", "bound", "created"):
+            if value.state in ("discarded", "bound", "created") and not value.expects_raise:
                 self.report(
                     value.node,
                     f"{value.display} is created but never entered with `with`, so it has no effect: what runs "

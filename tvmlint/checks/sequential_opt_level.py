@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from tvmlint.analysis import int_literal
+from tvmlint.contexts import Gated, PassCtx, and_list, gate
 from tvmlint.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -17,12 +22,33 @@ class SequentialOptLevel(Rule):
         "outer = tvm.transform.Sequential([inner])\nwith tvm.transform.PassContext(opt_level=3):\n    mod = outer(mod)\n",
         # built but never run here: it may be nested elsewhere
         HEAD + "def make():\n    return tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)\n",
+        # the argument changes nothing that matters: every member runs at the active level anyway
+        # (tests/python/relay/test_pass_manager.py#L389 at v0.12.0: no members; #L404: user passes at level 1)
+        HEAD + "mod = tvm.transform.Sequential(opt_level=1, passes=[])(mod)\n",
+        HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)\nmod = seq(mod)\n",
+        # a context that already enables every member (tests/python/relay/test_pass_to_basic_block_normal_form.py#L509)
+        HEAD + "with tvm.transform.PassContext(opt_level=4):\n"
+        "    seq = tvm.transform.Sequential(passes=[relay.transform.ToBasicBlockNormalForm()], opt_level=4)\n"
+        "    new_mod = seq(mod)\n",
+        HEAD + "with tvm.transform.PassContext(opt_level=3):\n"
+        "    mod = tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n",
+        # a level held in a name, only read back (test_pass_manager.py#L382: sequential.info.opt_level)
+        HEAD + "opt_level = 2\nsequential = tvm.transform.Sequential(passes=passes, opt_level=opt_level)\n"
+        "assert sequential.info.opt_level == opt_level\n",
+        # a helper nobody calls by name: its context is unknown
+        HEAD + "def opt(mod):\n    return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n",
     ]
     INVALID = [
         Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)\nmod = seq(mod)\n",
-             expect="does not enable its members"),
-        Case(HEAD + "mod = tvm.transform.Sequential([relay.transform.FoldConstant()], 3)(mod)\n",
-             expect="opt_level"),
+             expect="still skips AlterOpLayout (opt_level 3)"),
+        Case(HEAD + "mod = tvm.transform.Sequential([relay.transform.CanonicalizeOps()], 3)(mod)\n",
+             expect="opt_level=3"),
+        # an explicit context below the members' level, and the caller's context for a helper
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=1):\n"
+             "    mod = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)(mod)\n",
+             expect="FoldConstant (opt_level 2)"),
+        Case(HEAD + "def opt(mod):\n    return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n"
+             "mod = opt(mod)\n", expect="when opt is called from"),
     ]
 
     @classmethod
@@ -41,16 +67,35 @@ class SequentialOptLevel(Rule):
                     return True
         return False
 
-    def finish(self) -> None:
-        seen = set()
-        for sequential in self.file.analysis.direct_sequential_runs:
-            if sequential.nested or sequential.opt_level_arg is None or id(sequential) in seen:
+    def start(self) -> None:
+        for run in self.file.analysis.runs:
+            sequential = run.sequential
+            if sequential is None or sequential.nested or sequential.opt_level_arg is None:
                 continue
-            seen.add(id(sequential))
-            self.report(
-                sequential.opt_level_arg,
-                f"{sequential.display} is run directly, so its own opt_level does nothing and does not enable "
-                "its members: each member is still gated by the active PassContext's opt_level (2 unless a "
-                "`with tvm.transform.PassContext(opt_level=N):` says otherwise). Drop the argument and set the "
-                "level on the PassContext",
-            )
+            level = int_literal(sequential.opt_level_arg)
+            if level is None:
+                continue  # not a literal: what the user meant by it is not visible
+            self.defer(sequential.opt_level_arg, run.ctx, SequentialLevelPayload(run.members, sequential.display, level))
+
+    @classmethod
+    def judge(cls, payload: "SequentialLevelPayload", ctx: PassCtx) -> Optional[str]:
+        # the argument shows reliance only where it would have enabled a member the context skips
+        skipped = [s for s in gate(payload.members, ctx) or () if s.member.opt_level <= payload.level]
+        if not skipped:
+            return None
+        listed = and_list(
+            f"{s.member.shown} (opt_level {s.member.opt_level}{f', in {s.via}' if s.via else ''})" for s in skipped
+        )
+        where = ctx.origin if ctx.is_default else f"set by {ctx.origin}"
+        return (
+            f"{payload.display} is run directly, so its own opt_level={payload.level} does not enable its members: "
+            f"the gate still skips {listed} at opt_level {ctx.opt_level} ({where}). Drop the argument and run it "
+            f"inside `with tvm.transform.PassContext(opt_level={payload.level}):`"
+        )
+
+
+@dataclass(frozen=True)
+class SequentialLevelPayload:
+    members: Tuple[Gated, ...]
+    display: str
+    level: int
