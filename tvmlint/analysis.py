@@ -682,7 +682,7 @@ class ModuleAnalysis(Visitor):
         return PassCtx(
             opt_level=self.k.default_opt_level, required=frozenset(), disabled=frozenset(),
             origin=f"the default context: the test runner calls {name} with no PassContext entered",
-            is_default=True,
+            is_default=True, by_test_runner=True,
         )
 
     def _is_test_class(self, node: cst.ClassDef) -> bool:

@@ -26,6 +26,7 @@ class PassCtx:
     origin: str  # how a message names it: "the default context", "PassContext(opt_level=2) on line 4"
     is_default: bool = False
     config: Optional[Tuple[Tuple[str, object], ...]] = None
+    by_test_runner: bool = False  # the default context a test runner gives a test function
 
 
 @by_fields
