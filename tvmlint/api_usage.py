@@ -5,10 +5,19 @@
 Read from the analysis' resolved names, so aliases, `from ... import` and
 attribute paths reached through `import tvm` all count, and names the module
 binds itself (a local class called `relay`) never do. Each use is reported where
-it stands: the import, or the attribute path / call. A later use of a name whose
-import was already reported is not reported again, unless it says more: a
-different entry with a replacement at the target (`tir.Schedule` after
-`from tvm import tir` -> `tvm.s_tir.Schedule`).
+it stands: the import, or the attribute path / call.
+
+A porting user needs every line that must change, without the same message down
+the file:
+- a use under the same entry as an import of the file (reported, or guarded by a
+  `try` that handles ImportError), with nothing more to say, is left to the import
+  (`transform.FoldScaleAxis()` after `from tvm.relay import transform`);
+- a use whose entry differs from its import's (`nnvm.compiler.build(...)` after
+  `import nnvm.compiler`, `relay.ir_pass.infer_type` after `from tvm import relay`),
+  or whose replacement does (`tir.Schedule` after `from tvm import tir` ->
+  `tvm.s_tir.Schedule`), is reported;
+- the uses of one entry (with one replacement) in a file are reported once, at the
+  first, whose message lists the other lines and whose fix renames them all.
 
 Fixes are text edits rendered from the source's own nodes; `import tvm` is
 added once when a replacement needs it. A rename is only written where it is
@@ -38,6 +47,8 @@ class ApiFinding:
     message: str
     fix: Optional[Fix]
 
+
+MAX_LINES = 12  # other lines listed in a message
 
 _cache: "weakref.WeakKeyDictionary[FileContext, List[ApiFinding]]" = weakref.WeakKeyDictionary()
 
@@ -105,10 +116,32 @@ class _Collector:
                     candidates.append((node, use))
         if candidates:  # most modules have none: the import walk below is only paid for when needed
             in_imports = self._import_nodes()
-            for node, use in candidates:
-                if node not in in_imports and not self._said_at_import(node, use):
-                    self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
+            said: Dict[tuple, Set[Optional[str]]] = {}
+            for _, use in imports:
+                said.setdefault((use.symbol, use.status), set()).add(use.replacement)
+            groups: Dict[tuple, List[Tuple[cst.CSTNode, Use, Optional[Fix]]]] = {}
+            kept = [(node, use) for node, use in candidates
+                    if node not in in_imports and not self._said_at_import(use, said)]
+            kept.sort(key=lambda pair: self.file.span(pair[0])[0])
+            for node, use in kept:
+                fix = self._use_fix(node, use)
+                key = (use.symbol, use.status, self._new_path(use), fix is not None)
+                groups.setdefault(key, []).append((node, use, fix))
+            for members in groups.values():
+                node, use, fix = members[0]
+                message = self._message(use) + self._also(members[1:])
+                self.out.append(ApiFinding(node, use.status, message, _merged(members)))
         return self.out
+
+    def _also(self, others: List[Tuple[cst.CSTNode, Use, Optional[Fix]]]) -> str:
+        """The other lines where the same entry is used, so the porting user sees every one."""
+        lines = sorted({self.file.span(node)[0].line for node, _, _ in others})
+        if not lines:
+            return ""
+        shown = ", ".join(str(line) for line in lines[:MAX_LINES])
+        more = f" and {len(lines) - MAX_LINES} more" if len(lines) > MAX_LINES else ""
+        word = "line" if len(lines) == 1 else "lines"
+        return f" Also used on {word} {shown}{more}."
 
     # -- which uses to report --------------------------------------------------------
 
@@ -134,14 +167,20 @@ class _Collector:
             add(statement.module)
         return found
 
-    def _said_at_import(self, node: cst.CSTNode, use: Use) -> bool:
-        head = _head(node)
-        if head is None or head not in self.analysis.alias_of:
-            return False
-        head_use = self.history.use(self.analysis.qualnames.get(head, ""), self.version)
-        if head_use is None:
-            return False  # `import tvm.contrib.graph_runtime` binds `tvm`, which is fine
-        return use.replacement is None or use.replacement == head_use.replacement
+    @staticmethod
+    def _said_at_import(use: Use, said: Dict[tuple, Set[Optional[str]]]) -> bool:
+        """An import in the file was reported (or guarded) under the same entry and the use adds
+        nothing to it. `import nnvm.compiler` reports `nnvm.compiler`: `nnvm.compiler.build(...)`
+        has an entry of its own and is reported too, `nnvm.compiler.OPT_PASS_LEVEL` is not."""
+        replacements = said.get((use.symbol, use.status))
+        if replacements is None:
+            return False  # `import tvm` is fine: what is reached through it is reported where it is used
+        return use.replacement is None or use.replacement in replacements
+
+    def _new_path(self, use: Use) -> Optional[str]:
+        if use.replacement is None or use.replaced is None:
+            return None
+        return use.replacement + use.qualname[len(use.replaced):] if use.fixable else use.replacement
 
     # -- messages --------------------------------------------------------------------
 
@@ -155,10 +194,8 @@ class _Collector:
             if symbol.removed:
                 text += f" and removed in {symbol.removed}"
             text += f": {_sentence(symbol.advice)}"
-        if use.replacement is not None and use.replaced is not None:
-            new_path = use.replacement + use.qualname[len(use.replaced):]
-            if not use.fixable:
-                new_path = use.replacement  # what is under it may have been renamed on the way
+        new_path = self._new_path(use)  # not fixable: what is under it may have been renamed on the way
+        if new_path is not None:
             if new_path not in symbol.advice:
                 text += f" At {self.target} it is `{new_path}`." if use.fixable else f" Its successor: `{new_path}`."
         return text
@@ -321,6 +358,21 @@ def other_first(statement: cst.ImportFrom, alias: cst.ImportAlias) -> bool:
     """The module rewrite is carried by the statement's first name only, so it is applied once."""
     names = statement.names
     return not isinstance(names, cst.ImportStar) and names[0] is not alias
+
+
+def _merged(members: List[Tuple[cst.CSTNode, Use, Optional[Fix]]]) -> Optional[Fix]:
+    """One fix for every use of an entry in the file (the `import tvm` edit they share, once)."""
+    first = members[0][2]
+    if first is None:
+        return None
+    if len(members) == 1:
+        return first
+    edits: List[Edit] = []
+    for _, _, fix in members:
+        for edit in fix.edits if fix is not None else ():
+            if edit not in edits:
+                edits.append(edit)
+    return Fix(f"{first.message} ({len(members)} uses)", tuple(edits), safe=first.safe)
 
 
 def _sentence(text: str) -> str:

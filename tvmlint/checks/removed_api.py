@@ -30,8 +30,11 @@ class RemovedApi(HistoryRule):
         Case("import nnvm.compiler\n", expect="removed in 0.7", target="0.7"),
         Case("from tvm import relay\nmod = relay.ir_pass.infer_type(mod)\n", expect="removed in 0.6", target="0.6"),
         Case("from tvm import relay\n", expect="removed in 0.20", target="0.27"),
-        # one finding at the import; the later uses of the alias are not repeated
+        # the import, and each use whose entry says more than the import's (relay.transform, relay.build)
         Case("from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\nlib = relay.build(mod, 'llvm')\n",
+             expect="removed in 0.20", target="0.20", count=3),
+        # a use under the import's own entry is left to the import
+        Case("from tvm.relay import transform\nmod = transform.FoldScaleAxis()(mod)\nmod = transform.InferType()(mod)\n",
              expect="removed in 0.20", target="0.20"),
         # an attribute path through a removed module, reached without importing it
         Case("import tvm\nmod = tvm.tir.transform.Simplify()(mod)\n", expect="tvm.tir was split", target="0.27"),
