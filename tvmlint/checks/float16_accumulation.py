@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from tvmlint.analysis import call_arguments
+from tvmlint.kernel_use import KernelUse, is_test_path
 from tvmlint.knowledge import load_table
 from tvmlint.lazy import cst
 from tvmlint.rule import Case, Rule
@@ -27,10 +28,29 @@ from tvmlint.walk import Visitor, walk
 UNKNOWN = None  # a buffer whose dtype is not a literal
 
 
+@dataclass(frozen=True)
+class ByName:
+    """A dtype given as a bare name (`T.Buffer((n,), dtype)`): it counts only where the name is
+    bound to one literal (`KernelUse.literal`)."""
+
+    name: str
+
+
 @dataclass
 class Declared:
-    dtype: Optional[str]
+    dtype: object  # a literal, UNKNOWN, or ByName
     node: cst.CSTNode
+
+
+@dataclass
+class _Candidate:
+    node: cst.CSTNode
+    line: int
+    column: int
+    dtype: str
+    shape: tuple  # what makes two findings of one module the same kernel shape
+    message: str
+    tensor: bool  # a te.sum (else a TVMScript block)
 
 
 @functools.lru_cache(maxsize=None)
@@ -69,9 +89,34 @@ def _declarations(version) -> Tuple[frozenset, Dict[str, dict], Dict[str, dict]]
 
 
 @functools.lru_cache(maxsize=None)
+def _runners() -> frozenset:
+    """What builds or runs a kernel (numerics.toml `kernel_run`)."""
+    return frozenset(api for row in _facts().get("kernel_run", []) for api in row["api"])
+
+
+@functools.lru_cache(maxsize=None)
 def _declaring(version) -> frozenset:
     buffer_types, decls, tensors = _declarations(version)
     return buffer_types | frozenset(decls) | frozenset(tensors)
+
+
+def _may_accumulate_low(accumulated, module) -> bool:
+    """Whether a buffer some block adds into may be low-precision, by what the module's
+    declarations of that name give as literals (`UsedNames.declared`): a low-precision one, or
+    no dtype at all (the dtype is then a name, or the default, which only `KernelUse` decides)."""
+    low = _low()
+    for name in accumulated:
+        literals = module.declared.get(name, ())
+        if not low.isdisjoint(literals) or not any(_is_dtype(text) for text in literals):
+            return True
+    return False
+
+
+def _is_dtype(text: str) -> bool:
+    return text.startswith(_DTYPE_PREFIXES)
+
+
+_DTYPE_PREFIXES = ("float", "bfloat", "int", "uint", "bool", "e4m3", "e5m2")
 
 
 class _Walker(Visitor):
@@ -199,25 +244,21 @@ class Float16Accumulation(Rule):
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
-        # the accumulator's dtype is only ever judged from a string literal ("float16")
-        low = _low()
-        if not super().wants(used, knowledge) or used.strings.isdisjoint(low):
+        # the accumulator's dtype is only ever judged from a string literal ("float16"), written
+        # in the declaration or bound to the name the declaration gives (`dtype = "float16"`)
+        if not super().wants(used, knowledge) or used.strings.isdisjoint(_low()):
             return False
-        if used.uses_any(_sum_apis(knowledge.version)):
-            return True
-        # a TVMScript block is reported only for a buffer it initialises and adds into, declared
-        # with a low-precision literal among the declaration's arguments
-        return any(not low.isdisjoint(used.declared.get(name, ())) for name in used.accumulated)
+        return used.uses_any(_sum_apis(knowledge.version)) or _may_accumulate_low(used.accumulated, used)
 
     @classmethod
     def may_hold_in_function(cls, function, module, knowledge) -> bool:
         # Findings are a block's or a te.sum's in the function, and a function's declarations
         # are seen only inside it: a function with no sum, and no block adding into a buffer
-        # that some declaration of the module gives a low-precision literal, holds none.
+        # that may be low-precision (`_may_accumulate_low`), holds none. (Whether a test builds
+        # the kernel, and what a dtype name is bound to, are read from the whole original text.)
         if function.uses_any(_sum_apis(knowledge.version)):
             return True
-        low = _low()
-        return any(not low.isdisjoint(module.declared.get(name, ())) for name in function.accumulated)
+        return _may_accumulate_low(function.accumulated, module)
 
     @classmethod
     def may_matter_in_body(cls, statement, module, knowledge) -> bool:
@@ -243,10 +284,57 @@ class Float16Accumulation(Rule):
         return self.walker.get_visitors()
 
     def finish(self) -> None:
+        self.candidates: List[_Candidate] = []
         for block, scope in self.walker.blocks:
             self._judge_block(block, scope)
         for call, scope in self.walker.sums:
             self._judge_sum(call, scope)
+        self._report_kernels()
+
+    # -- which kernels, and each shape once ---------------------------------------------------
+
+    @property
+    def use(self) -> KernelUse:
+        """The module's stdlib tree read for what it does with its kernels (built lazily: most
+        modules TVM401 sees hold no candidate)."""
+        if getattr(self, "_use", None) is None:
+            self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""))
+        return self._use
+
+    def _in_test_module(self) -> bool:
+        return bool(getattr(self.file.analysis, "is_test_module", False)) or is_test_path(self.file.path)
+
+    def _runs(self, candidate: _Candidate) -> bool:
+        """Whether a test module visibly builds or runs the kernel that holds a candidate."""
+        chain = self.use.chain_at(candidate.line)
+        start = self.use.tensor_start(chain) if candidate.tensor else self.use.kernel_start(chain, candidate.line)
+        return start is not None and self.use.reaches_run(*start)
+
+    def _report_kernels(self) -> None:
+        kept = sorted(self.candidates, key=lambda c: (c.line, c.column))
+        if kept and self._in_test_module():
+            # a test's kernel computes something only when the test builds or runs it: the
+            # Before/Expected modules of a transform test are only compared as structures
+            kept = [candidate for candidate in kept if self._runs(candidate)]
+        groups: Dict[tuple, List[_Candidate]] = {}
+        for candidate in kept:
+            groups.setdefault(candidate.shape, []).append(candidate)
+        for group in groups.values():
+            first, rest = group[0], group[1:]
+            message = first.message
+            if rest:
+                lines = ", ".join(str(c.line) for c in rest[:5]) + (", ..." if len(rest) > 5 else "")
+                message += f" (and {len(rest)} more of this shape in this file, on line{'s' if len(rest) > 1 else ''} {lines})"
+            self.report(first.node, message)
+
+    def _resolve(self, dtype, node: cst.CSTNode) -> Tuple[Optional[str], str]:
+        """A declared dtype as a literal, and how it was found (for the message)."""
+        if isinstance(dtype, ByName):
+            found = self.use.literal(dtype.name, self.file.span(node)[0].line)
+            if found is None:
+                return UNKNOWN, ""
+            return found[0], f" through `{dtype.name}`, bound to \"{found[0]}\" on line {found[1]}"
+        return dtype, ""
 
     # -- dtypes ----------------------------------------------------------------------
 
@@ -255,7 +343,7 @@ class Float16Accumulation(Rule):
         if isinstance(node, cst.Subscript) and self.file.qualname(node.value) in self.buffer_types:
             parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
             if len(parts) >= 2:
-                return parts[1].evaluated_value if isinstance(parts[1], cst.SimpleString) else UNKNOWN
+                return _literal_or_name(parts[1])
             return self.decls[self.file.qualname(node.value)].get("default_dtype", "float32")
         if not isinstance(node, cst.Call):
             return False
@@ -267,7 +355,7 @@ class Float16Accumulation(Rule):
         dtype = args.get("dtype")
         if dtype is None:
             return UNKNOWN if hidden else row.get("default_dtype", "float32")
-        return dtype.evaluated_value if isinstance(dtype, cst.SimpleString) else UNKNOWN
+        return _literal_or_name(dtype)
 
     # -- TVMScript blocks -----------------------------------------------------------------
 
@@ -287,21 +375,32 @@ class Float16Accumulation(Rule):
             if target is None:
                 continue
             declared = scope.get(target.value.value)
-            if declared is None or declared.dtype not in self.low:
+            if declared is None:
                 continue
-            self.report(target, self._block_message(block, target.value.value, declared))
+            dtype, how = self._resolve(declared.dtype, declared.node)
+            if dtype not in self.low:
+                continue
+            name = self._block_name(block)
+            start = self.file.span(target)[0]
+            self.candidates.append(_Candidate(
+                target, start.line, start.column, dtype, ("block", name, target.value.value, dtype),
+                self._block_message(name, target.value.value, declared, dtype, how), False,
+            ))
 
-    def _block_message(self, block: cst.With, buffer: str, declared: Declared) -> str:
-        name = ""
+    def _block_name(self, block: cst.With) -> str:
         for item in block.items:
             if self._is_call_to(item.item, self.block_apis) and item.item.args:
                 first = item.item.args[0].value
                 if isinstance(first, cst.SimpleString):
-                    name = f" of block '{first.evaluated_value}'"
+                    return first.evaluated_value
+        return ""
+
+    def _block_message(self, name: str, buffer: str, declared: Declared, dtype: str, how: str) -> str:
+        of = f" of block '{name}'" if name else ""
         line = self.file.span(declared.node)[0].line
         return (
-            f"The reduction{name} accumulates in {buffer}, a {declared.dtype} buffer (declared on line {line}): "
-            f"every partial sum is rounded to {declared.dtype}, so the result depends on the order of the additions "
+            f"The reduction{of} accumulates in {buffer}, a {dtype} buffer (declared on line {line}{how}): "
+            f"every partial sum is rounded to {dtype}, so the result depends on the order of the additions "
             "and changes when a schedule or tuning reorders the loops (a reported conv2d moved by up to 0.5). "
             "Accumulate in a float32 buffer (T.alloc_buffer(..., \"float32\")) and cast once at the end"
         )
@@ -318,20 +417,35 @@ class Float16Accumulation(Rule):
         if reads.cast or not reads.tensors:
             return
         dtypes = set()
+        hows = []
         for name in reads.tensors:
             declared = scope.get(name)
             if declared is None:
                 return
-            dtypes.add(declared.dtype)
+            dtype, how = self._resolve(declared.dtype, declared.node)
+            dtypes.add(dtype)
+            if how:
+                hows.append(f"{name}'s dtype{how}")
         if len(dtypes) != 1 or not dtypes <= self.low:
             return
         dtype = dtypes.pop()
-        self.report(
-            call,
-            f"te.sum adds {dtype} values in {dtype}: every partial sum is rounded, so the result depends on the "
+        where = f" ({'; '.join(dict.fromkeys(hows))})" if hows else ""
+        start = self.file.span(call)[0]
+        self.candidates.append(_Candidate(
+            call, start.line, start.column, dtype, ("te.sum", dtype, tuple(sorted(set(reads.tensors)))),
+            f"te.sum adds {dtype} values in {dtype}{where}: every partial sum is rounded, so the result depends on the "
             "order of the additions and changes when a schedule reorders the reduction. Sum in float32: "
             "te.sum(x.astype(\"float32\"), axis=...), and cast the result back if you need",
-        )
+            True,
+        ))
+
+
+def _literal_or_name(node: cst.BaseExpression):
+    if isinstance(node, cst.SimpleString):
+        return node.evaluated_value
+    if isinstance(node, cst.Name):
+        return ByName(node.value)
+    return UNKNOWN
 
 
 def _stores(body: cst.BaseSuite) -> List[Tuple[str, cst.Subscript]]:
