@@ -86,6 +86,16 @@ LOCAL = object()  # a name bound by the checked code itself: never TVM's
 
 
 @dataclass
+class Constant:
+    """A name assigned a literal (`OPT_LEVEL = 3`, `PASSES = ["FoldConstant"]`); it stands for
+    that literal only where its scope binds the name once (`ModuleAnalysis.literal`)."""
+
+    node: cst.BaseExpression
+    scope: "Scope"
+    name: str
+
+
+@dataclass
 class Ambiguous:
     """A name bound to different tracked values on different paths (if/else, try, loops)."""
 
@@ -124,6 +134,7 @@ class Scope:
     qualname: str = ""
     parent: Optional["Scope"] = None
     test_class: bool = False  # a class whose test methods a test runner calls
+    node: Optional[cst.CSTNode] = None  # the module or function whose body the scope is
 
 
 @dataclass
@@ -226,6 +237,71 @@ def _holds(node: cst.CSTNode, kind: type) -> bool:
     return False
 
 
+def _is_literal(node: cst.BaseExpression) -> bool:
+    """An int (negative too), a plain string, or a list/tuple of plain strings."""
+    if int_literal(node) is not None or isinstance(node, cst.SimpleString):
+        return True
+    return string_list(node) is not None
+
+
+def _binding_counts(scope: cst.CSTNode) -> Dict[str, int]:
+    """How many times each name is bound in a module's or function's own body (a nested
+    function's or class's name counts, what it binds inside does not); at module level, a
+    `global` statement anywhere counts as one more binding. Asked only for names that hold a
+    literal where one matters, so a few scopes per module at most."""
+    counts: Dict[str, int] = {}
+
+    def add(target: cst.CSTNode) -> None:
+        for name in _target_names(target) if not isinstance(target, cst.Name) else [target.value]:
+            counts[name] = counts.get(name, 0) + 1
+
+    body = scope.body if isinstance(scope, cst.FunctionDef) else scope
+    stack: List[cst.CSTNode] = list(body.children) if not isinstance(scope, cst.Module) else list(scope.body)
+    if isinstance(scope, cst.FunctionDef):
+        for param in (*scope.params.posonly_params, *scope.params.params, *scope.params.kwonly_params):
+            add(param.name)
+    global_scope = isinstance(scope, cst.Module)
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            add(node.name)
+            if global_scope:
+                stack.extend(n for n in _all_nodes(node) if isinstance(n, cst.Global))
+            continue
+        if isinstance(node, cst.Lambda):
+            continue
+        if isinstance(node, cst.Global) and global_scope:
+            for item in node.names:
+                add(item.name)
+            continue
+        if isinstance(node, cst.AssignTarget):
+            add(node.target)
+        elif isinstance(node, (cst.AnnAssign, cst.AugAssign)) and (
+            not isinstance(node, cst.AnnAssign) or node.value is not None
+        ):
+            add(node.target)
+        elif isinstance(node, (cst.For, cst.CompFor)):
+            add(node.target)
+        elif isinstance(node, cst.AsName):
+            add(node.name)
+        elif isinstance(node, cst.NamedExpr):
+            add(node.target)
+        elif isinstance(node, cst.Del):
+            add(node.target)
+        elif isinstance(node, cst.ImportAlias) and node.asname is None:
+            add(cst.Name(dotted(node.name).split(".")[0]) if dotted(node.name) else node.name)
+        stack.extend(node.children)
+    return counts
+
+
+def _all_nodes(node: cst.CSTNode):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(current.children)
+
+
 def _autouse(decorator: cst.Decorator) -> bool:
     call = decorator.decorator
     return isinstance(call, cst.Call) and any(
@@ -304,6 +380,7 @@ class ModuleAnalysis(Visitor):
         self._plain_fixtures: Set[str] = set()
         self._autouse_context = False  # an autouse fixture here enters a `with`
         self._raise_withs: Set[cst.With] = set()
+        self._binding_counts: Dict[cst.CSTNode, Dict[str, int]] = {}
         self.call_ordinals: Dict[cst.Call, int] = {}
 
     # -- generic bookkeeping -------------------------------------------------------
@@ -461,6 +538,32 @@ class ModuleAnalysis(Visitor):
                 local = alias.asname.name.value
             self._bind(local, ImportBinding(full, alias))
 
+    # -- values the code fixes once ----------------------------------------------------
+
+    def _constant(self, node: cst.Assign) -> Optional[Constant]:
+        if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
+            return None
+        if not _is_literal(node.value):
+            return None
+        return Constant(node.value, self._scope, node.targets[0].target.value)
+
+    def literal(self, node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
+        """`node`, or for a name bound once in its scope to a literal, that literal."""
+        if isinstance(node, cst.Name):
+            binding = self._lookup(node.value)
+            if isinstance(binding, Constant) and self._bound_once(binding):
+                return binding.node
+        return node
+
+    def _bound_once(self, constant: Constant) -> bool:
+        scope = constant.scope
+        if scope.node is None or scope.kind == "class":
+            return False
+        counts = self._binding_counts.get(scope.node)
+        if counts is None:
+            counts = self._binding_counts[scope.node] = _binding_counts(scope.node)
+        return counts.get(constant.name, 0) == 1
+
     # -- values --------------------------------------------------------------------
 
     def value_of(self, node: Optional[cst.BaseExpression]) -> object:
@@ -560,7 +663,7 @@ class ModuleAnalysis(Visitor):
         name_node = args.get("name")
         name = name_node.evaluated_value if isinstance(name_node, cst.SimpleString) else spec.default_name
         level_node = args.get("opt_level")
-        level = int_literal(level_node)
+        level = int_literal(self.literal(level_node))
         gated = Gated(name, level if level is not None else spec.default_opt_level, tuple(members), "Sequential")
         value = SequentialValue(gated, self._short(qualname) + "([...])", call, level_node)
         self.sequentials.append(value)
@@ -570,9 +673,9 @@ class ModuleAnalysis(Visitor):
         args, hidden = call_arguments(call, factory.params)
         known = not hidden
         level_node = args.get("opt_level")
-        level = int_literal(level_node) if level_node is not None else factory.default_opt_level
-        required = string_list(args["required_pass"]) if "required_pass" in args else ()
-        disabled = string_list(args["disabled_pass"]) if "disabled_pass" in args else ()
+        level = int_literal(self.literal(level_node)) if level_node is not None else factory.default_opt_level
+        required = string_list(self.literal(args["required_pass"])) if "required_pass" in args else ()
+        disabled = string_list(self.literal(args["disabled_pass"])) if "disabled_pass" in args else ()
         config = None
         config_node = args.get("config")
         if isinstance(config_node, cst.Dict):
@@ -614,8 +717,9 @@ class ModuleAnalysis(Visitor):
     # -- scopes --------------------------------------------------------------------
 
     def visit_Module(self, node: cst.Module) -> None:
-        # Bind top-level imports and functions first, so a function may call one
-        # defined below it (resolution happens when the call is reached).
+        # Bind top-level imports, functions and constants first, so a function may use one
+        # defined below it (resolution happens when the use is reached).
+        self._scope.node = node
         for statement in node.body:
             if isinstance(statement, cst.SimpleStatementLine):
                 for small in statement.body:
@@ -623,6 +727,10 @@ class ModuleAnalysis(Visitor):
                         self._bind_import(small)
                     elif isinstance(small, cst.ImportFrom):
                         self._bind_import_from(small)
+                    elif isinstance(small, cst.Assign):
+                        constant = self._constant(small)
+                        if constant is not None:
+                            self._bind(constant.name, constant)
             elif isinstance(statement, cst.FunctionDef):
                 self._bind(statement.name.value, FunctionValue(f"{self.module_name}.{statement.name.value}"))
         self.import_refs.clear()  # re-collected in order as the walk reaches them
@@ -723,7 +831,7 @@ class ModuleAnalysis(Visitor):
         self._bind(node.name.value, binding)
         self.functions.append(qualname)
         entry = self._entry_context(node)
-        self._scope = Scope("function", qualname=qualname, parent=self._scope)
+        self._scope = Scope("function", qualname=qualname, parent=self._scope, node=node)
         for param in self._parameter_names(node.params):
             self._bind(param, LOCAL)
         self._frames.append(Frame(entry if entry is not None else Inherited(qualname)))
@@ -782,6 +890,10 @@ class ModuleAnalysis(Visitor):
     # -- assignments -----------------------------------------------------------------
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        constant = self._constant(node)
+        if constant is not None:
+            self._bind(constant.name, constant)
+            return
         value = self.value_of(node.value)
         single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
         if isinstance(value, ContextValue) and value.state == "created":

@@ -141,9 +141,13 @@ def _screen(positions: Dict[str, Optional[int]], below: int) -> "re.Pattern[str]
     first = "|".join(re.escape(n) for n, at in positions.items() if at == 0)
     elsewhere = "|".join(re.escape(n) for n, at in positions.items() if at not in (0, None))
     every = "|".join(re.escape(n) for n in positions)
-    alternatives = [r"\bopt_level" + _GAP + "=" + _GAP + low]
+    # a level may also be a name bound once to a literal (`OPT = 0`, then `opt_level=OPT`):
+    # such a module is parsed, and `literal_levels` reads what the name is assigned
+    name = r"[A-Za-z_]\w*"
+    alternatives = [r"\bopt_level" + _GAP + "=" + _GAP + r"(?:" + low + "|" + name + ")"]
     if first:
         alternatives.append(r"\b(?:" + first + r")" + _GAP + r"\(" + _GAP + low)
+        alternatives.append(r"\b(?:" + first + r")" + _GAP + r"\(" + _GAP + name + _GAP + r"[,)]")
     if elsewhere:
         alternatives.append(r"\b(?:" + elsewhere + r")" + _GAP + r"\(")
     # `import ... PassContext as PC`, `PC = tvm.transform.PassContext` (not a call of it, nor
@@ -161,7 +165,9 @@ def _lowest_call_level(tree: ast.Module, factories: Factories, below: int) -> Op
 def literal_levels(tree: ast.Module, positions: Dict[str, Optional[int]]) -> List[int]:
     """Every integer literal a module gives as the opt_level of a call whose callee's last
     name is in `positions` (its value: where opt_level goes without a keyword, None: never,
-    -1: anywhere), or a name it binds to one (`import ... as`, `x = ...`, `x := ...`)."""
+    -1: anywhere), or a name it binds to one (`import ... as`, `x = ...`, `x := ...`).
+    A level written as a name counts every integer literal the module assigns that name
+    anywhere (more than the analysis, which follows a name bound once, never fewer)."""
     positions = dict(positions)
     calls: List[ast.Call] = []
     assigned: List[Tuple[List[str], ast.expr]] = []
@@ -191,12 +197,27 @@ def literal_levels(tree: ast.Module, positions: Dict[str, Optional[int]]) -> Lis
                 if target not in positions:
                     positions[target] = positions[last]
                     grown = True
-    levels = []
+    constants: Dict[str, List[int]] = {}
+    for targets, value in assigned:
+        literal = _literal(value)
+        if literal is not None:
+            for target in targets:
+                constants.setdefault(target, []).append(literal)
+    levels: List[Optional[int]] = []
+
+    def given(node: ast.AST) -> None:
+        if type(node) is ast.Name:
+            levels.extend(constants.get(node.id, ()))
+        else:
+            levels.append(_literal(node))
+
     for call in calls:
         last = _last_name(call.func)
         if last is None or last not in positions:
             continue
-        levels.extend(_literal(keyword.value) for keyword in call.keywords if keyword.arg == "opt_level")
+        for keyword in call.keywords:
+            if keyword.arg == "opt_level":
+                given(keyword.value)
         at = positions[last]
         if at is None:
             continue
@@ -204,7 +225,7 @@ def literal_levels(tree: ast.Module, positions: Dict[str, Optional[int]]) -> Lis
             if type(arg) is ast.Starred:
                 break
             if at == -1 or position == at:
-                levels.append(_literal(arg))
+                given(arg)
     return [level for level in levels if level is not None]
 
 

@@ -39,6 +39,14 @@ class GatedPassSkipped(Rule):
         # members named in required_pass run
         FOLD + "with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):\n"
         "    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # a name bound twice (here, once more after the function) is not fixed: no guessing
+        FOLD + "OPT = 2\ndef run(mod):\n    with tvm.transform.PassContext(opt_level=OPT):\n"
+        "        return relay.transform.FoldScaleAxis()(mod)\nOPT = 3\nrun(mod0)\n",
+        FOLD + "OPT = 2\ndef setup():\n    global OPT\n    OPT = 3\n"
+        "with tvm.transform.PassContext(opt_level=OPT):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        FOLD + "def run(mod, fast):\n    level = 2\n    if fast:\n        level = 3\n"
+        "    with tvm.transform.PassContext(opt_level=level):\n        return relay.transform.FoldScaleAxis()(mod)\nrun(m, f)\n",
+        FOLD + "OPT = 3\nwith tvm.transform.PassContext(opt_level=OPT):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         # a local name that looks like TVM's is not TVM's
         "class relay:\n    class transform:\n        FoldScaleAxis = object\n"
         "mod = relay.transform.FoldScaleAxis()(mod)\n",
@@ -140,6 +148,15 @@ class GatedPassSkipped(Rule):
             files={"helpers.py": FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n"},
             expect="when helpers.fold is called from",
         ),
+        # values the code fixes once: a module constant, a local assigned once, a pass list in a name
+        Case(FOLD + "OPT_LEVEL = 2\n\ndef run(mod):\n    with tvm.transform.PassContext(opt_level=OPT_LEVEL):\n"
+             "        return relay.transform.FoldScaleAxis()(mod)\n\nrun(mod0)\n", expect="opt_level=OPT_LEVEL"),
+        Case(FOLD + "def run(mod):\n    level = 1\n    with tvm.transform.PassContext(opt_level=level):\n"
+             "        return relay.transform.FoldScaleAxis()(mod)\n\nrun(mod0)\n", expect="at opt_level 1"),
+        Case(FOLD + "KEEP = ['ForwardFoldScaleAxis']\nwith tvm.transform.PassContext(required_pass=KEEP):\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod)\n", expect="BackwardFoldScaleAxis"),
+        Case("import tvm\nfrom tvm import relax\nLEVEL = 0\nwith tvm.transform.PassContext(opt_level=LEVEL):\n"
+             "    mod = relax.transform.CanonicalizeBindings()(mod)\n", expect="opt_level 0", target="0.27"),
         # entry points: pytest calls a test function (or a Test class's method) at the default context
         Case(FOLD + "import pytest\n@pytest.mark.parametrize('dtype', ['float32'])\ndef test_fold(dtype, target):\n"
              "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", expect="the test runner calls test_fold"),
