@@ -73,6 +73,10 @@ class Finding:
     # What the finding rests on, for the companion to check (a deferred finding's
     # payload and resolved context); never printed, not part of equality.
     facts: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
+    # Other lines whose `# noqa` also suppresses the finding: where what it rests on is
+    # written, when that is not the reported line (the `with` that sets an opt_level a
+    # build below it runs at). Never printed, not part of equality.
+    noqa_lines: Tuple[int, ...] = field(default=(), compare=False, repr=False)
 
     def __post_init__(self) -> None:
         # One rule on the same name in many files says the same thing: a run that holds

@@ -11,7 +11,7 @@ selection, sorting) then runs over every file's result, cached or not.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
@@ -226,7 +226,12 @@ class _Run:
 
             if self.judges is None:
                 self.judges = _judges()
-            settle(checked.result, self.judges)
+            result = checked.result
+            lines = _noqa_lines_of_deferred(result)
+            settled = len(result.findings)
+            settle(result, self.judges)
+            if lines:
+                result.findings[settled:] = _with_noqa_lines(result.findings[settled:], lines)
         return kept(checked, self.roots)
 
     def _store(self, index: int, state, checked: Checked, stage: str, follow: Follow) -> None:
@@ -489,6 +494,25 @@ def _judges() -> Dict[str, object]:
     return {code: cls.judge for code, cls in all_rules().items() if "judge" in cls.__dict__}
 
 
+def _noqa_lines_of_deferred(result: FileResult) -> Dict[tuple, Tuple[int, ...]]:
+    """The extra noqa lines (Deferred.noqa_lines) of a file's deferred findings, by place."""
+    return {(d.code, d.start, d.end): d.noqa_lines for d in result.deferred if d.noqa_lines}
+
+
+def _with_noqa_lines(findings: List[Finding], lines: Dict[tuple, Tuple[int, ...]]) -> List[Finding]:
+    """Findings judged from deferred ones, given their deferred finding's extra noqa lines."""
+    out = []
+    for finding in findings:
+        extra = lines.get((finding.code, finding.start, finding.end))
+        out.append(replace(finding, noqa_lines=extra) if extra and not finding.noqa_lines else finding)
+    return out
+
+
+def _suppressed(noqa, finding: Finding) -> bool:
+    """A `# noqa` on the reported line, or on one of the finding's noqa_lines."""
+    return any(is_suppressed(noqa, line, finding.code) for line in (finding.start.line, *finding.noqa_lines))
+
+
 def finalize(results: Sequence[FileResult]) -> List[Finding]:
     """Judge deferred findings across the project, apply selection and noqa, sort."""
     from tvmlint.project import Project
@@ -497,10 +521,12 @@ def finalize(results: Sequence[FileResult]) -> List[Finding]:
     judged = Project(results).findings(judges) if judges else {}
     findings: List[Finding] = []
     for result in results:
-        for finding in list(result.findings) + judged.get(result.path, []):
+        made = judged.get(result.path, [])
+        lines = _noqa_lines_of_deferred(result) if made else {}
+        for finding in list(result.findings) + (_with_noqa_lines(made, lines) if lines else made):
             if finding.code not in result.codes:
                 continue
-            if is_suppressed(result.noqa, finding.start.line, finding.code):
+            if result.noqa and _suppressed(result.noqa, finding):
                 continue
             findings.append(finding)
     findings.sort(key=lambda f: f.sort_key)

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import Dict, List, Optional, Set, Tuple
 
+from tvmlint.context_args import context_calls
 from tvmlint.contexts import Gated, PassCtx
 from tvmlint.knowledge import load_table
 from tvmlint.lazy import cst
@@ -68,12 +69,29 @@ class FastMathEnabled(Rule):
              "    ex = tvm.compile(mod, target='llvm')\n", target="0.27"),
         # a helper nobody calls: its context is unknown
         HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n",
+        # asking for the pass by name is as deliberate as calling it (TVM's own FastMath tests)
+        HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath']):\n"
+        "    exe = relay.vm.compile(mod, 'llvm')\n",
+        HEAD + "with tvm.transform.PassContext(opt_level=4, required_pass=['FastMath']):\n"
+        "    lib = relay.build(mod, 'llvm')\n",
+        # the noqa sits on the `with` that sets the level (where TVM303 reports), not on the build
+        HEAD + "with tvm.transform.PassContext(opt_level=4):  # noqa: TVM302\n    lib = relay.build(mod, 'llvm')\n",
+        HEAD + "def build(mod):\n    with tvm.transform.PassContext(\n        opt_level=4,  # noqa: TVM302\n"
+        "    ):\n        return relay.build(mod, 'llvm')\n",
+        HEAD + "ctx = tvm.transform.PassContext(opt_level=4)\nwith ctx:  # noqa: TVM302\n    lib = relay.build(mod, 'llvm')\n",
+        Case(RELAX + "with tvm.transform.PassContext(config={'tirx.enable_fast_math': True}):  # noqa: TVM302\n"
+             "    ex = tvm.compile(mod, target='llvm')\n", target="0.27"),
     ]
     INVALID = [
         Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    lib = relay.build(mod, 'llvm')\n",
              expect="opt_level 4"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath']):\n"
-             "    exe = relay.vm.compile(mod, 'llvm')\n", expect="required_pass"),
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    exe = relay.vm.compile(mod, 'llvm')\n",
+             expect="the outputs may change"),
+        # a noqa for another rule, or on a `with` that is not the one around the build, does not hide it
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=4):  # noqa: TVM303\n    lib = relay.build(mod, 'llvm')\n",
+             expect="opt_level 4"),
+        Case(HEAD + "ctx = tvm.transform.PassContext(opt_level=4)\nwith ctx:\n    lib = relay.build(mod, 'llvm')\n"
+             "with tvm.transform.PassContext(opt_level=3):  # noqa: TVM302\n    pass\n", expect="opt_level 4"),
         Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.FastMath(), relay.transform.FoldConstant()])\n"
              "with tvm.transform.PassContext(opt_level=4):\n    mod = seq(mod)\n", expect="FastMath"),
         # the context comes from the caller
@@ -108,9 +126,15 @@ class FastMathEnabled(Rule):
         facts = load_table("numerics.toml")
         fast = facts.get("fast_math", {})
         self.pass_name = fast.get("pass", "FastMath")
-        for run in self.file.analysis.runs:
-            if contains(run.members, self.pass_name):
-                self.defer(run.node, run.ctx, PassRun(run.members, run.display, self.pass_name))
+        # (node, ctx, payload), deferred in finish(), once the walk has seen the `with`s
+        self.pending: List[tuple] = [
+            (run.node, run.ctx, PassRun(run.members, run.display, self.pass_name))
+            for run in self.file.analysis.runs if contains(run.members, self.pass_name)
+        ]
+        self.with_lines: Dict[cst.Call, int] = {}  # a context call written as a `with` item -> the with's line
+        self.named_withs: List[Tuple[str, cst.With]] = []  # `with ctx:`: the name and the statement
+        self.bound_to: Dict[cst.Call, str] = {}  # `ctx = PassContext(...)`: the call -> the name
+        self.calls: Optional[list] = None  # the file's context calls, read when first needed
         self.key = fast.get("config_key")
         version = self.file.knowledge.version
         self.builds = frozenset()
@@ -129,7 +153,61 @@ class FastMathEnabled(Rule):
         ctx = self.file.analysis.context_at.get(node)
         if qualname in self.builds and ctx is not None:
             shown = qualname[4:] if qualname.startswith("tvm.relax.") else qualname
-            self.defer(node, ctx, ConfigBuild(f"{shown}(...)", self.key))
+            self.pending.append((node, ctx, ConfigBuild(f"{shown}(...)", self.key)))
+
+    def visit_With(self, node: cst.With) -> None:
+        if not (self.pending or self.builds):
+            return
+        line = self.file.span(node)[0].line
+        for item in node.items:
+            if isinstance(item.item, cst.Call):
+                self.with_lines[item.item] = line
+            elif isinstance(item.item, cst.Name):
+                self.named_withs.append((item.item.value, node))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if (self.pending or self.builds) and isinstance(node.value, cst.Call) and len(node.targets) == 1:
+            target = node.targets[0].target
+            if isinstance(target, cst.Name):
+                self.bound_to[node.value] = target.value
+
+    def finish(self) -> None:
+        for node, ctx, payload in self.pending:
+            lines = self._where_set(node, ctx) if isinstance(ctx, PassCtx) else ()
+            self.defer(node, ctx, payload, noqa_lines=lines)
+
+    def _where_set(self, node: cst.CSTNode, ctx: PassCtx) -> Tuple[int, ...]:
+        """The lines where this file writes the context `ctx` (its call, the level or config
+        it is given, the `with` that enters it around `node`): a `# noqa: TVM302` on any of
+        them suppresses the finding, as on the build's own line."""
+        if self.calls is None:
+            self.calls = list(context_calls(self.file))
+        lines: Set[int] = set()
+        for call in self.calls:
+            if call.value.ctx is not ctx and call.value.ctx != ctx:
+                continue
+            lines.add(self.file.span(call.call)[0].line)
+            for param in ("opt_level", "config"):
+                if param in call.args:
+                    lines.add(self.file.span(call.args[param])[0].line)
+            if call.call in self.with_lines:
+                lines.add(self.with_lines[call.call])
+            name = self.bound_to.get(call.call)
+            if name is not None:
+                lines.update(self._enclosing_withs(node, name))
+        return tuple(sorted(lines))
+
+    def _enclosing_withs(self, node: cst.CSTNode, name: str) -> Set[int]:
+        """First lines of the `with <name>:` statements whose span holds `node`."""
+        start, end = self.file.span(node)
+        found = set()
+        for candidate, statement in self.named_withs:
+            if candidate != name:
+                continue
+            outer_start, outer_end = self.file.span(statement)
+            if outer_start <= start and end <= outer_end:
+                found.add(outer_start.line)
+        return found
 
     @classmethod
     def judge(cls, payload, ctx: PassCtx) -> Optional[str]:
@@ -138,22 +216,20 @@ class FastMathEnabled(Rule):
                 return None
             return (
                 f"{payload.display} runs under {ctx.origin}, whose config sets {payload.key}=True: tirx.LowerIntrin "
-                "lowers exp, tanh, erf and friends with the target's fast approximations, so the outputs change. "
+                "lowers exp, tanh, erf and friends with the target's fast approximations, so the outputs may change. "
                 f"Leave {payload.key} out unless the model was validated with it"
             )
         if ctx.opt_level is None or ctx.required is None or ctx.disabled is None:
             return None
+        if payload.name in ctx.required:
+            return None  # asked for by name: as deliberate as calling the pass
         if not runs(payload.members, ctx, payload.name):
             return None
-        if payload.name in ctx.required:
-            why, remedy = f"required_pass names {payload.name}", "remove it from required_pass"
-        else:
-            why = f"opt_level {ctx.opt_level} enables it"
-            remedy = f"add disabled_pass=['{payload.name}'] or build at opt_level=3"
         where = ctx.origin if ctx.is_default else f"set by {ctx.origin}"
         return (
-            f"{payload.display} runs {payload.name} here ({why}; {where}): exp, tanh and erf are replaced by fast "
-            f"approximations and the outputs change. For exact numerics {remedy}"
+            f"{payload.display} runs {payload.name} here (opt_level {ctx.opt_level} enables it; {where}): exp, erf, "
+            f"tanh and softmax are replaced by fast approximations, so the outputs may change. For exact numerics add "
+            f"disabled_pass=['{payload.name}'] or build at opt_level=3"
         )
 
 

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import difflib
+import functools
 from dataclasses import dataclass
-from typing import Iterable, Optional
+from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
 from tvmlint.context_args import ContextSettingsRule, context_calls, replace_string, string_elements
 from tvmlint.contexts import PassCtx
 from tvmlint.diagnostics import Fix
+from tvmlint.knowledge import get_knowledge, known_releases
 from tvmlint.lazy import cst
 from tvmlint.registry import pass_name_releases, pass_names, release_span
 from tvmlint.rule import Case
+from tvmlint.versions import Version, parse_version
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"
@@ -26,15 +29,71 @@ class UnknownPass:
     unless_defined: str  # dropped when any module of the project defines a pass of this name
 
 
-def closest(name: str, names: Iterable[str]) -> Optional[str]:
+@dataclass(frozen=True)
+class Names:
+    """Registered pass names, and the Python constructors that make them (their API paths,
+    whole and by last component: `relay.transform.PartialEvaluate` registers 'PartialEval')."""
+
+    names: FrozenSet[str]
+    by_api: Dict[str, str]
+    by_constructor: Dict[str, FrozenSet[str]]  # case-folded last component -> registered names
+
+
+def _names(names: Iterable[str], apis: Iterable[Tuple[str, str]], unnamed: FrozenSet[str]) -> Names:
+    """`unnamed`: the name a Sequential given none has ('sequential'), never what a constructor's name meant."""
+    names = frozenset(names)
+    by_api: Dict[str, str] = {}
+    by_constructor: Dict[str, set] = {}
+    for api, registered in apis:
+        if registered not in names or registered in unnamed:
+            continue  # relay.transform.BatchingOps() is an unnamed Sequential: not what 'BatchingOps' meant
+        by_api[api] = registered
+        by_constructor.setdefault(api.rsplit(".", 1)[-1].lower(), set()).add(registered)
+    return Names(names, by_api, {k: frozenset(v) for k, v in by_constructor.items()})
+
+
+@functools.lru_cache(maxsize=None)
+def names_at(version: Version) -> Names:
+    """What TVM registers at one release."""
+    knowledge = get_knowledge(version)
+    apis = ((api, spec.name) for api, spec in knowledge.passes_by_api.items())
+    return _names(pass_names(version), apis, _unnamed(knowledge))
+
+
+def _unnamed(knowledge) -> FrozenSet[str]:
+    return frozenset(spec.default_name for spec in knowledge.sequential_classes.values())
+
+
+@functools.lru_cache(maxsize=None)
+def names_ever() -> Names:
+    """What any release tvmlint knows registers (a constructor maps to its newest name)."""
+    apis = {}
+    unnamed = set()
+    for release in known_releases():
+        knowledge = get_knowledge(parse_version(release))
+        unnamed.update(_unnamed(knowledge))
+        for api, spec in knowledge.passes_by_api.items():
+            apis[api] = spec.name
+    return _names(pass_name_releases(), apis.items(), frozenset(unnamed))
+
+
+def closest(name: str, known: Names) -> Optional[str]:
     """The registered name the user most likely meant, or None when nothing is close."""
-    names = sorted(names)
+    names = sorted(known.names)
     folded = {n.lower(): n for n in names}
+    # the constructor's path instead of its name: 'relay.transform.PartialEvaluate'
+    for api in (name, "tvm." + name):
+        if api in known.by_api:
+            return known.by_api[api]
     if name.lower() in folded:
         return folded[name.lower()]
     for old, new in PREFIX_MOVES:
-        if name.startswith(old) and new + name[len(old):] in names:
+        if name.startswith(old) and new + name[len(old):] in known.names:
             return new + name[len(old):]
+    # the constructor's name: 'PartialEvaluate', 'UnrollLoop' for 'tir.UnrollLoop'
+    made = known.by_constructor.get(name.rsplit(".", 1)[-1].lower(), frozenset())
+    if len(made) == 1:
+        return next(iter(made))
     # compared case-folded: 'FuseOP' is one letter from 'FuseOps', not two
     match = difflib.get_close_matches(name.lower(), list(folded), n=1, cutoff=0.8)
     return folded[match[0]] if match else None
@@ -59,10 +118,18 @@ class UnknownPassName(ContextSettingsRule):
         "with tvm.transform.PassContext(disabled_pass=['MyFusion']):\n    pass\n",
         Case("import tvm\nwith tvm.transform.PassContext(disabled_pass=['FuseOpz']):\n    pass\n",
              files={"mine.py": "import tvm\n@tvm.transform.module_pass(opt_level=level)\ndef FuseOpz(mod, ctx):\n    return mod\n"}),
-        # a name unlike anything TVM registers may come from another library: not judged
-        HEAD + "with tvm.transform.PassContext(disabled_pass=['MyCompanyQuantizer']):\n    pass\n",
-        # not a literal
+        # the decorated function's name is the pass's name (apache/tvm tests/python/relay/test_pass_manager.py)
+        "import tvm\nfrom tvm.relay import transform as _transform\n\n"
+        "@_transform.function_pass(opt_level=1)\ndef func_transform(expr, mod, ctx):\n    return expr\n\n"
+        "with tvm.transform.PassContext(required_pass=['func_transform']):\n    mod = tvm.transform.Sequential([func_transform])(mod)\n",
+        # a Sequential the file names itself
+        HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], name='MyPipeline')\n"
+        "with tvm.transform.PassContext(disabled_pass=['MyPipeline']):\n    pass\n",
+        # names built at run time are unknown: not judged
         HEAD + "with tvm.transform.PassContext(disabled_pass=names):\n    pass\n",
+        HEAD + "with tvm.transform.PassContext(disabled_pass=[f'tir.{name}', prefix + 'Foo', '%sBar' % ns, name]):\n    pass\n",
+        # an empty entry names nothing, as it means to
+        HEAD + "with tvm.transform.PassContext(disabled_pass=['']):\n    pass\n",
     ]
     INVALID = [
         Case(
@@ -84,6 +151,24 @@ class UnknownPassName(ContextSettingsRule):
         # removed with Relay
         Case("import tvm\nwith tvm.transform.PassContext(required_pass=['FastMath']):\n    pass\n",
              target="0.27", expect="requires nothing"),
+        # a name no release ever registered (TVM's own test at HEAD): what it resembles, and when that existed
+        Case("import tvm\nwith tvm.transform.PassContext(\n"
+             "    disabled_pass=['tirx.BF16Promote', 'tirx.BF16CastElimination', 'tirx.BF16TypeLowering']\n):\n"
+             "    f = tvm.compile(Module, target='cuda')\n",
+             target="0.27", count=3, expect="which only 0.7 to 0.11 registered: TVM 0.27 has no such pass"),
+        # the Python constructor's name, or its path, instead of the registered name
+        Case(RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOpsForInference']):\n    pass\n",
+             expect="nor of any pass another release registered, so it disables nothing",
+             fixed=RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOps']):\n    pass\n"),
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FoldExplicitPadding']):\n    pass\n",
+             expect="Did you mean ' FoldExplicitPadding'?"),
+        Case("import tvm\nwith tvm.transform.PassContext(disabled_pass=['UnrollLoop']):\n    pass\n",
+             expect="Did you mean 'tir.UnrollLoop'?"),
+        Case(HEAD + "with tvm.transform.PassContext(required_pass=['relay.transform.FoldConstant']):\n    pass\n",
+             expect="Did you mean 'FoldConstant'?"),
+        # like nothing TVM ever registered, defined nowhere in the project: still a no-op
+        Case(HEAD + "with tvm.transform.PassContext(disabled_pass=['MyCompanyQuantizer']):\n    pass\n",
+             expect="no module of this project defines one"),
         # positional arguments and the other factories
         Case(HEAD + "ctx = tvm.transform.PassContext(3, ['FoldScaleAxis'], ['AlterOpLayot'])\nwith ctx:\n    pass\n",
              expect="'AlterOpLayout'"),
@@ -91,30 +176,41 @@ class UnknownPassName(ContextSettingsRule):
 
     def start(self) -> None:
         version = self.file.knowledge.version
-        known = pass_names(version)
-        local = self.file.analysis.defined_pass_names
+        known = names_at(version)
+        local = set(self.file.analysis.defined_pass_names)
+        local.update(sequential.gated.name for sequential in self.file.analysis.sequentials)
         for call in context_calls(self.file):
             for param, verb in (("required_pass", "requires"), ("disabled_pass", "disables")):
                 for name, node in string_elements(call.args.get(param)):
-                    if name in known or name in local:
+                    if name in known.names or name in local or not name.strip():
                         continue
                     self._judge_name(name, node, param, verb, known, call.value.ctx)
 
-    def _judge_name(self, name: str, node: cst.SimpleString, param: str, verb: str, known, ctx) -> None:
+    def _judge_name(self, name: str, node: cst.SimpleString, param: str, verb: str, known: Names, ctx) -> None:
         target = self.file.knowledge.version_text
         other = pass_name_releases().get(name)
         suggestion = closest(name, known)
-        if other is None and suggestion is None:
-            return  # unlike anything TVM registers: perhaps another library's pass
-        why = f"only {release_span(other)} had it" if other else "no release ever had one by that name"
-        message = (
-            f"'{name}' in {param} is not the name of any pass in TVM {target} ({why}), so it {verb} nothing: "
-            "TVM does not check these names"
-        )
+        head = f"'{name}' in {param} is not the name of any pass in TVM {target}"
+        if other is not None:
+            message = f"{head} (only {release_span(other)} had it), so it {verb} nothing: TVM does not check these names"
+        else:
+            message = (
+                f"{head} nor of any pass another release registered, so it {verb} nothing: TVM does not check "
+                "these names"
+            )
         fix = None
         if suggestion is not None:
             message += f". Did you mean '{suggestion}'?"
             fix = Fix(f"Use '{suggestion}'", (replace_string(self.file, node, suggestion),), safe=False)
+        elif other is None:
+            elsewhere = closest(name, names_ever())
+            if elsewhere is not None:
+                message += (
+                    f". It looks like '{elsewhere}', which only {release_span(pass_name_releases()[elsewhere])} "
+                    f"registered: TVM {target} has no such pass"
+                )
+            else:
+                message += ", and no module of this project defines one"
         self.defer(node, ctx, UnknownPass(message, name), fix)
 
     @classmethod
