@@ -215,7 +215,7 @@ def write_stubs(path: Path, stubs: List[Tuple[Key, dict]]) -> None:
     for (tree, rel, line, code), finding in stubs:
         lines += ["[[verdict]]", f"tree = {json.dumps(tree)}", f"path = {json.dumps(rel)}", f"line = {line}",
                   f"code = {json.dumps(code)}", "verdict = \"\"", "why = \"\"",
-                  "# message: " + finding["message"].replace("\n", " "), ""]
+                  "# message: " + finding.get("message", "").replace("\n", " "), ""]
     fd, temporary = tempfile.mkstemp(dir=str(path.parent), prefix=f".{path.name}.")
     with os.fdopen(fd, "w", encoding="utf-8") as handle:
         handle.write("\n".join(lines))
@@ -235,6 +235,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "this folder, one file per rule")
     parser.add_argument("--findings", type=Path, help="write every finding (with its verdict, if any) as JSON")
     parser.add_argument("--jobs", default=None, help="passed to tvmlint --jobs")
+    parser.add_argument("--replay", type=Path, help="tally the findings a --findings file saved (an earlier "
+                        "run, such as the baseline before a change) against today's verdicts; runs nothing")
     args = parser.parse_args(argv)
 
     trees = [t for t in load_trees(args.trees) if not args.tree or t.name in args.tree]
@@ -245,6 +247,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     extra = ["--jobs", args.jobs] if args.jobs else []
 
     outcomes: List[Outcome] = []
+    if args.replay:
+        saved = json.loads(args.replay.read_text())
+        for tree in trees:
+            outcomes.append(Outcome(tree, [f for f in saved if f["tree"] == tree.name]))
+        trees = []
     for tree in trees:
         mirror = find_mirror(args.mirrors, tree.repo)
         if mirror is None:
@@ -268,7 +275,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     gone = [k for k in verdicts if k[0] in checked_names and k not in seen]
     print(f"new findings (no verdict): {len(new)}")
     for (tree, rel, line, code), finding in new[:60]:
-        print(f"  + {tree} {rel}:{line} {code} {finding['message'][:160]}")
+        print(f"  + {tree} {rel}:{line} {code} {finding.get('message', '')[:160]}")
     if len(new) > 60:
         print(f"  ... and {len(new) - 60} more (--unjudged FILE writes them all)")
     print(f"findings gone (verdict, no finding): {len(gone)}")
