@@ -117,6 +117,7 @@ class GatedRun:
     runner: Optional[Runner] = None
     wrapper_name: Optional[str] = None
     sequential: Optional[SequentialValue] = None  # the Sequential object run, when it is one
+    callee: Optional[object] = None  # the pass or Sequential object run (None: a runner)
 
 
 @dataclass
@@ -1091,10 +1092,11 @@ class ModuleAnalysis(Visitor):
         callee = self.value_of(node.func)
         if isinstance(callee, PassValue) and callee.runs_children:
             self.runs.append(
-                GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(), wrapper_name=callee.gated.name)
+                GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(),
+                         wrapper_name=callee.gated.name, callee=callee)
             )
         elif isinstance(callee, SequentialValue):
-            self.runs.append(GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(), sequential=callee))
+            self.runs.append(GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(), sequential=callee, callee=callee))
         elif isinstance(callee, FunctionValue):
             self.callsites.append(CallSite(callee.qualname, ctx, node))
 

@@ -39,6 +39,10 @@ class GatedPassSkipped(Rule):
         # members named in required_pass run
         FOLD + "with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):\n"
         "    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # the same Sequential run at the default level and again under opt_level 3, to show the
+        # difference (gallery/how_to/extend_tvm/use_pass_infra.py at v0.12.0, lines 142-162)
+        FOLD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant(), relay.transform.EliminateCommonSubexpr()])\n"
+        "mod1 = seq(mod)\nwith tvm.transform.PassContext(opt_level=3):\n    mod2 = seq(mod)\n",
         # a name bound twice (here, once more after the function) is not fixed: no guessing
         FOLD + "OPT = 2\ndef run(mod):\n    with tvm.transform.PassContext(opt_level=OPT):\n"
         "        return relay.transform.FoldScaleAxis()(mod)\nOPT = 3\nrun(mod0)\n",
@@ -197,8 +201,11 @@ class GatedPassSkipped(Rule):
 
     def start(self) -> None:
         analysis = self.file.analysis
+        shown = self._shown_both_ways(analysis.runs)
         for run in analysis.runs:
             if run.runner is not None and run.runner.report != self.code:
+                continue
+            if run.callee is not None and id(run.callee) in shown:
                 continue
             payload = GatedRunPayload(run.members, run.display, run.wrapper_name)
             fix = None
@@ -207,6 +214,20 @@ class GatedPassSkipped(Rule):
                 if skipped:
                     fix = self._wrap_fix(run.statement, max(s.member.opt_level for s in skipped))
             self.defer(run.node, run.ctx, payload, fix)
+
+    @staticmethod
+    def _shown_both_ways(runs) -> set:
+        """The pass objects the module runs where the gate skips members and again where it
+        runs them all: code that shows the difference on purpose (TVM's use_pass_infra
+        tutorial runs one `seq` at the default level, then under opt_level 3)."""
+        skipping, running = set(), set()
+        for run in runs:
+            if run.callee is None or not isinstance(run.ctx, PassCtx):
+                continue
+            skipped = gate(run.members, run.ctx)
+            if skipped is not None:
+                (skipping if skipped else running).add(id(run.callee))
+        return skipping & running
 
     def _wrap_fix(self, statement, level: int) -> Optional[Fix]:
         file = self.file
