@@ -159,6 +159,189 @@ class _Walker(Visitor):
             self.sums.append((node, self.scopes[-1]))
 
 
+# -- case sources, each written from the shape of a real file (cited) ----------------------------
+
+_GEMV_F16 = (
+    "    @T.prim_func\n"
+    "    def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):\n"
+    "        for i, j, k in T.grid(1, 64, 128):\n"
+    "            with T.block('NT_matmul'):\n"
+    "                vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
+    "                with T.init():\n"
+    "                    C[vi, vj] = T.float16(0)\n"
+    "                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]\n"
+)
+
+# tvm-head tests/python/s_tir/dlight/test_gpu_gemv.py (test_gemv_basic), the same at
+# tvm-v0.18.0 tests/python/dlight/test_gpu_gemv.py: a dlight rule's Before is scheduled and
+# compared with Expected, never built
+_DLIGHT_STRUCTURAL = (
+    "import tvm\nimport tvm.testing\nfrom tvm import dlight as dl\nfrom tvm.script import tir as T\nfrom tvm.target import Target\n\n\n"
+    "def test_gemv_basic():\n" + _GEMV_F16 + "\n"
+    "    @T.prim_func\n"
+    "    def expected(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):\n"
+    "        for i, j, k in T.grid(1, 64, 128):\n"
+    "            with T.block('NT_matmul'):\n"
+    "                vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
+    "                with T.init():\n"
+    "                    C[vi, vj] = T.float16(0)\n"
+    "                C[vi, vj] += A[vi, vk] * B[vj, vk]\n\n"
+    "    mod = tvm.IRModule({'main': before})\n"
+    "    with Target('nvidia/geforce-rtx-3090-ti'):\n"
+    "        mod = dl.ApplyDefaultSchedule(dl.gpu.GEMV())(mod)\n"
+    "    tvm.ir.assert_structural_equal(mod['main'], expected)\n"
+)
+
+# tvm-v0.18.0 tests/python/tir-transform/test_tir_transform_lower_thread_all_reduce.py: the
+# `before`/`expected` of a tvm.testing.CompareBeforeAfter subclass
+_COMPARE_BEFORE_AFTER = (
+    "import tvm\nimport tvm.testing\nfrom tvm.script import tir as T\n\n\n"
+    "class TestReduce(tvm.testing.CompareBeforeAfter):\n"
+    "    transform = tvm.tir.transform.LowerCrossThreadReduction()\n\n" + _GEMV_F16.replace("\n    ", "\n    ")
+    + "\n    expected = before\n"
+)
+
+# tvm-head tests/python/relax/test_transform_legalize_ops_nn.py: the Expected ir_module of a
+# legalization test; the test runs a pass on Before and compares
+_LEGALIZE_EXPECTED = (
+    "import tvm\nfrom tvm import relax\nfrom tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n\n"
+    "def test_matmul_fp16():\n"
+    "    @I.ir_module\n"
+    "    class Matmul:\n"
+    "        @R.function\n"
+    "        def main(x: R.Tensor((1, 128), 'float16'), w: R.Tensor((64, 128), 'float16')):\n"
+    "            gv = R.matmul(x, R.permute_dims(w), out_dtype='float16')\n"
+    "            return gv\n\n"
+    "    @I.ir_module\n"
+    "    class Expected:\n" + _GEMV_F16.replace("\n    ", "\n        ").replace("    @T.prim_func", "        @T.prim_func", 1) + "\n"
+    "    mod = relax.transform.LegalizeOps()(Matmul)\n"
+    "    tvm.ir.assert_structural_equal(mod, Expected)\n"
+)
+
+# tvm-v0.18.0 tests/python/relax/test_transform_few_shot_tuning.py: a module-level ir_module
+# the tests build through helpers (`_expected_results`: tvm.build(func, target="llvm"))
+_BUILT_BY_HELPER = (
+    "import tvm\nfrom tvm.script import tir as T\n\n\n"
+    "@tvm.script.ir_module\nclass MatMul:\n" + _GEMV_F16 + "\n\n"
+    "def _expected_results(mod):\n"
+    "    func = mod['before']\n"
+    "    rt_mod = tvm.build(func, target='llvm')\n"
+    "    return rt_mod\n\n\n"
+    "def _check(mod):\n"
+    "    return _expected_results(mod)\n\n\n"
+    "def test_matmul():\n"
+    "    _check(MatMul)\n"
+)
+
+# tvm-v0.18.0 tests/python/codegen/test_target_codegen_vulkan.py (test_cooperative_matrix):
+# a te.sum made in a nested function, returned as a PrimFunc, scheduled and built
+_TE_BUILT = (
+    "import tvm\nfrom tvm import te\nfrom tvm.tir import Schedule\n\n\n"
+    "def test_cooperative_matrix():\n"
+    "    def get_matmul(m, n, k):\n"
+    "        X = te.placeholder((m, k), name='X', dtype='float16')\n"
+    "        W = te.placeholder((k, n), name='W', dtype='float16')\n"
+    "        ak = te.reduce_axis((0, k), name='k')\n"
+    "        matmul = te.compute((m, n), lambda i, j: te.sum(X[i, ak] * W[ak, j], axis=ak), name='compute')\n"
+    "        return te.create_prim_func([X, W, matmul])\n\n"
+    "    func = get_matmul(16, 16, 32)\n"
+    "    sch = Schedule(func)\n"
+    "    if tvm.target.Target('vulkan').attrs.get('supports_cooperative_matrix'):\n"
+    "        f = tvm.build(sch.mod, target='vulkan')\n"
+)
+
+# tvm-head tests/python/codegen/test_target_codegen_cuda_fp8.py (the MoE gemv): the ir_module
+# goes through a pipeline helper, then tvm.compile
+_COMPILED_AFTER_PIPELINE = (
+    "import tvm\nfrom tvm.s_tir import dlight as dl\nfrom tvm.script import ir as I\nfrom tvm.script import tirx as T\n\n\n"
+    "def test_moe_gemv():\n"
+    "    @I.ir_module\n"
+    "    class SingleBatchMoE:\n" + _GEMV_F16.replace("\n    ", "\n        ").replace("    @T.prim_func", "        @T.prim_func", 1)
+    .replace("T.block(", "T.sblock(") + "\n"
+    "    def _pipeline(mod):\n"
+    "        return dl.ApplyDefaultSchedule(dl.gpu.GEMV())(mod)\n\n"
+    "    mod = SingleBatchMoE\n"
+    "    target = tvm.target.Target('cuda')\n"
+    "    with target:\n"
+    "        mod = _pipeline(mod)\n"
+    "        rt_mod = tvm.compile(mod, target=target)\n"
+)
+
+# tvm-head tests/python/s_tir/dlight/test_benchmark.py: dlight's benchmark builds and times
+# the ir_module's functions
+_BENCHMARKED = (
+    "from tvm.s_tir.dlight.benchmark import benchmark_relax_func\nfrom tvm.script import ir as I\nfrom tvm.script import tirx as T\n\n\n"
+    "@I.ir_module\nclass Module:\n" + _GEMV_F16.replace("T.block(", "T.sblock(") + "\n\n"
+    "def test_benchmark_relax_func():\n"
+    "    benchmark_relax_func(Module, 'main')\n"
+)
+
+# tvm-v0.18.0 python/tvm/relax/backend_tir/pattern.py: a library module of module-level
+# float16 kernels; the three matmuls there share one shape
+_LIBRARY_REPEATED = (
+    "from tvm.script import tir as T\n\n" + "".join(
+        f"\n@T.prim_func\ndef matmul_{n}(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):\n"
+        "    for i, j, k in T.grid(16, 16, 16):\n"
+        "        with T.block('matmul'):\n"
+        "            vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
+        "            with T.init():\n"
+        "                matmul[vi, vj] = T.float16(0)\n"
+        "            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]\n"
+        for n in ("rrr", "rcr", "crr")
+    )
+)
+
+# tvm-v0.18.0 tests/python/relax/test_codegen_tir_cutlass.py (A_TYPE = "float16" ... used as the
+# dtype of the kernels' buffers): a module constant
+_MODULE_CONSTANT = (
+    "from tvm.script import tir as T\n\nC_TYPE = 'float16'\n\n\n"
+    "@T.prim_func\n"
+    "def dense(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), C_TYPE)):\n"
+    "    for i, j, k in T.grid(16, 16, 16):\n"
+    "        with T.block('dense'):\n"
+    "            vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
+    "            with T.init():\n"
+    "                C[vi, vj] = T.cast(0, C_TYPE)\n"
+    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]\n"
+)
+
+# tvm-head python/tvm/s_tir/tensor_intrin/cuda.py (get_mma_load_intrin(..., dtype, ...): every
+# call in the module passes "float16") and mlc-llm python/mlc_llm/op/moe_matmul.py (a kernel
+# generator whose buffers take the dtype given to it): a parameter of the generator
+def _generator(signature: str, calls: str, accumulator: str = "T.alloc_buffer((n,), dtype=dtype)") -> str:
+    return (
+        "from tvm.script import tir as T\n\n\n"
+        f"def {signature}:\n"
+        "    @T.prim_func\n"
+        "    def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):\n"
+        f"        acc = {accumulator}\n"
+        "        for i, k in T.grid(n, n):\n"
+        "            with T.block('gemv'):\n"
+        "                vi, vk = T.axis.remap('SR', [i, k])\n"
+        "                with T.init():\n"
+        "                    acc[vi] = T.cast(0, dtype)\n"
+        "                acc[vi] = acc[vi] + A[vi, vk] * x[vk]\n"
+        "        for i in range(n):\n"
+        "            with T.block('out'):\n"
+        "                vi = T.axis.spatial(n, i)\n"
+        "                y[vi] = acc[vi]\n"
+        "    return gemv\n\n\n" + calls
+    )
+
+
+# tvm-head python/tvm/topi/nn/dense.py builds a te.sum over placeholders of a dtype parameter;
+# here the parameter's default is the only value any visible call gives it
+_TE_GENERATOR = (
+    "from tvm import te\n\n\n"
+    "def matmul(n, dtype='float16'):\n"
+    "    A = te.placeholder((n, n), dtype=dtype, name='A')\n"
+    "    B = te.placeholder((n, n), dtype=dtype, name='B')\n"
+    "    k = te.reduce_axis((0, n), name='k')\n"
+    "    return te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n\n\n"
+    "C = matmul(64)\n"
+)
+
+
 class Float16Accumulation(Rule):
     code = "TVM401"
 
@@ -202,6 +385,18 @@ class Float16Accumulation(Rule):
         TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = A[vi, vk] * B[vk, vj]"),
         # an init block elsewhere than TVMScript is not TVMScript
         "class T:\n    pass\nwith T.init():\n    C[0] = 0\nC[0] = C[0] + 1\n",
+        # a test module's kernels that are only compared as structures compute nothing
+        Case("", files={"tests/test_gpu_gemv.py": _DLIGHT_STRUCTURAL}),
+        Case("", files={"tests/test_lower_all_reduce.py": _COMPARE_BEFORE_AFTER}),
+        Case("", files={"tests/test_legalize.py": _LEGALIZE_EXPECTED}),
+        # dtype names whose value is not fixed: no guessing
+        _generator("make(n, dtype='float16')", "f = make(128, 'float32')\n"),  # a call passes another literal
+        _generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(128, out_dtype)\n"),  # one passes a name
+        _generator("make(n, dtype)", ""),  # no visible call
+        _generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace("def make(n):\n", "def make(n):\n    dtype = 'float16'\n    if n > 64:\n        dtype = 'float32'\n"),  # assigned twice
+        _generator("make(n, dtype='float16')", "kernels = [make]\n"),  # passed on: its calls are not visible
+        # tvm-head tests/python/codegen/test_target_codegen_vulkan.py: the dtype comes from pytest
+        _generator("test_kernel(n, dtype)", "").replace("def test_kernel", "@pytest.mark.parametrize('dtype', ['float16', 'float32'])\ndef test_kernel").replace("from tvm", "import pytest\nfrom tvm", 1),
     ]
     INVALID = [
         Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"),
@@ -227,6 +422,19 @@ class Float16Accumulation(Rule):
         Case(TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nB = te.placeholder((64, 64), dtype='float16', name='B')\n"
              "k = te.reduce_axis((0, 64), name='k')\n"
              "C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n", expect="te.sum"),
+        # a test module's kernel that the module builds or runs
+        Case("", files={"tests/test_few_shot_tuning.py": _BUILT_BY_HELPER}, expect="NT_matmul"),
+        Case("", files={"tests/test_codegen_vulkan.py": _TE_BUILT}, expect="te.sum", target="0.18"),
+        Case("", files={"tests/test_codegen_cuda_fp8.py": _COMPILED_AFTER_PIPELINE}, expect="float16 buffer", target="0.27"),
+        Case("", files={"tests/test_benchmark.py": _BENCHMARKED}, expect="float16 buffer", target="0.27"),
+        # one finding for the shape, with the others counted
+        Case(_LIBRARY_REPEATED, expect="and 2 more of this shape in this file, on lines 20, 29"),
+        # dtypes through a name bound once to a literal
+        Case(_MODULE_CONSTANT, expect="through `C_TYPE`, bound to \"float16\" on line 3"),
+        Case(_generator("make(n, dtype='float16')", "f = make(128)\ng = make(n=256)\n"), expect="through `dtype`"),
+        Case(_generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(64, dtype='float16')\n"), expect="bound to \"float16\""),
+        Case(_generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace("def make(n):\n", "def make(n):\n    dtype = 'bfloat16'\n"), expect="a bfloat16 buffer"),
+        Case(_TE_GENERATOR, expect="A's dtype through `dtype`"),
     ]
 
     @classmethod
