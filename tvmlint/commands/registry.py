@@ -21,6 +21,14 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--pass", dest="pass_name", metavar="NAME", help="show one pass (registered name, API path or its last part)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--verify", action="store_true", help="compare rules/ with the installed TVM; exit 1 on any difference")
+    parser.add_argument(
+        "--pipeline", metavar="NAME",
+        help="run a pipeline on tvmlint's own small module under a PassInstrument and show which passes ran and "
+             "which were skipped: default (relax's default pipeline for --target), tvm.compile, relax:NAME, or a "
+             "pass or Sequential by its API path (tvm.relax.transform.FuseTIR)",
+    )
+    parser.add_argument("--target", default="llvm", metavar="TARGET", help="target for --pipeline (default llvm)")
+    parser.add_argument("--print-ir-after", metavar="PASS", help="with --pipeline: print the module after each run of PASS")
     add_companion_options(parser)
 
 
@@ -31,6 +39,10 @@ def run(args: argparse.Namespace) -> int:
 
     if args.opt_level is not None and args.opt_level < 0:
         raise UsageError("--opt-level must be 0 or more")
+    if args.pipeline is not None:
+        return _pipeline(args)
+    if args.print_ir_after or args.target != "llvm":
+        raise UsageError("--print-ir-after and --target go with --pipeline")
     try:
         snapshot = load_snapshot(args.tvm_python, args.tvm_timeout, use_cache=not args.no_registry_cache)
     except CompanionError as error:
@@ -60,6 +72,40 @@ def run(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(render_text(snapshot, passes, setting, show_configs=not args.pass_name))
     return EXIT_CLEAN
+
+
+def _pipeline(args: argparse.Namespace) -> int:
+    from tvmlint.companion import CompanionError
+    from tvmlint.companion.pipeline import missing_ir, render_plain, render_rich, request, run_pipeline, to_json
+
+    if args.verify or args.pass_name:
+        raise UsageError("--pipeline cannot be combined with --verify or --pass")
+    if not args.pipeline.strip():
+        raise UsageError("--pipeline needs a name")
+    level = args.opt_level if args.opt_level is not None else 2  # PassContext's default
+    ask = request(args.pipeline.strip(), level, args.required, args.disabled, args.target, args.print_ir_after)
+    try:
+        run = run_pipeline(args.tvm_python, args.tvm_timeout, ask)
+    except CompanionError as error:
+        print(f"tvmlint: {error}", file=sys.stderr)
+        return EXIT_ERROR
+    if args.format == "json":
+        json.dump(to_json(run), sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    elif sys.stdout.isatty():
+        render_rich(run, sys.stdout)
+    else:
+        render_plain(run, sys.stdout)
+    problems = []
+    if run.failed:
+        problems.append(f"the pipeline raised on tvmlint's module after the passes shown: {run.failed}")
+    if args.print_ir_after:
+        why = missing_ir(run, args.print_ir_after)
+        if why:
+            problems.append(why)
+    for problem in problems:
+        print(f"tvmlint: {problem}", file=sys.stderr)
+    return EXIT_ERROR if problems else EXIT_CLEAN
 
 
 def _verify(snapshot, output: str) -> int:

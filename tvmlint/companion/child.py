@@ -215,13 +215,19 @@ def structural_equal(tvm):
     return found
 
 
+def sibling(name):
+    """probes.py or instrumented.py next to this script, loaded by path (tvmlint may not be installed here)."""
+    spec = importlib.util.spec_from_file_location("tvmlint_" + name, os.path.join(HERE, name + ".py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
 def probe(request):
     """Run a pass on a probe module under several contexts: did each change it?"""
     import tvm
 
-    spec = importlib.util.spec_from_file_location("tvmlint_probes", os.path.join(HERE, "probes.py"))
-    probes = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(probes)
+    probes = sibling("probes")
     make = probes.PROBES.get(request["api"])
     if make is None:
         return {"error": "no probe for " + request["api"]}
@@ -239,6 +245,16 @@ def probe(request):
     return {"results": results}
 
 
+def pipeline(request):
+    """Run a named pipeline on tvmlint's small module under a PassInstrument: what ran, what was skipped."""
+    import tvm
+
+    answer = sibling("instrumented").run(request, tvm, sibling("probes"))
+    answer["tvm"] = locate(request)
+    answer["tvm"]["version"] = answer["tvm"].get("version") or str(getattr(tvm, "__version__", ""))
+    return answer
+
+
 def config(request):
     """Does PassContext(config={key: value}) raise? One answer per key."""
     import tvm
@@ -253,7 +269,7 @@ def config(request):
     return {"results": answers}
 
 
-OPS = {"locate": locate, "snapshot": snapshot, "probe": probe, "config": config}
+OPS = {"locate": locate, "snapshot": snapshot, "probe": probe, "config": config, "pipeline": pipeline}
 
 
 def answer(request):

@@ -1,0 +1,162 @@
+"""`tvmlint registry --pipeline`: an instrumented run of a pipeline in the installed TVM.
+
+Every test runs the real command; the pipeline runs in the companion's child
+process on tvmlint's own small module. Tests needing TVM are marked `tvm`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import run_cli
+
+
+def _tvm_importable() -> bool:
+    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
+    return done.returncode == 0
+
+
+needs_tvm = pytest.mark.skipif(not _tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
+CANON = "tvm.relax.transform.CanonicalizeBindings"
+CANON_MEMBERS = ["CanonicalizeTIRVariables", "CanonicalizeRelaxBindings"]
+
+
+def registry(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return run_cli("registry", *args, cwd=cwd, env={"TVMLINT_CACHE_DIR": str(cwd / "cache")})
+
+
+def as_json(*args: str, cwd: Path) -> dict:
+    done = registry(*args, "--format", "json", cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def plain_rows(stdout: str) -> list:
+    """(state, pass name) per row of the plain tree."""
+    rows = []
+    for line in stdout.splitlines():
+        state = line[:8].strip()
+        if state in ("ran", "skipped"):
+            name = line[9:].lstrip(" │├└─").split(" (")[0]
+            rows.append((state, name))
+    return rows
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_at_opt_level_0_canonicalize_bindings_skips_its_level_1_members(tmp_path):
+    done = registry("--pipeline", CANON, "--opt-level", "0", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert plain_rows(done.stdout) == [("ran", "CanonicalizeBindings")] + [("skipped", m) for m in CANON_MEMBERS]
+    assert "PassContext(opt_level=0): 1 pass ran, 2 skipped by a Sequential's gate" in done.stdout
+    assert "CanonicalizeTIRVariables (function, opt_level 1): opt_level 1 > 0" in done.stdout
+    data = as_json("--pipeline", CANON, "--opt-level", "0", cwd=tmp_path)
+    assert [row["name"] for row in data["ran"]] == ["CanonicalizeBindings"]
+    assert [(row["name"], row["why"], row["sequential"]) for row in data["skipped"]] == [
+        (m, "opt_level 1 > 0", "CanonicalizeBindings") for m in CANON_MEMBERS
+    ]
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_at_opt_level_1_its_members_run_and_are_timed(tmp_path):
+    data = as_json("--pipeline", CANON, "--opt-level", "1", cwd=tmp_path)
+    assert [row["name"] for row in data["ran"]] == ["CanonicalizeBindings"] + CANON_MEMBERS
+    assert data["skipped"] == []
+    assert all(isinstance(row["seconds"], float) and row["seconds"] >= 0 for row in data["ran"])
+    assert data["setting"] == {"opt_level": 1, "required": [], "disabled": []}
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_required_and_disabled_say_why(tmp_path):
+    data = as_json("--pipeline", CANON, "--opt-level", "0", "--required", "CanonicalizeRelaxBindings", cwd=tmp_path)
+    assert [row["name"] for row in data["skipped"]] == ["CanonicalizeTIRVariables"]
+    (member,) = [row for row in data["passes"][0]["children"] if row["state"] == "ran"]
+    assert member["name"] == "CanonicalizeRelaxBindings" and member["why"] == "required_pass"
+    data = as_json("--pipeline", CANON, "--opt-level", "3", "--disabled", "CanonicalizeTIRVariables", cwd=tmp_path)
+    assert [(row["name"], row["why"]) for row in data["skipped"]] == [("CanonicalizeTIRVariables", "disabled_pass")]
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_the_default_pipeline_at_opt_level_2_lists_what_ran_in_order(tmp_path):
+    data = as_json("--pipeline", "default", "--opt-level", "2", cwd=tmp_path)
+    ran = [row["name"] for row in data["ran"]]
+    for name in ("LegalizeOps", "FuseOps", "FuseTIR", "DeadCodeElimination", "VMShapeLower"):
+        assert name in ran
+    assert ran.index("LegalizeOps") < ran.index("FuseOps") < ran.index("FuseTIR") < ran.index("VMShapeLower")
+    assert data["skipped"] == []
+    assert data["resolved"].startswith("tvm.relax.get_default_pipeline")
+    # at 0 the same pipeline's FuseTIR skips its level-1 DeadCodeElimination
+    low = as_json("--pipeline", "default", "--opt-level", "0", cwd=tmp_path)
+    assert ("DeadCodeElimination", "FuseTIR") in {(row["name"], row["sequential"]) for row in low["skipped"]}
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_tvm_compile_runs_the_relax_and_the_tir_pipelines(tmp_path):
+    data = as_json("--pipeline", "tvm.compile", "--opt-level", "2", cwd=tmp_path)
+    ran = [row["name"] for row in data["ran"]]
+    assert "LegalizeOps" in ran and "VMShapeLower" in ran  # relax
+    assert "tirx.MakePackedAPI" in ran and ran.index("VMShapeLower") < ran.index("tirx.MakePackedAPI")  # then TIR
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_print_ir_after_prints_the_module_after_that_pass(tmp_path):
+    done = registry("--pipeline", CANON, "--opt-level", "1", "--print-ir-after", "CanonicalizeRelaxBindings", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    after = done.stdout.split("# IR after CanonicalizeRelaxBindings\n", 1)[1]
+    assert "@R.function" in after and "def main(" in after
+    # the rebinding `lv4 = lv3` tvmlint's module holds is gone once the bindings are canonicalized
+    assert "= lv3\n" not in after
+    skipped = registry("--pipeline", CANON, "--opt-level", "0", "--print-ir-after", "CanonicalizeRelaxBindings", cwd=tmp_path)
+    assert skipped.returncode == 2
+    assert "--print-ir-after CanonicalizeRelaxBindings: it did not run here (opt_level 1 > 0)" in skipped.stderr
+    data = as_json("--pipeline", CANON, "--opt-level", "1", "--print-ir-after", "CanonicalizeRelaxBindings", cwd=tmp_path)
+    assert [row["pass"] for row in data["ir_after"]] == ["CanonicalizeRelaxBindings"]
+
+
+@pytest.mark.tvm
+@needs_tvm
+@pytest.mark.parametrize("name, expect", [
+    ("nosuch", "no pipeline named 'nosuch'"),
+    ("tvm.relax.transform.NoSuchPass", "tvm.relax.transform has no 'NoSuchPass'"),
+])
+def test_an_unknown_name_exits_2_with_one_line(tmp_path, name, expect):
+    done = registry("--pipeline", name, cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tvmlint: ") and expect in lines[0]
+
+
+def test_without_tvm_it_exits_2_with_one_line(tmp_path):
+    done = registry("--pipeline", "default", "--tvm-python", str(tmp_path / "nowhere"), cwd=tmp_path)
+    assert done.returncode == 2 and done.stdout == ""
+    assert len(done.stderr.strip().splitlines()) == 1 and "could not be started" in done.stderr
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for the interpreter")
+def test_a_hanging_child_is_stopped(tmp_path):
+    fake = tmp_path / "fake-python"
+    fake.write_text("#!/bin/sh\nexec sleep 30\n", encoding="utf-8")
+    fake.chmod(fake.stat().st_mode | stat.S_IEXEC)
+    done = registry("--pipeline", "default", "--tvm-python", str(fake), "--tvm-timeout", "1", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "gave no answer within 1s" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_pipeline_options_are_checked(tmp_path):
+    done = registry("--pipeline", "default", "--verify", cwd=tmp_path)
+    assert done.returncode == 2 and "--pipeline cannot be combined" in done.stderr
+    done = registry("--print-ir-after", "FuseTIR", cwd=tmp_path)
+    assert done.returncode == 2 and "go with --pipeline" in done.stderr
