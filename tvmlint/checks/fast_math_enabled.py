@@ -131,7 +131,7 @@ class FastMathEnabled(Rule):
             (run.node, run.ctx, PassRun(run.members, run.display, self.pass_name))
             for run in self.file.analysis.runs if contains(run.members, self.pass_name)
         ]
-        self.with_lines: Dict[cst.Call, int] = {}  # a context call written as a `with` item -> the with's line
+        self.with_of: Dict[cst.Call, cst.With] = {}  # a context call written as a `with` item -> the with
         self.named_withs: List[Tuple[str, cst.With]] = []  # `with ctx:`: the name and the statement
         self.bound_to: Dict[cst.Call, str] = {}  # `ctx = PassContext(...)`: the call -> the name
         self.calls: Optional[list] = None  # the file's context calls, read when first needed
@@ -158,10 +158,9 @@ class FastMathEnabled(Rule):
     def visit_With(self, node: cst.With) -> None:
         if not (self.pending or self.builds):
             return
-        line = self.file.span(node)[0].line
         for item in node.items:
             if isinstance(item.item, cst.Call):
-                self.with_lines[item.item] = line
+                self.with_of[item.item] = node
             elif isinstance(item.item, cst.Name):
                 self.named_withs.append((item.item.value, node))
 
@@ -190,8 +189,8 @@ class FastMathEnabled(Rule):
             for param in ("opt_level", "config"):
                 if param in call.args:
                     lines.add(self.file.span(call.args[param])[0].line)
-            if call.call in self.with_lines:
-                lines.add(self.with_lines[call.call])
+            if call.call in self.with_of:
+                lines.add(self.file.span(self.with_of[call.call])[0].line)
             name = self.bound_to.get(call.call)
             if name is not None:
                 lines.update(self._enclosing_withs(node, name))
