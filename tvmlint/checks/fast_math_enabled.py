@@ -54,6 +54,11 @@ class FastMathEnabled(Rule):
     code = "TVM302"
 
     VALID = [
+        # a test module picks the level it exercises (tests/python/relay/test_pass_alter_op_layout.py
+        # at v0.12.0 builds at opt_level 4 and checks only that layouts compile)
+        Case("import tvm\nfrom tvm import relay\ndef test_alter_layout():\n"
+             "    with tvm.transform.PassContext(opt_level=4):\n        lib = relay.build(mod, 'llvm')\n",
+             path="test_pass_alter_op_layout.py"),
         HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
         HEAD + "with tvm.transform.PassContext(opt_level=4, disabled_pass=['FastMath']):\n    lib = relay.build(mod, 'llvm')\n",
         HEAD + "lib = relay.build(mod, 'llvm')\n",
@@ -171,6 +176,11 @@ class FastMathEnabled(Rule):
                 self.bound_to[node.value] = target.value
 
     def finish(self) -> None:
+        if self.file.analysis.is_test_module:
+            # a test picks the level it exercises, and its own comparison shows what FastMath
+            # changes (tests/python/relay/test_pass_alter_op_layout.py builds at opt_level 4 to
+            # test layouts on graphs FastMath has nothing to rewrite in)
+            return
         for node, ctx, payload in self.pending:
             lines = self._where_set(node, ctx) if isinstance(ctx, PassCtx) else ()
             self.defer(node, ctx, payload, noqa_lines=lines)
