@@ -160,3 +160,53 @@ def test_pipeline_options_are_checked(tmp_path):
     assert done.returncode == 2 and "--pipeline cannot be combined" in done.stderr
     done = registry("--print-ir-after", "FuseTIR", cwd=tmp_path)
     assert done.returncode == 2 and "go with --pipeline" in done.stderr
+
+
+# -- check --confirm: the same instrument, and Relay said once ---------------------------------
+
+RELAX_AT_0 = (
+    "import tvm\nfrom tvm import relax\n\n"
+    "def lower(mod):\n"
+    "    with tvm.transform.PassContext(opt_level=0):\n"
+    "        mod = relax.transform.CanonicalizeBindings()(mod)\n"
+    "        mod = tvm.transform.Sequential([relax.transform.DeadCodeElimination(), relax.transform.FoldConstant()])(mod)\n"
+    "    return mod\n\n"
+    "lower(tvm.IRModule())\n"
+)
+RELAY = (
+    "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+    "with tvm.transform.PassContext(opt_level=2):\n    mod = relay.transform.FoldScaleAxis()(mod)\n"
+)
+
+
+def check(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return run_cli("check", "--confirm", *args, cwd=cwd, env={"TVMLINT_CACHE_DIR": str(cwd / "cache")})
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_confirm_runs_the_pass_and_a_checked_code_sequential_under_the_instrument(tmp_path):
+    (tmp_path / "lower.py").write_text(RELAX_AT_0, encoding="utf-8")
+    done = check("--target-version", "0.27", "--format", "json", "lower.py", cwd=tmp_path)
+    canon, seq = json.loads(done.stdout)
+    assert canon["confirmed"] is True and seq["confirmed"] is True
+    assert ("an instrumented run of relax.transform.CanonicalizeBindings() (`tvmlint registry --pipeline`) skipped "
+            "CanonicalizeTIRVariables and CanonicalizeRelaxBindings: a PassInstrument never saw them start") in canon["confirmation"]
+    assert ("an instrumented run of tvm.transform.Sequential([relax.transform.DeadCodeElimination(), "
+            "relax.transform.FoldConstant()]) (`tvmlint registry --pipeline`) skipped DeadCodeElimination") in seq["confirmation"]
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_confirm_says_once_that_relay_findings_are_not_confirmable(tmp_path):
+    (tmp_path / "fold.py").write_text(RELAY, encoding="utf-8")
+    done = check("--target-version", "0.19", "fold.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert done.stdout.count("TVM101") == 2 and "by the installed TVM" not in done.stdout
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "2 findings (TVM101 x2) not confirmable with the installed TVM" in lines[0]
+    assert "(Relay was removed in 0.20)" in lines[0]
+    # JSON keeps each finding's null and reason for tools
+    data = json.loads(check("--target-version", "0.19", "--format", "json", "fold.py", cwd=tmp_path).stdout)
+    assert [f["confirmed"] for f in data] == [None, None]

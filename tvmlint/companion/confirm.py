@@ -34,6 +34,7 @@ def relay_removed() -> str:
 class Verdict:
     confirmed: Optional[bool]
     reason: str
+    no_relay: bool = False  # unconfirmable only because the installed TVM has no Relay: said once, not per finding
 
 
 class Confirmer:
@@ -51,6 +52,8 @@ class Confirmer:
         self._probes: Dict[str, dict] = {}
         self.session = ChildSession(python, timeout)
         self._broken: Optional[str] = None
+        self._runs: Dict[str, object] = {}
+        self.without_relay: List[Finding] = []  # findings the installed TVM cannot check for want of Relay
 
     # -- helpers --------------------------------------------------------------------
     @property
@@ -79,6 +82,7 @@ class Confirmer:
             None,
             f"the installed {self.tvm} has no Relay ({relay_removed()}), so it cannot check "
             f"{and_list(shown)}; install the TVM release you target (or use --tvm-python) to confirm",
+            no_relay=True,
         )
 
     def cannot_speak(self, finding: Finding, names: Iterable[str]) -> Optional[Verdict]:
@@ -114,6 +118,8 @@ class Confirmer:
                 verdict = self.verdict(finding)
                 marked = dataclasses.replace(finding, confirmed=verdict.confirmed, confirmation=verdict.reason)
                 (refuted if verdict.confirmed is False else kept).append(marked)
+                if verdict.no_relay:
+                    self.without_relay.append(marked)
         finally:
             self.session.close()
         return kept, refuted
@@ -125,6 +131,16 @@ class Confirmer:
         if key not in self._probes:
             self._probes[key] = self.run(request)
         return [row["changed"] for row in self._probes[key]["results"]]
+
+    def instrumented(self, api: Optional[str], members: Sequence[str], ctx: PassCtx):
+        """An instrumented run (registry --pipeline's) of a pass, or of a Sequential of passes, at the context."""
+        from tvmlint.companion.pipeline import checked, request
+
+        ask = request(api or "sequential", ctx.opt_level, ctx.required or (), ctx.disabled or (), members=members)
+        key = repr(ask)
+        if key not in self._runs:
+            self._runs[key] = checked(self.run(ask))
+        return self._runs[key]
 
 
 def relay_names(target: Version) -> Set[str]:
@@ -258,7 +274,58 @@ def confirm_gated(self: Confirmer, finding: Finding) -> Verdict:
     unmentioned = sorted({m.name for m in by_tvm} - {s.member.name for s in static_skipped})
     if unmentioned:  # nested members the table does not gate on their own
         reason += f" ({and_list(unmentioned)} beyond what the message names)"
-    return Verdict(True, reason + _probe_note(self, payload, ctx, max(m.opt_level for m in by_tvm), target))
+    ran_anyway, note = _instrument_note(self, payload, ctx, [m.name for m in by_tvm], where)
+    if ran_anyway:
+        return Verdict(False, note)
+    return Verdict(True, reason + note + _probe_note(self, payload, ctx, max(m.opt_level for m in by_tvm), target))
+
+
+def _instrumented_subject(self: Confirmer, payload) -> Tuple[Optional[str], List[str]]:
+    """What to run instrumented for a finding: the wrapper's API path, or the API paths of the members of a
+    Sequential the checked code builds (when each is a pass constructor of the installed TVM); else nothing."""
+    wrapper = getattr(payload, "wrapper", None)
+    if wrapper:
+        live = self.snapshot.by_name.get(wrapper)
+        api = next((p.api for p in self.snapshot.passes if p.api and not p.error and p.name == wrapper), None)
+        return (api, []) if live is not None and api else (None, [])
+    apis = []
+    for member in payload.members:
+        if member.label == "Sequential":
+            return None, []
+        api = next((p.api for p in self.snapshot.passes if p.api and not p.error and p.name == member.name), None)
+        if api is None:
+            return None, []
+        apis.append(api)
+    return None, apis
+
+
+def _instrument_note(self: Confirmer, payload, ctx: PassCtx, expected: List[str], where: str) -> Tuple[bool, str]:
+    """(whether the run contradicts the gate, what to add to the reason): the pass run on tvmlint's own small
+    module under a PassInstrument at the finding's context, as `tvmlint registry --pipeline` runs it."""
+    api, members = _instrumented_subject(self, payload)
+    if api is None and not members:
+        return False, ""
+    try:
+        run = self.instrumented(api, members, ctx)
+    except CompanionError as error:
+        return False, f" (the instrumented run failed: {error})"
+    seen_skipped = set(run.skipped_names())
+    ran = {row["name"] for row in run.ran()}
+    resolved = run.answer["resolved"]
+    shown = resolved if resolved.startswith("tvm.transform.") else resolved.replace("tvm.", "", 1)
+    contradicted = sorted(set(expected) & ran - seen_skipped)
+    if contradicted:
+        return True, (
+            f"an instrumented run of {shown} in the installed {self.tvm} at {where} ran {and_list(contradicted)}: "
+            "the gate does not skip them here"
+        )
+    confirmed = [name for name in dict.fromkeys(expected) if name in seen_skipped]
+    if not confirmed:
+        return False, ""
+    return False, (
+        f"; an instrumented run of {shown} (`tvmlint registry --pipeline`) skipped {and_list(confirmed)}: "
+        "a PassInstrument never saw them start"
+    )
 
 
 def _flatten(members: Iterable[Gated]) -> List[Gated]:

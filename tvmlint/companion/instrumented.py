@@ -84,6 +84,16 @@ def pipeline_for(request, tvm, target):
     name = request["pipeline"].strip()
     from tvm import relax
 
+    if request.get("members"):  # a Sequential of registered passes, as the checked code builds one
+        passes = []
+        for api in request["members"]:
+            built = construct(resolve_path(api), request.get("builds", {}).get(api), tvm, target)
+            if not isinstance(built, tvm.ir.transform.Pass):
+                raise UnknownPipeline(f"{api}() gives a {type(built).__name__}, not a pass")
+            passes.append(built)
+        shown = ", ".join(api.replace("tvm.", "", 1) + "()" for api in request["members"])
+        return tvm.transform.Sequential(passes), f"tvm.transform.Sequential([{shown}])"
+
     if name in COMPILE_NAMES:
         return (lambda mod: tvm.compile(mod, target=target)), (
             f"tvm.compile(mod, target={str(target.kind.name)!r}): relax.build's relax pipeline, then the TIR pipeline"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, TextIO, Tuple
@@ -51,7 +52,32 @@ def confirm_findings(
         print(f"tvmlint: --confirm skipped: {error}; the findings below are static only", file=err or sys.stderr)
         return list(findings), []
     confirmer = Confirmer(snapshot, interpreter(args.tvm_python), timeout, target_for)
-    return confirmer.confirm_all(findings)
+    kept, refuted = confirmer.confirm_all(findings)
+    if confirmer.without_relay:
+        kept = _say_no_relay_once(args, kept, confirmer, err)
+    return kept, refuted
+
+
+def _say_no_relay_once(args: argparse.Namespace, kept: List[Finding], confirmer, err: Optional[TextIO]) -> List[Finding]:
+    """One line for every finding the installed TVM cannot check for want of Relay; in the text output
+    those findings carry no per-finding line (JSON and SARIF keep each one's `null` and reason)."""
+    from collections import Counter
+    from tvmlint.companion.confirm import relay_removed
+
+    count = len(confirmer.without_relay)
+    codes = Counter(finding.code for finding in confirmer.without_relay)
+    listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(codes.items()))
+    removed = relay_removed().replace("removed", "Relay was removed", 1)
+    print(
+        f"tvmlint: --confirm: {count} finding{'s' if count != 1 else ''} ({listed}) not confirmable with the installed "
+        f"{confirmer.tvm} ({removed}); install the TVM release you target, or name its interpreter with "
+        "--tvm-python, to confirm them",
+        file=err or sys.stderr,
+    )
+    if getattr(args, "format", "text") != "text":
+        return kept
+    silent = {id(finding) for finding in confirmer.without_relay}
+    return [dataclasses.replace(f, confirmed=None, confirmation=None) if id(f) in silent else f for f in kept]
 
 
 def print_refuted(refuted: Sequence[Finding], err: Optional[TextIO] = None) -> None:

@@ -61,12 +61,17 @@ class PipelineRun:
 
 
 def request(name: str, opt_level: int, required: Iterable[str] = (), disabled: Iterable[str] = (),
-            target: str = "llvm", print_ir_after: Optional[str] = None) -> dict:
-    return {
+            target: str = "llvm", print_ir_after: Optional[str] = None, members: Sequence[str] = ()) -> dict:
+    """What to ask the child: run `name` (or, with `members`, a Sequential of those pass APIs)."""
+    ask = {
         "op": "pipeline", "pipeline": name, "opt_level": opt_level, "required": sorted(required),
         "disabled": sorted(disabled), "target": target, "print_ir_after": print_ir_after,
         "build": build_recipe(name),
     }
+    if members:
+        ask["members"] = list(members)
+        ask["builds"] = {api: build_recipe(api) for api in members if build_recipe(api)}
+    return ask
 
 
 def run_pipeline(tvm_python: Optional[str], timeout: Optional[float], ask: dict) -> PipelineRun:
