@@ -1,0 +1,145 @@
+"""`tvmlint explain`: through the real CLI on every seed situation in examples/, and its verdict
+against TVM101's on every one of the rule's cases (the two must never disagree)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
+from tvmlint.config import Overrides, SettingsResolver
+from tvmlint.explain import explain_all
+from tvmlint.rule import Case
+
+from helpers import CASE_TARGET, REPO, check_tree, run_cli
+
+EXAMPLES = sorted((REPO / "examples").glob("*/*.py"))
+FOLD = REPO / "examples" / "relay_era" / "fold_scale_axis.py"
+
+
+def _sites(path: Path):
+    cwd = os.getcwd()
+    os.chdir(REPO)  # as the CLI runs below: callers are shown relative to the repository
+    try:
+        return explain_all(path.relative_to(REPO), SettingsResolver(cwd=REPO))
+    finally:
+        os.chdir(cwd)
+
+
+def _example_sites():
+    for path in EXAMPLES:
+        for explanation in _sites(path):
+            yield pytest.param(path, explanation, id=f"{path.parent.name}/{path.name}:{explanation.line}")
+
+
+def test_every_seed_has_sites():
+    # every example that drives TVM's passes has something to explain (the NNVM one predates PassContext)
+    with_sites = {path.name for path in EXAMPLES if _sites(path)}
+    assert with_sites >= {
+        "fold_scale_axis.py", "passes.py", "compile_model.py", "fast_math_build.py", "quantize_layout.py",
+        "port_from_nnvm.py", "canonicalize_at_opt0.py", "pass_settings.py",
+    }
+
+
+@pytest.mark.parametrize("path, expected", list(_example_sites()))
+def test_cli_on_every_example_site(path, expected):
+    place = f"{path.relative_to(REPO)}:{expected.line}:{expected.column}"
+    done = run_cli("explain", place, "--format", "json", cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert (data["line"], data["column"], data["kind"]) == (expected.line, expected.column, expected.kind)
+    assert data["skips"] == expected.skips
+    assert data["outcomes"], data
+    text = run_cli("explain", place, cwd=REPO)  # a pipe: plain text
+    assert text.returncode == 0, text.stderr
+    assert "Verdict:" in text.stdout and "\x1b[" not in text.stdout
+
+
+def test_fold_scale_axis_report():
+    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "the default context: no PassContext is entered here" in out
+    assert "when compare is called from examples/relay_era/fold_scale_axis.py:34" in out
+    assert "BackwardFoldScaleAxis (function, opt_level 3): SKIPPED: opt_level 3 > the context's 2" in out
+    assert "FoldConstant (function, opt_level 2): runs" in out
+    # under the `with` two lines below, everything runs
+    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:15", cwd=REPO)
+    assert "PassContext(opt_level=3) on line 14" in done.stdout and "Verdict: every member runs." in done.stdout
+    # a pass called directly is never gated
+    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:22", cwd=REPO)
+    assert "a pass called directly is never gated" in done.stdout
+
+
+def test_relax_build_pipeline():
+    done = run_cli("explain", "examples/relax_era/pass_settings.py:11", "--format", "json", cwd=REPO)
+    data = json.loads(done.stdout)
+    assert data["kind"] == "build" and "v0.26.0" not in data["source"] and "pipeline.py" in data["source"]
+    members = [node["name"] for node in data["outcomes"][0]["pipeline"][0]["children"]]
+    assert members[0] == "DispatchSampling" and members[-1] == "AttachGlobalSymbol"
+    older = run_cli("explain", "examples/relax_era/pass_settings.py:11", "--target-version", "0.20", "--format", "json",
+                    cwd=REPO)
+    assert "v0.20.0:python/tvm/relax/pipeline.py" in json.loads(older.stdout)["source"]
+
+
+def test_unknown_context_shows_both_outcomes(tmp_path):
+    (tmp_path / "lib.py").write_text(
+        "from tvm import relay\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n", encoding="utf-8"
+    )
+    done = run_cli("explain", "lib.py:4", "--target-version", "0.19", "--format", "json", cwd=tmp_path)
+    data = json.loads(done.stdout)
+    assert data["context_known"] is False and "nothing tvmlint sees calls lib.fold" in data["note"]
+    assert [o["context"]["opt_level"] for o in data["outcomes"]] == [2, 3]
+    assert [o["verdict"] for o in data["outcomes"]] == ["skips", "runs"]
+    assert data["skips"] is False  # only assumed contexts skip: TVM101 reports nothing
+
+
+def test_caller_in_another_module(tmp_path):
+    (tmp_path / "helpers.py").write_text(
+        "from tvm import relay\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n", encoding="utf-8"
+    )
+    (tmp_path / "app.py").write_text(
+        "import tvm\nfrom helpers import fold\nwith tvm.transform.PassContext(opt_level=3):\n    good = fold(m)\n"
+        "bad = fold(m)\n", encoding="utf-8"
+    )
+    done = run_cli("explain", "helpers.py:4:12", "--target-version", "0.19", cwd=tmp_path)
+    assert "when helpers.fold is called from app.py:4" in done.stdout
+    assert "when helpers.fold is called from app.py:5" in done.stdout
+    assert done.stdout.count("Verdict:") == 2
+
+
+def test_not_a_pass_call(tmp_path):
+    (tmp_path / "x.py").write_text("import tvm\nx = 1\n", encoding="utf-8")
+    done = run_cli("explain", "x.py:2", cwd=tmp_path)
+    assert done.returncode == 2
+    assert "x.py:2: no pass call, Sequential run or build here" in done.stderr
+    assert run_cli("explain", "x.py", cwd=tmp_path).returncode == 2  # no line
+    assert run_cli("explain", "missing.py:1", cwd=tmp_path).returncode == 2
+
+
+def _as_case(case) -> Case:
+    return case if isinstance(case, Case) else Case(case)
+
+
+def _rule_cases():
+    for kind in ("VALID", "INVALID"):
+        for index, case in enumerate(getattr(GatedPassSkipped, kind)):
+            yield pytest.param(_as_case(case), id=f"TVM101-{kind.lower()}-{index}")
+
+
+@pytest.mark.parametrize("case", list(_rule_cases()))
+def test_verdict_agrees_with_tvm101(tmp_path, case):
+    files = {case.path: case.code, **case.files}
+    target = case.target or CASE_TARGET
+    findings = check_tree(tmp_path, files, select=["TVM101"], target=target)
+    reported = {(Path(f.path).name, f.start.line, f.start.column) for f in findings if f.code == "TVM101"}
+    resolver = SettingsResolver(Overrides(target_version=target), cwd=tmp_path)
+    skipping = set()
+    for name in files:
+        for explanation in explain_all(tmp_path / name, resolver, shown=name, root=tmp_path):
+            if explanation.reported:
+                skipping.add((name, explanation.line, explanation.column))
+    assert skipping == reported
