@@ -83,11 +83,13 @@ class KernelUse:
         self.functions: Dict[str, List[ast.AST]] = {}
         self.bindings: Dict[str, Set[str]] = {}
         self.calls_by_name: Dict[str, List[Tuple[ast.Call, bool]]] = {}  # name -> (call, through an attribute)
+        self.declared_global: Set[str] = set()  # names some function declares global or nonlocal
         self.loose: Set[str] = set()  # names read other than as a callee (a function passed on)
         self._words: Dict[int, FrozenSet[str]] = {}
         self._reaches: Dict[Tuple[int, str], Optional[bool]] = {}
         self._global: Set[str] = set()
         self._sources: Set[int] = set()
+        self._runs_memo: Dict[Tuple[int, FrozenSet[str]], bool] = {}
         for node in ast.walk(self.tree):
             for child in ast.iter_child_nodes(node):
                 self.parent[id(child)] = node
@@ -109,6 +111,8 @@ class KernelUse:
                 for alias in node.names:
                     if alias.name != "*" and module:
                         self.bindings.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
+            elif isinstance(node, (ast.Global, ast.Nonlocal)):
+                self.declared_global.update(node.names)
             elif isinstance(node, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Name):
@@ -190,19 +194,29 @@ class KernelUse:
 
     def reaches_run(self, scope: ast.AST, names: Set[str]) -> bool:
         """Whether what `names` hold in `scope` flows into a call that builds or runs it."""
+        key = (id(scope), frozenset(names))
+        known = self._runs_memo.get(key)
+        if known is None:
+            known = self._runs_memo[key] = self._reaches_run(scope, names)
+        return known
+
+    def _reaches_run(self, scope: ast.AST, names: Set[str]) -> bool:
         for _ in range(8):  # a function that returns the kernel: its callers, one scope out
             tainted = set(names)
             if isinstance(scope, ast.Module):
+                # module-level names are every function's: a test reads the module's kernel, a
+                # fixture of the same name hands it over, and a function returning it taints its name
                 self._global = tainted
-                for _ in range(3):
-                    before = set(tainted)
-                    built, _returned = self._block(scope.body, tainted)
-                    if built:
-                        return True
-                    if tainted == before:
-                        break
-                self._global = set()
-                return False
+                try:
+                    for _ in range(3):
+                        before = set(tainted)
+                        if self._block(scope.body, tainted)[0]:
+                            return True
+                        if tainted == before:
+                            break
+                    return False
+                finally:
+                    self._global = set()
             built, returned = self._block(scope.body, tainted)
             if built:
                 return True
@@ -418,6 +432,8 @@ class KernelUse:
                 bindings.append(node)
         if param is None and not bindings:
             return False
+        if name in self.declared_global:
+            return None  # a nested function may rebind it (global, nonlocal)
         if param is not None:
             return None if bindings else self._param_literal(scope, param, depth)
         if len(bindings) != 1:

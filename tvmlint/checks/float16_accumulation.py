@@ -100,14 +100,15 @@ def _declaring(version) -> frozenset:
     return buffer_types | frozenset(decls) | frozenset(tensors)
 
 
-def _may_accumulate_low(accumulated, module) -> bool:
-    """Whether a buffer some block adds into may be low-precision, by what the module's
-    declarations of that name give as literals (`UsedNames.declared`): a low-precision one, or
-    no dtype at all (the dtype is then a name, or the default, which only `KernelUse` decides)."""
+def _may_accumulate_low(accumulated, part) -> bool:
+    """Whether a buffer some block adds into may be low-precision, by the literals that part's
+    declarations of that name give (`UsedNames.declared`): a low-precision one, or no dtype at
+    all (the dtype is then a name, or the default, which only the libcst walk decides), or no
+    declaration in the part (it lies outside: kept)."""
     low = _low()
     for name in accumulated:
-        literals = module.declared.get(name, ())
-        if not low.isdisjoint(literals) or not any(_is_dtype(text) for text in literals):
+        literals = part.declared.get(name)
+        if literals is None or not low.isdisjoint(literals) or not any(_is_dtype(text) for text in literals):
             return True
     return False
 
@@ -453,20 +454,22 @@ class Float16Accumulation(Rule):
     @classmethod
     def wants(cls, used, knowledge) -> bool:
         # the accumulator's dtype is only ever judged from a string literal ("float16"), written
-        # in the declaration or bound to the name the declaration gives (`dtype = "float16"`)
+        # in the declaration or bound to the name the declaration gives (`dtype = "float16"`,
+        # anywhere in the module: `UsedNames` cannot tell which declaration gives a name)
         if not super().wants(used, knowledge) or used.strings.isdisjoint(_low()):
             return False
-        return used.uses_any(_sum_apis(knowledge.version)) or _may_accumulate_low(used.accumulated, used)
+        return used.uses_any(_sum_apis(knowledge.version)) or bool(used.accumulated)
 
     @classmethod
     def may_hold_in_function(cls, function, module, knowledge) -> bool:
         # Findings are a block's or a te.sum's in the function, and a function's declarations
         # are seen only inside it: a function with no sum, and no block adding into a buffer
-        # that may be low-precision (`_may_accumulate_low`), holds none. (Whether a test builds
-        # the kernel, and what a dtype name is bound to, are read from the whole original text.)
+        # that may be low-precision by the function's own declarations (`_may_accumulate_low`),
+        # holds none. (Whether a test builds the kernel, and what a dtype name is bound to, are
+        # read from the whole original text: blanking never changes them.)
         if function.uses_any(_sum_apis(knowledge.version)):
             return True
-        return _may_accumulate_low(function.accumulated, module)
+        return _may_accumulate_low(function.accumulated, function)
 
     @classmethod
     def may_matter_in_body(cls, statement, module, knowledge) -> bool:
@@ -502,11 +505,14 @@ class Float16Accumulation(Rule):
     # -- which kernels, and each shape once ---------------------------------------------------
 
     @property
-    def use(self) -> KernelUse:
+    def use(self) -> Optional[KernelUse]:
         """The module's stdlib tree read for what it does with its kernels (built lazily: most
-        modules TVM401 sees hold no candidate)."""
-        if getattr(self, "_use", None) is None:
-            self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""))
+        modules TVM401 sees hold no candidate); None when it cannot be read (nothing is known)."""
+        if not hasattr(self, "_use"):
+            try:
+                self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                self._use = None
         return self._use
 
     def _in_test_module(self) -> bool:
@@ -514,9 +520,12 @@ class Float16Accumulation(Rule):
 
     def _runs(self, candidate: _Candidate) -> bool:
         """Whether a test module visibly builds or runs the kernel that holds a candidate."""
-        chain = self.use.chain_at(candidate.line)
-        start = self.use.tensor_start(chain) if candidate.tensor else self.use.kernel_start(chain, candidate.line)
-        return start is not None and self.use.reaches_run(*start)
+        use = self.use
+        if use is None:
+            return False
+        chain = use.chain_at(candidate.line)
+        start = use.tensor_start(chain) if candidate.tensor else use.kernel_start(chain, candidate.line)
+        return start is not None and use.reaches_run(*start)
 
     def _report_kernels(self) -> None:
         kept = sorted(self.candidates, key=lambda c: (c.line, c.column))
@@ -538,7 +547,7 @@ class Float16Accumulation(Rule):
     def _resolve(self, dtype, node: cst.CSTNode) -> Tuple[Optional[str], str]:
         """A declared dtype as a literal, and how it was found (for the message)."""
         if isinstance(dtype, ByName):
-            found = self.use.literal(dtype.name, self.file.span(node)[0].line)
+            found = None if self.use is None else self.use.literal(dtype.name, self.file.span(node)[0].line)
             if found is None:
                 return UNKNOWN, ""
             return found[0], f" through `{dtype.name}`, bound to \"{found[0]}\" on line {found[1]}"
