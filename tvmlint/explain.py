@@ -275,12 +275,12 @@ def _chain_names(ctx: ContextRef) -> Tuple[Set[str], Set[str]]:
             return callers, defined
 
 
-def project_root(path: Path, settings: Settings) -> Path:
+def project_root(path: Path, settings: Settings, cwd: Optional[Path] = None) -> Path:
     """Where a file's callers are looked for: its configuration's directory, else the working
-    directory when the file is under it, else the file's own directory."""
+    directory (the editor's workspace) when the file is under it, else the file's own directory."""
     if settings.config_file is not None:
         return Path(settings.config_file).resolve().parent
-    cwd = Path.cwd().resolve()
+    cwd = (cwd or Path.cwd()).resolve()
     resolved = path.resolve()
     try:
         resolved.relative_to(cwd)
@@ -303,7 +303,7 @@ def reach(
     from tvmlint.source import decode, read_file
     from tvmlint.tasks import display_path
 
-    cwd = Path.cwd()
+    cwd = resolver.cwd
     here = os.path.normcase(os.path.abspath(path))
     files = [
         f for f in discover([root], lambda p: resolver.for_path(p).is_excluded(p)).files
@@ -385,9 +385,9 @@ def _node(member: Gated, ctx: PassCtx, kinds: Dict[str, str], user: Dict[str, in
     elif member.name in required:
         node.why = "named in required_pass"
     elif member.opt_level > ctx.opt_level:
-        node.status, node.why = "skipped", f"opt_level {member.opt_level} > the context's {ctx.opt_level}"
+        node.status, node.why = "skipped", f"opt_level {member.opt_level} > context {ctx.opt_level}"
     else:
-        node.why = f"opt_level {member.opt_level} <= the context's {ctx.opt_level}"
+        node.why = f"opt_level {member.opt_level} <= context {ctx.opt_level}"
     for child in member.children:
         inner = _node(child, ctx, kinds, user)
         if node.status != "runs":
@@ -459,7 +459,7 @@ def explain_site(
     kinds = _kinds(knowledge)
     user = dict(modules.analysis.user_passes)
     settings = resolver.for_path(path)
-    reached = reach(site.ctx, path, shown, text, resolver, root or project_root(path, settings))
+    reached = reach(site.ctx, path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
     start_line, start_col, end_line, end_col = modules.span(site.node)
     outcomes: List[Outcome] = []
     note = None

@@ -9,7 +9,8 @@ which the caller keeps next to the findings.
 from __future__ import annotations
 
 import bisect
-from typing import List, Optional, Sequence
+import re
+from typing import List, Optional, Sequence, Tuple
 
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
@@ -105,3 +106,65 @@ def _position_at(starts: Sequence[int], lines: Sequence[str], offset: int) -> Po
     if index == len(lines) and lines and not lines[-1].endswith(("\n", "\r")):
         index -= 1  # the end of a last line that has no line ending
     return Position(index + 1, offset - starts[index] + 1)
+
+
+# --- hover and inlay hints ------------------------------------------------------------------
+
+_NOQA_CODES = re.compile(r"#\s*noqa\s*:\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*)", re.IGNORECASE)
+_CODE = re.compile(r"[A-Za-z]+[0-9]+")
+
+
+def noqa_code_at(line: str, character: int) -> Optional[Tuple[str, int, int]]:
+    """The rule code under `character` (0-based, in characters) in a `# noqa: CODE, ...` comment
+    of `line`, with its start and end; None when the cursor is on no such code."""
+    for found in _NOQA_CODES.finditer(line):
+        start = found.start("codes")
+        for code in _CODE.finditer(found.group("codes")):
+            begin, end = start + code.start(), start + code.end()
+            if begin <= character <= end:
+                return code.group().upper(), begin, end
+    return None
+
+
+def rule_hover(code: str, line: int, begin: int, end: int, lines: Sequence[str], codec: PositionCodec) -> Optional[types.Hover]:
+    info = load_catalog().get(code)
+    if info is None:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=info.render_markdown()),
+        range=lsp_range(Position(line + 1, begin + 1), Position(line + 1, end + 1), lines, codec),
+    )
+
+
+def explanation_hover(explanation, lines: Sequence[str], codec: PositionCodec) -> types.Hover:
+    from tvmlint.explain import render_markdown
+
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render_markdown(explanation)),
+        range=lsp_range(
+            Position(explanation.line, explanation.column), Position(explanation.end_line, explanation.end_column),
+            lines, codec,
+        ),
+    )
+
+
+def skipped_hint(explanation, lines: Sequence[str], codec: PositionCodec) -> Optional[types.InlayHint]:
+    """A hint at the end of the call's first line when the gate skips members there."""
+    skipping = [o for o in explanation.outcomes if o.verdict == "skips" and o.context.assumed is None]
+    if not skipping:
+        return None
+    names = []
+    for outcome in skipping:
+        for shown in outcome.skipped:
+            name = shown.split(" (")[0]
+            if name not in names:
+                names.append(name)
+    levels = sorted({o.context.opt_level for o in skipping})
+    text = f"skips {', '.join(names)} at opt_level {', '.join(str(level) for level in levels)}"
+    line = explanation.line - 1
+    content = lines[line].rstrip("\r\n") if line < len(lines) else ""
+    end = lsp_position(Position(explanation.line, len(content) + 1), lines, codec)
+    return types.InlayHint(
+        position=end, label=f"  # {text}", padding_left=True,
+        tooltip=types.MarkupContent(kind=types.MarkupKind.Markdown, value=skipping[0].summary + "."),
+    )

@@ -22,7 +22,9 @@ from pygls.lsp.server import LanguageServer
 from tvmlint import __version__
 from tvmlint.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.diagnostics import Finding
-from tvmlint.lsp.convert import SOURCE, diagnostic, quick_fix, whole_change
+from tvmlint.lsp.convert import (
+    SOURCE, diagnostic, explanation_hover, noqa_code_at, quick_fix, rule_hover, skipped_hint, whole_change,
+)
 from tvmlint.runner import check_text
 from tvmlint.source import split_lines
 
@@ -83,6 +85,8 @@ class TvmlintLanguageServer(LanguageServer):
         self.open: Set[str] = set()
         self.pending: Dict[str, asyncio.Task] = {}
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvmlint-check")
+        self.inlay_hints = False  # initializationOptions {"inlay-hints": true} turns them on
+        self.explained: Dict[str, Tuple[Optional[int], str, list]] = {}  # uri -> (version, text, explanations)
 
     # -- what a check needs -------------------------------------------------------------
 
@@ -206,10 +210,92 @@ class TvmlintLanguageServer(LanguageServer):
                 ))
         return actions
 
+    # -- hover and inlay hints: what runs at a pass call (tvmlint.explain) --------------------
+
+    def _explain_setup(self, uri: str):
+        from tvmlint.explain import project_root
+        from tvmlint.tasks import display_path
+
+        path = self.path_of(uri)
+        resolver = SettingsResolver(self.overrides, cwd=self.root())
+        settings = resolver.for_path(path)
+        if settings.is_excluded(path) or not INSTALLED_DIRS.isdisjoint(path.parts):
+            return None
+        return path, resolver, display_path(path, self.root()), project_root(path, settings, self.root())
+
+    def explain_at(self, uri: str, text: str, line: int, column: int):
+        """The explanation of the site at a 0-based (line, character) of the buffer, or None."""
+        from tvmlint.explain import NotASite, explain_at
+
+        setup = self._explain_setup(uri)
+        if setup is None:
+            return None
+        path, resolver, shown, root = setup
+        try:
+            return explain_at(path, line + 1, column + 1, resolver, text=text, shown=shown, root=root)
+        except (NotASite, SyntaxError, ConfigError):
+            return None
+        except Exception:  # libcst's parse errors among them: a buffer being typed
+            log.debug("explaining %s failed", uri, exc_info=True)
+            return None
+
+    def explain_all(self, uri: str, text: str, version: Optional[int]) -> list:
+        from tvmlint.explain import explain_all
+
+        known = self.explained.get(uri)
+        if known is not None and known[0] == version and known[1] == text:
+            return known[2]
+        setup = self._explain_setup(uri)
+        explanations: list = []
+        if setup is not None:
+            path, resolver, shown, root = setup
+            try:
+                explanations = explain_all(path, resolver, text=text, shown=shown, root=root)
+            except Exception:
+                log.debug("explaining %s failed", uri, exc_info=True)
+        self.explained[uri] = (version, text, explanations)
+        return explanations
+
+    async def hover(self, params: types.HoverParams) -> Optional[types.Hover]:
+        uri = params.text_document.uri
+        if not self.is_python(uri):
+            return None
+        document = self.workspace.get_text_document(uri)
+        text = document.source
+        lines = split_lines(text)
+        codec = document.position_codec
+        where = codec.position_from_client_units(lines, params.position)
+        if where.line < len(lines):
+            code = noqa_code_at(lines[where.line], where.character)
+            if code is not None:
+                return rule_hover(code[0], where.line, code[1], code[2], lines, codec)
+        loop = asyncio.get_running_loop()
+        explanation = await loop.run_in_executor(self.worker, self.explain_at, uri, text, where.line, where.character)
+        return explanation_hover(explanation, lines, codec) if explanation is not None else None
+
+    async def inlay(self, params: types.InlayHintParams) -> List[types.InlayHint]:
+        uri = params.text_document.uri
+        if not self.inlay_hints or not self.is_python(uri):
+            return []
+        document = self.workspace.get_text_document(uri)
+        text, version = document.source, document.version
+        loop = asyncio.get_running_loop()
+        explanations = await loop.run_in_executor(self.worker, self.explain_all, uri, text, version)
+        lines = split_lines(text)
+        first, last = params.range.start.line + 1, params.range.end.line + 1
+        hints = []
+        for explanation in explanations:
+            if first <= explanation.line <= last:
+                hint = skipped_hint(explanation, lines, document.position_codec)
+                if hint is not None:
+                    hints.append(hint)
+        return hints
+
     def forget(self, uri: str) -> None:
         self.cancel_pending(uri)
         self.open.discard(uri)
         self.checked.pop(uri, None)
+        self.explained.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
 
@@ -233,6 +319,8 @@ def build_server() -> TvmlintLanguageServer:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         server.overrides = options_to_overrides(params.initialization_options)
+        options = params.initialization_options
+        server.inlay_hints = isinstance(options, dict) and options.get("inlay-hints") is True
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:
@@ -270,6 +358,14 @@ def build_server() -> TvmlintLanguageServer:
     )
     async def code_action(params: types.CodeActionParams) -> List[types.CodeAction]:
         return await server.code_actions(params)
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    async def hover(params: types.HoverParams) -> Optional[types.Hover]:
+        return await server.hover(params)
+
+    @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
+    async def inlay_hint(params: types.InlayHintParams) -> List[types.InlayHint]:
+        return await server.inlay(params)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(params: None) -> None:
