@@ -85,6 +85,10 @@ def test_a_kernel_class_is_followed_by_its_name():
     ("DTYPE = 'float16'\ndef f():\n    global DTYPE\n    DTYPE = 'float32'\nx = DTYPE\n", "DTYPE", None),
     ("def f():\n    dtype = 'bfloat16'\n    x = dtype\n", "dtype", "bfloat16"),
     ("def f():\n    for dtype in ['float16']:\n        x = dtype\n", "dtype", None),
+    # bound only after a TVMScript function that reads it has been parsed, or after a plain
+    # function that reads it later
+    ("@T.prim_func\ndef f():\n    x = DTYPE\nDTYPE = 'float16'\n", "DTYPE", None),
+    ("def f():\n    x = DTYPE\nDTYPE = 'float16'\n", "DTYPE", "float16"),
     # a literal through another name bound once
     ("BASE = 'float16'\ndef f():\n    dtype = BASE\n    x = dtype\n", "dtype", "float16"),
     # a default every visible call keeps, or the literal every call passes

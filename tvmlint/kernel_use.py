@@ -25,6 +25,8 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SELF = ("self", "cls")
+# decorators that parse the function they decorate when the module is imported (TVMScript)
+_PARSING_DECORATORS = frozenset({"prim_func", "ir_module", "function", "macro"})
 _DEPTH = 4  # how many names deep a literal is followed (`dtype = DTYPE`)
 
 
@@ -405,8 +407,23 @@ class KernelUse:
         for scope in reversed(scopes):
             found = self._bound_in(scope, name, depth)
             if found is not False:
+                if found is not None and scope is self.tree and found[1] > line and self._read_on_import(chain):
+                    return None  # read when the module is imported, before the line that binds it
                 return found
         return None
+
+    @staticmethod
+    def _read_on_import(chain: List[ast.AST]) -> bool:
+        """Whether a name read inside `chain` is read as the module is imported: at module level,
+        in a class body, or by a decorator that parses its function (TVMScript's `T.prim_func`)."""
+        outer = chain[0] if chain else None
+        if not isinstance(outer, _FUNCTIONS):
+            return True
+        for decorator in outer.decorator_list:
+            text = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
+            if text.rsplit(".", 1)[-1] in _PARSING_DECORATORS:
+                return True
+        return False
 
     def _bound_in(self, scope: ast.AST, name: str, depth: int):
         """What binds `name` in `scope`: False when nothing does (look further out), None when the

@@ -6,7 +6,13 @@ tensor-expression `te.sum` over low-precision tensors with no cast to a wider
 type. The accumulator's dtype is followed through `T.Buffer` annotations,
 `T.match_buffer`, `T.alloc_buffer` and `te.placeholder`; the store into the
 buffer casts whatever is added back to the buffer's dtype, so the buffer is
-what decides.
+what decides. A dtype given as a name counts where the name is bound to one
+literal (`tvmlint.kernel_use.KernelUse.literal`).
+
+In a test module a kernel is reported only when the module visibly builds or
+runs it (`KernelUse.reaches_run`): transform tests' Before/Expected modules are
+compared as structures and compute nothing. A shape that recurs in a module is
+reported once, at its first place, with the count.
 """
 
 from __future__ import annotations
@@ -454,11 +460,13 @@ class Float16Accumulation(Rule):
     @classmethod
     def wants(cls, used, knowledge) -> bool:
         # the accumulator's dtype is only ever judged from a string literal ("float16"), written
-        # in the declaration or bound to the name the declaration gives (`dtype = "float16"`,
-        # anywhere in the module: `UsedNames` cannot tell which declaration gives a name)
+        # in the declaration or bound to the name the declaration gives (`dtype = "float16"`).
+        # By the module's declarations together (`UsedNames` holds them by name, not one by one):
+        # a buffer every declaration of which gives another dtype literal is left out, even where
+        # one of them gives a name instead (a case no tree of the ecosystem check holds)
         if not super().wants(used, knowledge) or used.strings.isdisjoint(_low()):
             return False
-        return used.uses_any(_sum_apis(knowledge.version)) or bool(used.accumulated)
+        return used.uses_any(_sum_apis(knowledge.version)) or _may_accumulate_low(used.accumulated, used)
 
     @classmethod
     def may_hold_in_function(cls, function, module, knowledge) -> bool:
