@@ -143,3 +143,9 @@ def test_verdict_agrees_with_tvm101(tmp_path, case):
             if explanation.reported:
                 skipping.add((name, explanation.line, explanation.column))
     assert skipping == reported
+
+
+def test_readme_shows_the_real_output():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
+    assert f"$ tvmlint explain examples/relay_era/fold_scale_axis.py:12\n{done.stdout}```" in readme

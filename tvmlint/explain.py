@@ -406,7 +406,7 @@ def _context_info(ctx: PassCtx, chain: Sequence[str], assumed: Optional[str] = N
     def names(values):
         return None if values is None else sorted(values)
 
-    config = None if ctx.config is None else [
+    config = [] if ctx.config is None and ctx.is_default else None if ctx.config is None else [
         (str(key), "?" if value is None else repr(value)) for key, value in ctx.config
     ]
     return ContextInfo(ctx.origin, ctx.opt_level, names(ctx.required), names(ctx.disabled), config, list(chain), assumed)
@@ -488,6 +488,14 @@ def explain_site(
         if needed is not None and needed != level and needed >= pass_levels()[0]:
             enough = PassCtx(needed, required, disabled, f"PassContext(opt_level={needed}), if its callers enter one")
             outcomes.append(outcome(site, enough, (), kinds, user, assumed=f"the level its members need, {needed}"))
+    recorded = re.match(r"v(\d+)\.(\d+)\.\d+:", site.source or "")
+    if recorded and site.rule is not None and f"{recorded.group(1)}.{recorded.group(2)}" != knowledge.version_text:
+        at = f"v{recorded.group(1)}.{recorded.group(2)}"
+        older = (
+            f"rules/runners.toml records this pipeline as at {at}; at {knowledge.version_text} some members "
+            "or levels may differ (the file's notes say how)"
+        )
+        note = f"{note}; {older}" if note else older
     return Explanation(
         shown, start_line, start_col, end_line, end_col, site.kind, site.display, knowledge.version_text,
         site.how, not (not reached or unknown), note, outcomes, site.rule, site.source, site.on_purpose,
@@ -607,7 +615,7 @@ def _header(explanation: Explanation) -> List[str]:
     if explanation.source:
         lines.append(f"Pipeline from rules/: {explanation.source}")
     if explanation.note:
-        lines.append(f"Note: {explanation.note}; both outcomes follow.")
+        lines.append(f"Note: {explanation.note}{'' if explanation.context_known else '; both outcomes follow'}.")
     if explanation.on_purpose:
         lines.append(f"Note: {ON_PURPOSE}.")
     return lines
@@ -671,7 +679,7 @@ def render_markdown(explanation: Explanation) -> str:
     if explanation.source:
         lines += ["", f"Pipeline from rules/: {explanation.source}"]
     if explanation.note:
-        lines += ["", f"_Note: {explanation.note}; both outcomes follow._"]
+        lines += ["", f"_Note: {explanation.note}{'' if explanation.context_known else '; both outcomes follow'}._"]
     if explanation.on_purpose:
         lines += ["", f"_Note: {ON_PURPOSE}._"]
     for outcome_ in explanation.outcomes:
