@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
 
 from tvmlint import gate
 from tvmlint.compact import is_placeholder, kept, mentions_any, pack, pack_findings, unpack, unpack_findings
@@ -63,10 +63,12 @@ def check_paths(
     jobs: Optional[int] = None,
     use_cache: bool = True,
     cheap: bool = True,
+    progress: Optional[Callable[[int, int], None]] = None,
 ) -> RunReport:
     """Check files and directories. `jobs`: worker processes (default: the cores);
     `use_cache`: read and write the result cache; `cheap`: let the cheap stage skip
-    libcst where no selected rule can fire (off only to test that it loses nothing)."""
+    libcst where no selected rule can fire (off only to test that it loses nothing);
+    `progress(done, total)`: told as each file of the first round is checked."""
     report = RunReport()
     found = discover(paths, lambda p: resolver.for_path(p).is_excluded(p))
     report.notes.extend(found.problems)
@@ -93,7 +95,9 @@ def check_paths(
             run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
             if run.planner.withheld and keys is not None:
                 keys = run.keys(stage)
+        run.progress = progress
         run.check(range(len(entries)), stage, keys, defer_low=cheap)
+        run.progress = None
         del keys
         low = _Low(entries, run.planner)
         # Files left out because only a context below the default level can set their rules off:
@@ -175,6 +179,7 @@ class _Run:
         # keys were made of: the run's findings can be kept for the same files unchanged
         self.complete = True
         self.judges: Optional[Dict[str, object]] = None
+        self.progress: Optional[Callable[[int, int], None]] = None
 
     def keys(self, stage: str) -> List[Optional[str]]:
         """Every file's result key (None for a file that cannot be read)."""
@@ -196,6 +201,7 @@ class _Run:
         providers: bool = False, confirm: bool = False, defer_low: bool = False,
     ) -> None:
         todo = []
+        total, done = len(indices), 0
         for index in indices:
             entry = self.entries[index]
             if self.cache is not None:
@@ -208,6 +214,7 @@ class _Run:
                 packed = self.cache.get(key) if key else None
                 if packed is not None:
                     entry.keep(self._keep(unpack(packed, task)))
+                    done += 1
                     continue
             todo.append(index)
         tasks = (
@@ -219,6 +226,9 @@ class _Run:
             if self.cache is not None:
                 self._store(index, state, checked, stage, follow)
             entry.keep(self._keep(checked))
+            if self.progress is not None:
+                done += 1
+                self.progress(done, total)
 
     def _keep(self, checked: Checked) -> Checked:
         if checked.result.deferred:

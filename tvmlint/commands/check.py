@@ -8,6 +8,7 @@ import sys
 from tvmlint.commands import EXIT_CLEAN, EXIT_FINDINGS
 from tvmlint.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
 from tvmlint.commands.fix import add_fix_options
+from tvmlint.commands.reporting import add_output_options, progress_for, quiet
 from tvmlint.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
 from tvmlint.output import FORMATS
@@ -17,7 +18,8 @@ from tvmlint.output.safe import printable_path
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("check", help="check files and report findings")
     add_selection_options(parser)
-    parser.add_argument("--format", choices=FORMATS, default="text")
+    parser.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="text",
+                        help="how findings are written (default: text)")
     add_stdin_option(parser)
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     add_run_options(parser)
@@ -28,9 +30,20 @@ def add_parser(subparsers) -> None:
                         help="hand the run to `tvmlint daemon` (started in the background when none runs; "
                              "this run then checks in its own process)")
     add_fix_options(parser)
+    add_output_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvmlint.commands.reporting import check_usage, report_stream, watch
+
+    check_usage(args, reads_stdin(args))
+    if args.watch:
+        return watch(existing_paths(args), lambda: _run(args))
+    with report_stream(args):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     if args.fix:
         from tvmlint.commands import UsageError, fix
 
@@ -51,8 +64,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         paths = existing_paths(args)
         resolver = SettingsResolver(overrides_from(args))
-        report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache)
-        for note in report.notes:  # they name directories of the tree
+        progress = progress_for(args)
+        try:
+            report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        for note in report.notes if not quiet(args) else ():  # they name directories of the tree
             print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
         findings, files, sources = report.findings, report.files_seen, {}
     if args.confirm:
@@ -60,7 +78,12 @@ def run(args: argparse.Namespace) -> int:
 
         findings, refuted = confirm_findings(args, findings, target_resolver(resolver))
         print_refuted(refuted)
-    renderer(args.format)(findings, files, sys.stdout, sources=sources)
+    if args.statistics:
+        from tvmlint.output import statistics
+
+        statistics.render(findings, files, sys.stdout, args.format, args.unsafe_fixes, summary=not quiet(args))
+    else:
+        renderer(args.format)(findings, files, sys.stdout, sources=sources, summary=not quiet(args))
     if args.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if findings else EXIT_CLEAN

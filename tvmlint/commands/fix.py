@@ -80,8 +80,8 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
         remaining = [f for shown, fs in grouped.items() if shown not in changed for f in fs]
         remaining += [f for fs in changed.values() for f in fs]
         remaining.sort(key=lambda f: f.sort_key)
-    _report(args, outcomes, remaining, report.files_seen)
-    return _exit(args, remaining)
+    fixed = _report(args, outcomes, remaining, report.files_seen)
+    return _exit(args, remaining, fixed and not args.diff)
 
 
 def _run_stdin(args: argparse.Namespace, resolver) -> int:
@@ -110,13 +110,15 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
 
     outcome = FileOutcome(path, shown, result, source)
     # the fixed source owns stdout: the report goes to stderr
-    _report(args, [outcome], result.remaining, 1, stdin=True)
-    return _exit(args, result.remaining)
+    fixed = _report(args, [outcome], result.remaining, 1, stdin=True)
+    return _exit(args, result.remaining, fixed and not args.diff)
 
 
-def _exit(args: argparse.Namespace, remaining) -> int:
+def _exit(args: argparse.Namespace, remaining, fixed: int = 0) -> int:
     if getattr(args, "exit_zero", False):  # `check --fix --exit-zero`
         return EXIT_CLEAN
+    if fixed and getattr(args, "exit_non_zero_on_fix", False):  # `check --fix --exit-non-zero-on-fix`
+        return EXIT_FINDINGS
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
 
 
@@ -132,8 +134,10 @@ def _counted(findings) -> str:
     return ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(counts.items()))
 
 
-def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bool = False) -> None:
-    """What was fixed (stderr when stdout carries a diff or the fixed source), then what remains."""
+def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bool = False) -> int:
+    """What was fixed (stderr when stdout carries a diff or the fixed source), then what remains;
+    the number of findings fixed. `check --fix -q` prints the remaining findings only, and
+    `check --fix --show-fixes` lists the fixes per file and rule."""
     from tvmlint.output import renderer
 
     fmt = getattr(args, "format", "text")
@@ -141,7 +145,8 @@ def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bo
     # stdout carries the diff, the fixed source, or a machine-readable format: notes go to stderr
     notes = sys.stdout if (readable and not args.diff and not stdin) else sys.stderr
     verb = "Would fix" if args.diff else "Fixed"
-    fixed_total, fixed_files, sources = 0, 0, {}
+    quiet, show_fixes = getattr(args, "quiet", 0) >= 1, getattr(args, "show_fixes", False)
+    fixed_total, fixed_files, sources, applied = 0, 0, {}, {}
     for outcome in outcomes:
         shown = printable_path(outcome.shown)
         if outcome.problem:
@@ -158,13 +163,35 @@ def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bo
             fixed_total += len(result.applied)
             fixed_files += 1
             sources[outcome.shown] = result.fixed
-            print(f"{shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
+            applied[shown] = result.applied
+            if not quiet and not show_fixes:
+                print(f"{shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
     if stdin and remaining:
-        renderer("concise")(remaining, files, sys.stderr)
+        renderer("concise")(remaining, files, sys.stderr, summary=not quiet)
     elif not args.diff and not stdin and (remaining or not readable):
-        renderer(fmt)(remaining, files, sys.stdout, sources=sources)
+        renderer(fmt)(remaining, files, sys.stdout, sources=sources, summary=not quiet)
+    if quiet:
+        return fixed_total
+    if show_fixes and applied:
+        _show_fixes(applied, verb, fixed_total, notes)
     print(
         f"{verb} {fixed_total} finding{'s' if fixed_total != 1 else ''} in {fixed_files} file{'s' if fixed_files != 1 else ''}; "
         f"{len(remaining)} remaining.",
         file=notes,
     )
+    return fixed_total
+
+
+def _show_fixes(applied, verb: str, total: int, stream) -> None:
+    """As ruff's --show-fixes: each file, and in it how many findings of each rule were fixed."""
+    from tvmlint.catalog import load_catalog
+
+    catalog = load_catalog()
+    width = max(len(str(n)) for findings in applied.values() for n in Counter(f.code for f in findings).values())
+    print(f"{verb} {total} finding{'s' if total != 1 else ''}:", file=stream)
+    for shown in sorted(applied):
+        print(f"- {shown}:", file=stream)
+        counts = sorted(Counter(f.code for f in applied[shown]).items(), key=lambda item: (-item[1], item[0]))
+        for code, count in counts:
+            name = catalog[code].name if code in catalog else code
+            print(f"    {str(count).rjust(width)} \u00d7 {code} ({name})", file=stream)

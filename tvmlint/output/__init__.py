@@ -2,22 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Callable, Dict
+import importlib
+from typing import Callable
 
-FORMATS = ("text", "concise", "json", "sarif", "github")
+# --format (and --output-format) of `check`: the name and the module that renders it
+MODULES = {
+    "text": "text",
+    "concise": "concise",
+    "json": "json_format",
+    "json-lines": "json_lines",
+    "sarif": "sarif",
+    "github": "github",
+    "gitlab": "gitlab",
+    "junit": "junit",
+}
+FORMATS = tuple(MODULES)
 
 
 def renderer(name: str) -> Callable:
-    if name == "text":
-        from tvmlint.output.text import render
-    elif name == "concise":
-        from tvmlint.output.concise import render
-    elif name == "json":
-        from tvmlint.output.json_format import render
-    elif name == "sarif":
-        from tvmlint.output.sarif import render
-    elif name == "github":
-        from tvmlint.output.github import render
-    else:  # argparse restricts the choices; this guards library callers
+    module = MODULES.get(name)
+    if module is None:  # argparse restricts the choices; this guards library callers
         raise ValueError(f"unknown format {name!r}")
-    return render
+    return importlib.import_module(f"tvmlint.output.{module}").render

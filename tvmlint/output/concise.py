@@ -9,7 +9,8 @@ from tvmlint.output.safe import printable, printable_path
 from tvmlint.output.summary import summary_line
 
 
-def render(findings: Sequence[Finding], files: int, stream: TextIO, **_: object) -> None:
+def render(findings: Sequence[Finding], files: int, stream: TextIO, summary: bool = True, **_: object) -> None:
     for finding in findings:
         stream.write(f"{printable_path(finding.path)}:{finding.start.line}:{finding.start.column}: {finding.code} {printable(finding.message)}\n")
-    stream.write(summary_line(findings, files) + "\n")
+    if summary:  # not with --quiet
+        stream.write(summary_line(findings, files) + "\n")

@@ -37,8 +37,8 @@ def annotation(finding: Finding) -> str:
     return f"::{COMMAND.get(finding.severity, 'warning')} {joined}::{escape_data(printable(finding.message))}"
 
 
-def render(findings: Sequence[Finding], files: int, stream: TextIO, **_: object) -> None:
+def render(findings: Sequence[Finding], files: int, stream: TextIO, summary: bool = True, **_: object) -> None:
     for finding in findings:
         stream.write(annotation(finding) + "\n")
-    # the log keeps a line a person can read too
-    stream.write(summary_line(findings, files) + "\n")
+    if summary:  # the log keeps a line a person can read too (not with --quiet)
+        stream.write(summary_line(findings, files) + "\n")

@@ -52,8 +52,9 @@ def excerpt(text: str, start: int, end: int) -> Tuple[str, int, int]:
     return shown + tail, start - shift, max(start - shift + 1, min(end - shift, len(shown) + 1))
 
 
-def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None, **_: object) -> None:
-    lines = _lines(findings, files, sources or {})
+def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None,
+           summary: bool = True, **_: object) -> None:
+    lines = _lines(findings, files, sources or {}, summary)
     color = bool(findings) and stream.isatty() and "NO_COLOR" not in os.environ
     if not color and not any("\t" in text for line in lines for text, _style in line):
         # what rich prints without colour (or for the unstyled summary alone), written directly:
@@ -73,7 +74,7 @@ def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Opt
 Line = List[Tuple[str, Optional[str]]]
 
 
-def _lines(findings: Sequence[Finding], files: int, sources: Dict[str, str]) -> List[Line]:
+def _lines(findings: Sequence[Finding], files: int, sources: Dict[str, str], summary: bool = True) -> List[Line]:
     """The report as lines of (text, rich style) pieces."""
     lines: List[Line] = []
     cache: Dict[str, Optional[List[str]]] = {}
@@ -98,5 +99,8 @@ def _lines(findings: Sequence[Finding], files: int, sources: Dict[str, str]) -> 
                 verdict = {True: "confirmed", False: "refuted", None: "unconfirmed"}[finding.confirmed]
                 lines.append([(f"    {verdict} by the installed TVM:", "dim"), (f" {printable(finding.confirmation)}", None)])
         lines.append([])
-    lines.append([(summary_line(findings, files), None)])
+    if summary:  # not with --quiet
+        lines.append([(summary_line(findings, files), None)])
+    elif lines:
+        lines.pop()  # the blank line that would have stood before it
     return lines
