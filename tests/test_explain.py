@@ -91,7 +91,7 @@ def test_unknown_context_shows_both_outcomes(tmp_path):
     )
     done = run_cli("explain", "lib.py:4", "--target-version", "0.19", "--format", "json", cwd=tmp_path)
     data = json.loads(done.stdout)
-    assert data["context_known"] is False and "nothing tvmlint sees calls lib.fold" in data["note"]
+    assert data["context_known"] is False and "no call tvmlint sees gives lib.fold a context" in data["note"]
     assert [o["context"]["opt_level"] for o in data["outcomes"]] == [2, 3]
     assert [o["verdict"] for o in data["outcomes"]] == ["skips", "runs"]
     assert data["skips"] is False  # only assumed contexts skip: TVM101 reports nothing

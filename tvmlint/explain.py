@@ -1,10 +1,10 @@
 """What runs at a pass call, a Sequential run or a build: the PassContext there and the pipeline under it.
 
-`explain_at(path, line, column, settings)` answers `tvmlint explain FILE:LINE[:COL]` and the
+`explain_at(path, line, column, resolver)` answers `tvmlint explain FILE:LINE[:COL]` and the
 language server's hover. The site and its context come from the same analysis the rules use
 (`tvmlint.analysis`: `runs`, `context_at`); a context a function inherits from its callers is
 followed across the project with `tvmlint.project.Project.reach`, over results the engine makes
-the way a run's later rounds do (`check_module` with the followed names). Each member's verdict
+the way a run's later rounds do (`check_module` with the followed names; `ProjectView`). Each member's verdict
 is the Sequential gate of `tvmlint.contexts` (the one TVM101 judges with), so the two cannot
 disagree: `Outcome.verdict` is "skips" exactly where `contexts.gate` returns skipped members.
 
@@ -179,7 +179,12 @@ class ModuleSites:
         from tvmlint.walk import walk
 
         self.knowledge = get_knowledge(version)
-        module = cst.parse_module(text)
+        try:
+            module = cst.parse_module(text)
+        except cst.ParserSyntaxError as error:
+            raise NotASite(f"{path}: cannot be parsed ({error.message.strip()} at line {error.raw_line})") from None
+        except RecursionError:
+            raise NotASite(f"{path}: too deeply nested to analyse") from None
         analysis = _analysis_class()(self.knowledge, module_name, is_package)
         positions = LazyPositions(
             module, text, lambda: parse_quietly(text), analysis.top_statement_of, exact=True,
@@ -289,68 +294,97 @@ def project_root(path: Path, settings: Settings, cwd: Optional[Path] = None) -> 
         return resolved.parent
 
 
-def reach(
-    ctx: ContextRef, path: Path, shown: str, text: str, resolver: SettingsResolver, root: Path,
-) -> List[Tuple[PassCtx, Tuple[str, ...]]]:
-    """The contexts that reach `ctx` in `path` (with the chain of calls that bring each), as the
-    project step of a run finds them: tvmlint.project.Project.reach over the files of `root`."""
-    if isinstance(ctx, PassCtx):
-        return [(ctx, ())]
-    from tvmlint.discovery import discover
-    from tvmlint.engine import check_module, module_name_for
-    from tvmlint.low_contexts import words_of
-    from tvmlint.project import Project
-    from tvmlint.source import decode, read_file
-    from tvmlint.tasks import display_path
+class ProjectView:
+    """The files of a project, as far as following one module's contexts needs them: read and
+    checked once, whatever number of sites of the module are explained."""
 
-    cwd = resolver.cwd
-    here = os.path.normcase(os.path.abspath(path))
-    files = [
-        f for f in discover([root], lambda p: resolver.for_path(p).is_excluded(p)).files
-        if os.path.normcase(os.path.abspath(f)) != here
-    ]
-    texts: Dict[str, Tuple[bytes, str]] = {}
+    def __init__(self, path: Path, shown: str, text: str, resolver: SettingsResolver, root: Path):
+        self.path, self.shown, self.text, self.resolver, self.root = path, shown, text, resolver, root
+        self._files: Optional[List[str]] = None
+        self._texts: Dict[str, Tuple[bytes, str]] = {}
+        self._own = None
+        self._checked: Dict[Tuple[str, tuple], object] = {}
 
-    def text_of(file: str) -> Tuple[bytes, str]:
-        if file not in texts:
+    def files(self) -> List[str]:
+        if self._files is None:
+            from tvmlint.discovery import discover
+
+            here = os.path.normcase(os.path.abspath(self.path))
+            self._files = [
+                f for f in discover([self.root], lambda p: self.resolver.for_path(p).is_excluded(p)).files
+                if os.path.normcase(os.path.abspath(f)) != here
+            ]
+        return self._files
+
+    def text_of(self, file: str) -> Tuple[bytes, str]:
+        if file not in self._texts:
+            from tvmlint.source import decode, read_file
+
             try:
                 data = read_file(file)
             except OSError:
                 data = b""
             source, _ = decode(data)
-            texts[file] = (data, source.text if source is not None else "")
-        return texts[file]
+            self._texts[file] = (data, source.text if source is not None else "")
+        return self._texts[file]
 
-    module_name, is_package = module_name_for(path)
-    version = resolver.for_path(path).target_version
-    own = check_module(text, shown, CODES, version, module_name, is_package, cheap=False).result
-    callers, defined = _chain_names(ctx)
-    results = {}
-    while True:
-        wanted = {name.rsplit(".", 1)[-1].encode() for name in callers | defined if "<" not in name}
-        follow = (frozenset(callers), frozenset(defined))
-        for file in files:
-            data, content = text_of(file)
-            if not content or not wanted & words_of(data):
-                continue
+    def own(self):
+        if self._own is None:
+            from tvmlint.engine import check_module, module_name_for
+
+            module_name, is_package = module_name_for(self.path)
+            version = self.resolver.for_path(self.path).target_version
+            self._own = check_module(self.text, self.shown, CODES, version, module_name, is_package, cheap=False).result
+        return self._own
+
+    def checked(self, file: str, follow: tuple):
+        key = (file, follow)
+        if key not in self._checked:
+            from tvmlint.engine import check_module, module_name_for
+            from tvmlint.tasks import display_path
+
+            _, content = self.text_of(file)
             name, package = module_name_for(Path(file))
-            checked = check_module(
-                content, display_path(file, cwd), CODES, resolver.for_path(file).target_version, name, package,
-                follow=follow,
+            result = check_module(
+                content, display_path(file, self.resolver.cwd), CODES, self.resolver.for_path(file).target_version,
+                name, package, follow=follow,
             )
-            if checked.analysed:
-                results[file] = checked.result
-        more_callers, more_defined = set(callers), set(defined)
-        for result in [own, *results.values()]:
-            for call in result.callsites:
-                if call.callee in callers:
-                    found_callers, found_defined = _chain_names(call.ctx)
-                    more_callers |= found_callers
-                    more_defined |= found_defined
-        if more_callers == callers and more_defined == defined:
-            break
-        callers, defined = more_callers, more_defined
-    return Project([own, *results.values()]).reach(ctx)
+            self._checked[key] = result.result if result.analysed else None
+        return self._checked[key]
+
+    def reach(self, ctx: ContextRef) -> List[Tuple[PassCtx, Tuple[str, ...]]]:
+        """The contexts that reach `ctx` (with the chain of calls that bring each), as the project
+        step of a run finds them: tvmlint.project.Project.reach over the files of the root, each
+        analysed the way a run's later rounds analyse it (`check_module` with the followed names)."""
+        if isinstance(ctx, PassCtx):
+            return [(ctx, ())]
+        from tvmlint.low_contexts import words_of
+        from tvmlint.project import Project
+
+        own = self.own()
+        callers, defined = _chain_names(ctx)
+        results: Dict[str, object] = {}
+        while True:
+            wanted = {name.rsplit(".", 1)[-1].encode() for name in callers | defined if "<" not in name}
+            follow = (frozenset(callers), frozenset(defined))
+            for file in self.files():
+                data, content = self.text_of(file)
+                if not content or not wanted & words_of(data):
+                    continue
+                result = self.checked(file, follow)
+                if result is not None:
+                    results[file] = result
+            more_callers, more_defined = set(callers), set(defined)
+            for result in [own, *results.values()]:
+                for call in result.callsites:
+                    if call.callee in callers:
+                        found_callers, found_defined = _chain_names(call.ctx)
+                        more_callers |= found_callers
+                        more_defined |= found_defined
+            if more_callers == callers and more_defined == defined:
+                break
+            callers, defined = more_callers, more_defined
+        return Project([own, *results.values()]).reach(ctx)
 
 
 # --- gating, member by member -------------------------------------------------------------
@@ -451,15 +485,12 @@ def outcome(site: Site, ctx: PassCtx, chain: Sequence[str], kinds, user, assumed
     )
 
 
-def explain_site(
-    modules: ModuleSites, site: Site, path: Path, shown: str, text: str, resolver: SettingsResolver,
-    root: Optional[Path] = None,
-) -> Explanation:
+def explain_site(modules: ModuleSites, site: Site, project: ProjectView) -> Explanation:
     knowledge = modules.knowledge
     kinds = _kinds(knowledge)
     user = dict(modules.analysis.user_passes)
-    settings = resolver.for_path(path)
-    reached = reach(site.ctx, path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
+    shown = project.shown
+    reached = project.reach(site.ctx)
     start_line, start_col, end_line, end_col = modules.span(site.node)
     outcomes: List[Outcome] = []
     note = None
@@ -472,8 +503,9 @@ def explain_site(
         if not reached:
             function = site.ctx.function if isinstance(site.ctx, Inherited) else None
             note = (
-                f"the context is unknown: nothing tvmlint sees calls {function} by name (a public helper, "
-                "a callback handed to TVM), so it runs under whatever context its callers enter"
+                f"the context is unknown: no call tvmlint sees gives {function} a context (nothing calls it, "
+                "or the functions that call it, by name: a public API, a callback handed to TVM), so it runs "
+                "under whatever context its callers enter"
                 if function else "the context is unknown here"
             )
         else:
@@ -520,7 +552,8 @@ def explain_at(
     if site is None:
         where = f"{shown}:{line}" + (f":{column}" if column else "")
         raise NotASite(f"{where}: no pass call, Sequential run or build here (at TVM {settings.target_text})")
-    return explain_site(modules, site, path, shown, text, resolver, root)
+    project = ProjectView(path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
+    return explain_site(modules, site, project)
 
 
 def explain_all(path: Path, resolver: SettingsResolver, text: Optional[str] = None, shown: Optional[str] = None,
@@ -534,7 +567,8 @@ def explain_all(path: Path, resolver: SettingsResolver, text: Optional[str] = No
     settings = resolver.for_path(path)
     module_name, is_package = module_name_for(path)
     modules = ModuleSites(text, shown, settings.target_version, module_name, is_package)
-    return [explain_site(modules, site, path, shown, text, resolver, root) for site in modules.sites]
+    project = ProjectView(path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
+    return [explain_site(modules, site, project) for site in modules.sites]
 
 
 def read_text(path: Path) -> str:
