@@ -5,9 +5,9 @@ from __future__ import annotations
 import fnmatch
 import functools
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from tvmlint.catalog import load_catalog
 from tvmlint.discovery import is_regular_file, resolve
@@ -26,11 +26,27 @@ KEYS: Dict[str, str] = {
     "select": "a list of rule codes or prefixes",
     "ignore": "a list of rule codes or prefixes",
     "extend-select": "a list of rule codes or prefixes",
+    "extend-ignore": "a list of rule codes or prefixes",
     "per-file-ignores": "a table of glob -> list of rule codes",
+    "fixable": "a list of rule codes or prefixes",
+    "unfixable": "a list of rule codes or prefixes",
     "exclude": "a list of glob patterns",
     "extend-exclude": "a list of glob patterns",
+    "force-exclude": "true or false",
+    "respect-gitignore": "true or false",
     "cache-dir": "a directory for the result cache, relative to this file (default .tvmlint_cache)",
 }
+
+
+# What `exclude` replaces and `extend-exclude` adds to, as in ruff: directories that hold no
+# code of the user's own (VCS data, environments, builds, caches). A bare name matches a file or
+# directory of that name anywhere; a pattern with a `/` matches a path below the settings' root.
+DEFAULT_EXCLUDE: Tuple[str, ...] = (
+    ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
+    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".tvmlint_cache", ".venv",
+    ".vscode", "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
+    "site-packages", "venv", "*.egg-info",
+)
 
 
 @dataclass(frozen=True)
@@ -42,6 +58,48 @@ class Overrides:
     ignore: Tuple[str, ...] = ()
     extend_select: Tuple[str, ...] = ()
     config: Optional[Path] = None
+    extend_ignore: Tuple[str, ...] = ()
+    fixable: Optional[Tuple[str, ...]] = None
+    unfixable: Tuple[str, ...] = ()
+    extend_fixable: Tuple[str, ...] = ()
+    # `--per-file-ignores` replaces the files' tables, `--extend-per-file-ignores` adds to them;
+    # "pattern:CODE,CODE" with the pattern relative to `cwd`
+    per_file_ignores: Optional[Tuple[str, ...]] = None
+    extend_per_file_ignores: Tuple[str, ...] = ()
+    force_exclude: Optional[bool] = None
+    respect_gitignore: Optional[bool] = None
+    cwd: Optional[Path] = None
+
+
+class ExcludeMatcher:
+    """`exclude` and `extend-exclude` of one settings object, as walking and every other way
+    a file arrives (named on the command line, --stdin-filename, the editor) ask them."""
+
+    def __init__(self, root: Path, patterns: Sequence[str]):
+        self.root = root
+        self.names = frozenset(p.rstrip("/") for p in patterns if "/" not in p.rstrip("/") and not _is_glob(p))
+        self.name_globs = tuple(p.rstrip("/") for p in patterns if "/" not in p.rstrip("/") and _is_glob(p))
+        self.path_globs = tuple(p for p in patterns if "/" in p.rstrip("/"))
+
+    def name_matches(self, name: str) -> bool:
+        return name in self.names or any(fnmatch.fnmatch(name, glob) for glob in self.name_globs)
+
+    def matches(self, path, walked: bool = False) -> bool:
+        """Whether `path` (or, unless `walked`, any directory above it up to the root) is excluded.
+        `walked`: the walk reached it, so the directories above it were asked already."""
+        if walked:
+            if self.name_matches(os.path.basename(os.fspath(path))):
+                return True
+            if not self.path_globs:
+                return False
+        relative = _relative_posix(Path(path), self.root)
+        if not walked and any(self.name_matches(part) for part in relative.split("/") if part not in ("", ".", "..")):
+            return True
+        return any(_matches(relative, pattern) for pattern in self.path_globs)
+
+
+def _is_glob(pattern: str) -> bool:
+    return any(char in pattern for char in "*?[")
 
 
 @dataclass(frozen=True)
@@ -53,13 +111,24 @@ class Settings:
     select: Optional[Tuple[str, ...]] = None
     ignore: Tuple[str, ...] = ()
     extend_select: Tuple[str, ...] = ()
-    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...]], ...] = ()
-    exclude: Tuple[str, ...] = ()
+    # (pattern, codes, base): base is the directory the pattern is relative to ("" for `root`)
+    per_file_ignores: Tuple[Tuple[str, Tuple[str, ...], str], ...] = ()
+    exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
     cache_dir: Optional[Path] = None  # from `cache-dir`; None: .tvmlint_cache beside the config
+    extend_exclude: Tuple[str, ...] = ()
+    force_exclude: bool = False
+    respect_gitignore: bool = True
+    fixable: Optional[Tuple[str, ...]] = None  # None: every rule's fixes
+    unfixable: Tuple[str, ...] = ()
+    # where each setting came from (`--show-settings`): key -> a pyproject.toml, a flag; unlisted: default
+    origins: Tuple[Tuple[str, str], ...] = field(default=(), compare=False)
 
     @property
     def target_text(self) -> str:
         return format_version(self.target_version)
+
+    def origin(self, key: str) -> str:
+        return dict(self.origins).get(key, "default")
 
     def enabled_codes(self) -> FrozenSet[str]:
         return _enabled_codes(self.select, self.extend_select, self.ignore, str(rules_dir()))
@@ -71,19 +140,42 @@ class Settings:
         if not self.per_file_ignores:
             return codes  # resolving the path costs more than the rest of a cached file
         relative = _relative_posix(Path(path), self.root)
-        for pattern, ignored in self.per_file_ignores:
-            if _matches(relative, pattern):
+        for pattern, ignored, base in self.per_file_ignores:
+            if _matches(_relative_posix(Path(path), Path(base)) if base else relative, pattern):
                 codes = _without(codes, ignored, str(rules_dir()))
         return codes
 
-    def is_excluded(self, path: Path) -> bool:
-        if not self.exclude:
-            return False
-        relative = _relative_posix(Path(path), self.root)
-        return any(_matches(relative, pattern) for pattern in self.exclude)
+    @property
+    def excluder(self) -> ExcludeMatcher:
+        matcher = self.__dict__.get("_excluder")
+        if matcher is None:
+            matcher = ExcludeMatcher(self.root, self.exclude + self.extend_exclude)
+            object.__setattr__(self, "_excluder", matcher)
+        return matcher
+
+    def is_excluded(self, path: Path, walked: bool = False) -> bool:
+        """Whether `exclude`/`extend-exclude` name the file or a directory above it (up to the
+        settings' root). The one matcher of the walk, named files with `force-exclude`,
+        `--stdin-filename` and the language server."""
+        return self.excluder.matches(path, walked)
+
+    def skips_named(self, path: Path) -> bool:
+        """A file or directory named on the command line (or with --stdin-filename) is left out:
+        with `force-exclude`, when excluded."""
+        return self.force_exclude and self.is_excluded(path)
+
+    def is_fixable(self, code: str) -> bool:
+        return code in _fixable_codes(self.fixable, self.unfixable, str(rules_dir()))
 
     def fingerprint(self) -> str:
         return repr((self.target_text, sorted(self.enabled_codes()), self.per_file_ignores))
+
+
+@functools.lru_cache(maxsize=None)
+def _fixable_codes(fixable, unfixable, rules: str) -> FrozenSet[str]:
+    catalog = load_catalog()
+    codes = set(catalog) if fixable is None else _expand(fixable, catalog)
+    return frozenset(codes - _expand(unfixable, catalog))
 
 
 @functools.lru_cache(maxsize=None)
@@ -221,33 +313,47 @@ def settings_from_table(table: dict, path: Path, overrides: Overrides) -> Settin
             raise ConfigError(f"{where}: {key!r} must be {KEYS[key]}, got {value!r}")
         return tuple(value)
 
+    def flag(key: str, default: bool) -> bool:
+        value = table.get(key, default)
+        if not isinstance(value, bool):
+            raise ConfigError(f"{where}: {key!r} must be {KEYS[key]}, got {value!r}")
+        return value
+
+    def codes(key: str) -> Tuple[str, ...]:
+        return validate_selectors(string_list(key), f"{where} {key}")
+
+    origins = {key: str(path) for key in table}
     if "target-version" in table:
         version = validate_version(table["target-version"], f"{where} target-version")
         source = f"target-version in {path}"
     else:
         version, source = _unless_overridden(overrides)
-    select = validate_selectors(string_list("select"), f"{where} select") if "select" in table else None
-    ignore = validate_selectors(string_list("ignore"), f"{where} ignore")
-    extend = validate_selectors(string_list("extend-select"), f"{where} extend-select")
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: 'per-file-ignores' must be {KEYS['per-file-ignores']}")
     per_file_ignores = []
-    for pattern, codes in per_file.items():
-        if not isinstance(codes, list):
+    for pattern, listed in per_file.items():
+        if not isinstance(listed, list):
             raise ConfigError(f"{where}: per-file-ignores {pattern!r} must be a list of rule codes")
-        per_file_ignores.append((pattern, validate_selectors(codes, f"{where} per-file-ignores {pattern!r}")))
+        per_file_ignores.append((pattern, validate_selectors(listed, f"{where} per-file-ignores {pattern!r}"), ""))
     settings = Settings(
         root=path.parent,
         config_file=path,
         target_version=version,
         target_source=source,
-        select=select,
-        ignore=ignore,
-        extend_select=extend,
+        select=codes("select") if "select" in table else None,
+        # ruff's extend-ignore: more codes to leave out (there is no inherited `ignore` to keep apart from)
+        ignore=codes("ignore") + codes("extend-ignore"),
+        extend_select=codes("extend-select"),
         per_file_ignores=tuple(per_file_ignores),
-        exclude=string_list("exclude") + string_list("extend-exclude"),
+        exclude=string_list("exclude") if "exclude" in table else DEFAULT_EXCLUDE,
+        extend_exclude=string_list("extend-exclude"),
+        force_exclude=flag("force-exclude", False),
+        respect_gitignore=flag("respect-gitignore", True),
+        fixable=codes("fixable") if "fixable" in table else None,
+        unfixable=codes("unfixable"),
         cache_dir=_cache_dir(table, path, where),
+        origins=tuple(sorted(origins.items())),
     )
     return apply_overrides(settings, overrides)
 
@@ -261,18 +367,69 @@ def _cache_dir(table: dict, path: Path, where: str) -> Optional[Path]:
     return path.parent / Path(value).expanduser()
 
 
+def parse_per_file_ignores(entries: Iterable[str], flag: str, cwd: Path) -> Tuple[Tuple[str, Tuple[str, ...], str], ...]:
+    """`--per-file-ignores "tests/*:TVM401,TVM101"`: the pattern is relative to the working directory."""
+    out = []
+    for entry in entries:
+        pattern, colon, listed = entry.rpartition(":")
+        if not colon or not pattern or not listed.strip():
+            raise ConfigError(f"{flag} {entry!r}: expected PATTERN:CODES, such as \"tests/*:TVM401\"")
+        selectors = [part.strip() for part in listed.split(",") if part.strip()]
+        out.append((pattern, validate_selectors(selectors, f"{flag} {entry!r}"), str(cwd)))
+    return tuple(out)
+
+
 def apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
     changes = {}
+    origins = dict(settings.origins)
     if overrides.target_version is not None:
         changes["target_version"] = validate_version(overrides.target_version, "--target-version")
         changes["target_source"] = "--target-version"
+        origins["target-version"] = "--target-version"
     if overrides.select is not None:
         changes["select"] = validate_selectors(overrides.select, "--select")
-    if overrides.ignore:
-        changes["ignore"] = settings.ignore + validate_selectors(overrides.ignore, "--ignore")
+        origins["select"] = "--select"
+    if overrides.ignore or overrides.extend_ignore:
+        changes["ignore"] = (
+            settings.ignore + validate_selectors(overrides.ignore, "--ignore")
+            + validate_selectors(overrides.extend_ignore, "--extend-ignore")
+        )
+        flags = [flag for flag, given in (("--ignore", overrides.ignore), ("--extend-ignore", overrides.extend_ignore)) if given]
+        origins["ignore"] = " + ".join(([origins["ignore"]] if "ignore" in origins else []) + flags)
     if overrides.extend_select:
         changes["extend_select"] = settings.extend_select + validate_selectors(overrides.extend_select, "--extend-select")
-    return replace(settings, **changes) if changes else settings
+        origins["extend-select"] = " + ".join(([origins["extend-select"]] if "extend-select" in origins else []) + ["--extend-select"])
+    if overrides.fixable is not None:
+        changes["fixable"] = validate_selectors(overrides.fixable, "--fixable")
+        origins["fixable"] = "--fixable"
+    if overrides.extend_fixable:
+        base = changes.get("fixable", settings.fixable)
+        if base is not None:
+            changes["fixable"] = base + validate_selectors(overrides.extend_fixable, "--extend-fixable")
+        origins["fixable"] = " + ".join(([origins["fixable"]] if "fixable" in origins else []) + ["--extend-fixable"])
+    if overrides.unfixable:
+        changes["unfixable"] = settings.unfixable + validate_selectors(overrides.unfixable, "--unfixable")
+        origins["unfixable"] = " + ".join(([origins["unfixable"]] if "unfixable" in origins else []) + ["--unfixable"])
+    cwd = overrides.cwd or Path.cwd()
+    if overrides.per_file_ignores is not None:
+        changes["per_file_ignores"] = parse_per_file_ignores(overrides.per_file_ignores, "--per-file-ignores", cwd)
+        origins["per-file-ignores"] = "--per-file-ignores"
+    if overrides.extend_per_file_ignores:
+        changes["per_file_ignores"] = changes.get("per_file_ignores", settings.per_file_ignores) + parse_per_file_ignores(
+            overrides.extend_per_file_ignores, "--extend-per-file-ignores", cwd
+        )
+        origins["per-file-ignores"] = " + ".join(
+            ([origins["per-file-ignores"]] if "per-file-ignores" in origins else []) + ["--extend-per-file-ignores"]
+        )
+    if overrides.force_exclude is not None:
+        changes["force_exclude"] = overrides.force_exclude
+        origins["force-exclude"] = "--force-exclude" if overrides.force_exclude else "--no-force-exclude"
+    if overrides.respect_gitignore is not None:
+        changes["respect_gitignore"] = overrides.respect_gitignore
+        origins["respect-gitignore"] = "--respect-gitignore" if overrides.respect_gitignore else "--no-respect-gitignore"
+    if not changes:
+        return settings
+    return replace(settings, **changes, origins=tuple(sorted(origins.items())))
 
 
 class SettingsResolver:
@@ -288,6 +445,8 @@ class SettingsResolver:
         self._fixed: Optional[Settings] = None
         # a bad flag is an error even when no file is checked; the default target itself waits
         # until a file has no configuration (reading the installed TVM's metadata costs 20 ms)
+        if overrides.cwd is None:
+            self.overrides = overrides = replace(overrides, cwd=self.cwd)
         apply_overrides(Settings(self.cwd, None, newest_release(), ""), overrides)
         if overrides.config is not None:
             path = overrides.config
@@ -354,3 +513,45 @@ class SettingsResolver:
         for below in unknown:  # each directory passed on the way has the settings found above it
             self._by_dir[below] = settings
         return settings
+
+
+def describe_settings(settings: Settings, path: Path) -> str:
+    """`check --show-settings PATH`: the settings that apply to `path`, each with where it came from."""
+
+    def codes(values) -> str:
+        return "[" + ", ".join(f'"{value}"' for value in values) + "]"
+
+    def line(key: str, value: str, origin: str) -> str:
+        return f"{key} = {value}".ljust(48) + f"  # {origin}\n"
+
+    origin = settings.origin
+    out = [f"Settings for: {path}\n", f"Settings file: {settings.config_file or '(none: defaults and flags)'}\n",
+           f"Project root: {settings.root}\n\n"]
+    out.append(line("target-version", f'"{settings.target_text}"', settings.target_source))
+    out.append(line("select", codes(settings.select) if settings.select is not None else "(the default rules)", origin("select")))
+    out.append(line("extend-select", codes(settings.extend_select), origin("extend-select")))
+    ignore_origin = " + ".join(o for o in (origin("ignore"), origin("extend-ignore")) if o != "default") or "default"
+    out.append(line("ignore (with extend-ignore)", codes(settings.ignore), ignore_origin))
+    table = ", ".join(f'"{pattern}" = {codes(listed)}' + (f" (from {base})" if base else "")
+                      for pattern, listed, base in settings.per_file_ignores)
+    out.append(line("per-file-ignores", "{" + table + "}", origin("per-file-ignores")))
+    out.append(line("fixable", codes(settings.fixable) if settings.fixable is not None else '["ALL"]', origin("fixable")))
+    out.append(line("unfixable", codes(settings.unfixable), origin("unfixable")))
+    out.append(line("exclude", codes(settings.exclude), origin("exclude")))
+    out.append(line("extend-exclude", codes(settings.extend_exclude), origin("extend-exclude")))
+    out.append(line("force-exclude", str(settings.force_exclude).lower(), origin("force-exclude")))
+    out.append(line("respect-gitignore", str(settings.respect_gitignore).lower(), origin("respect-gitignore")))
+    out.append(line("cache-dir", f'"{settings.cache_dir}"' if settings.cache_dir else '".tvmlint_cache" beside the settings file',
+                    origin("cache-dir")))
+    out.append("\n")
+    out.append(f"Rules checked in this file: {', '.join(sorted(settings.codes_for(path))) or '(none)'}\n")
+    fixable = sorted(code for code in settings.codes_for(path) if settings.is_fixable(code))
+    out.append(f"Rules whose fixes may be applied: {', '.join(fixable) or '(none)'}\n")
+    excluded = settings.is_excluded(path)
+    if excluded:
+        why = "skipped when walking; " + ("skipped when named too (force-exclude)" if settings.force_exclude
+                                          else "checked when named (force-exclude is off)")
+    else:
+        why = "no"
+    out.append(f"Excluded: {why}\n")
+    return "".join(out)

@@ -8,16 +8,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
-# Directories that hold no code of the user's own: VCS data, environments, builds, caches.
-SKIPPED_DIRS = frozenset(
-    {
-        ".git", ".hg", ".svn", ".bzr", "__pycache__", ".mypy_cache", ".pytest_cache", ".ruff_cache",
-        ".tvmlint_cache", ".tox", ".nox", ".venv", "venv", ".eggs", "build", "dist", "node_modules",
-        "site-packages", "__pypackages__", ".ipynb_checkpoints",
-    }
-)
-
-
 @dataclass
 class Discovery:
     files: List[str] = field(default_factory=list)  # as walked: str, not Path (a run holds them all)
@@ -78,8 +68,16 @@ def walk(top: str, on_error: Callable[[OSError], None]) -> Iterator[Tuple[str, L
         stack.extend(os.path.join(directory, name) for name in reversed(dirnames) if name not in links)
 
 
-def discover(paths: Sequence[Path], is_excluded: Callable[[str], bool]) -> Discovery:
-    """Python files under `paths`; a file named explicitly is always checked."""
+def discover(
+    paths: Sequence[Path],
+    is_excluded: Callable[[str], bool],
+    skips_named: Optional[Callable[[str], bool]] = None,
+    respects_gitignore: Optional[Callable[[str], bool]] = None,
+) -> Discovery:
+    """Python files under `paths`. `is_excluded(path)`: a walked file or directory is left out
+    (exclude, extend-exclude; the directories above it were asked first). A file or directory
+    named in `paths` is checked unless `skips_named(path)` (force-exclude). A walk of a
+    directory for which `respects_gitignore(directory)` leaves out what git ignores."""
     found = Discovery()
     # one walk never meets a file twice: only several paths (a directory and a file in it) can
     seen: Optional[set] = set() if len(paths) > 1 else None
@@ -93,24 +91,34 @@ def discover(paths: Sequence[Path], is_excluded: Callable[[str], bool]) -> Disco
         found.files.append(path)
 
     for root in paths:
+        if skips_named is not None and skips_named(os.fspath(root)):
+            continue
         if not os.path.isdir(root):  # named explicitly: a FIFO or a broken link is read and reported
             add(os.fspath(root))
             continue
         def on_error(error: OSError) -> None:
             found.problems.append(f"{error.filename}: cannot read directory ({error.strerror})")
+        ignores = None
+        if respects_gitignore is not None and respects_gitignore(os.fspath(root)):
+            from tvmlint.ignorefiles import IgnoreFiles
+
+            ignores = IgnoreFiles(os.fspath(root))
         for directory, dirnames, filenames in walk(os.fspath(root), on_error):
+            if ignores is not None:
+                ignores.enter(directory)
             kept = []
             for name in sorted(dirnames):
                 full = os.path.join(directory, name)
-                if name in SKIPPED_DIRS or name.endswith(".egg-info") or is_virtualenv(full):
+                if is_excluded(full) or is_virtualenv(full):
                     continue
-                if is_excluded(full):
+                if ignores is not None and ignores.ignored(full, True):
                     continue
                 kept.append(name)
             dirnames[:] = kept
             for name in sorted(filenames):
                 if name.endswith((".py", ".pyi")):
                     path = os.path.join(directory, name)
-                    if not is_excluded(path):
-                        add(path)
+                    if is_excluded(path) or (ignores is not None and ignores.ignored(path, False)):
+                        continue
+                    add(path)
     return found

@@ -1,32 +1,196 @@
-"""`# noqa` and `# noqa: TVM101, TVM202` suppressions on the reported line."""
+"""`# noqa` and `# noqa: TVM101, TVM202` suppressions, read from the comments of a module.
+
+Comments are found with the tokenizer, so a `"# noqa"` inside a string suppresses
+nothing. A directive may follow other text in its comment (`# type: ignore  # noqa: X`),
+as ruff reads it. `add_noqa_to_text` writes directives (`check --add-noqa`).
+"""
 
 from __future__ import annotations
 
+import io
 import re
-from typing import Dict, FrozenSet, Optional
+import tokenize
+from dataclasses import dataclass
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.source import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
+_CODE = re.compile(r"[A-Za-z]+[0-9]+")
 ALL = frozenset({"*"})
+
+
+@dataclass(frozen=True)
+class Directive:
+    """One `# noqa` comment. Columns are 0-based, in characters of the line."""
+
+    line: int
+    start: int  # the directive's `#`
+    end: int  # after its last code (or after `noqa` when bare)
+    codes: Tuple[Tuple[str, int, int], ...]  # (code in capitals, start, end), as written
+    comment_start: int  # the comment's `#` (before the directive when the comment says more first)
+    comment_end: int  # the comment's end (before the line ending)
+
+    @property
+    def bare(self) -> bool:
+        return not self.codes
+
+    @property
+    def code_set(self) -> FrozenSet[str]:
+        return ALL if self.bare else frozenset(code for code, _, _ in self.codes)
+
+
+def _directive(line: int, comment: str, column: int) -> Optional[Directive]:
+    match = _NOQA.search(comment)
+    if match is None:
+        return None
+    codes: List[Tuple[str, int, int]] = []
+    end = match.end()
+    if match.group("codes") is not None:
+        offset = match.start("codes")
+        for code in _CODE.finditer(match.group("codes")):
+            codes.append((code.group().upper(), column + offset + code.start(), column + offset + code.end()))
+    return Directive(line, column + match.start(), column + end, tuple(codes), column, column + len(comment.rstrip()))
+
+
+def _comments(text: str) -> Tuple[List[Tuple[int, int, str]], Optional[int]]:
+    """(line, column, text) of each comment the tokenizer finds, and the line after which it
+    gave up (None when it read the whole text)."""
+    found: List[Tuple[int, int, str]] = []
+    last = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+            last = token.end[0]
+            if token.type == tokenize.COMMENT:
+                found.append((token.start[0], token.start[1], token.string))
+    except (tokenize.TokenError, SyntaxError):  # IndentationError too; the module does not parse
+        return found, last
+    return found, None
+
+
+def directives(text: str) -> List[Directive]:
+    """Every `# noqa` directive of `text`, in order of lines."""
+    if "noqa" not in text.lower():
+        return []
+    out: List[Directive] = []
+    comments, gave_up_after = _comments(text)
+    for line, column, comment in comments:
+        directive = _directive(line, comment, column)
+        if directive is not None:
+            out.append(directive)
+    if gave_up_after is not None:
+        # a module the tokenizer cannot read (it holds a syntax error, reported as TVM001): its
+        # remaining lines are read as they stand, as every line was before comments were told apart
+        for number, line_text in enumerate(split_lines(text), start=1):
+            if number <= gave_up_after or "#" not in line_text:
+                continue
+            hash_at = line_text.find("#")
+            body = line_text.rstrip("\r\n")
+            directive = _directive(number, body[hash_at:], hash_at)
+            if directive is not None:
+                out.append(directive)
+    return out
 
 
 def suppressions(text: str) -> Dict[int, FrozenSet[str]]:
     """Line number -> codes suppressed there (ALL for a bare `# noqa`)."""
     found: Dict[int, FrozenSet[str]] = {}
-    if "noqa" not in text.lower():
-        return found
-    for number, line in enumerate(split_lines(text), start=1):
-        if "#" not in line:
-            continue
-        match = _NOQA.search(line)
-        if match is None:
-            continue
-        codes = match.group("codes")
-        found[number] = ALL if codes is None else frozenset(c.upper() for c in re.split(r"[\s,]+", codes) if c)
+    for directive in directives(text):
+        codes = directive.code_set
+        known = found.get(directive.line)
+        found[directive.line] = codes if known is None or codes is ALL else (known if known is ALL else known | codes)
     return found
 
 
 def is_suppressed(table: Dict[int, FrozenSet[str]], line: int, code: str) -> bool:
     codes: Optional[FrozenSet[str]] = table.get(line)
     return codes is not None and (codes is ALL or "*" in codes or code in codes)
+
+
+# -- `check --add-noqa` ------------------------------------------------------------------------
+
+
+def comment_lines(text: str) -> Optional[Set[int]]:
+    """The lines whose end can take a comment: not inside a string, not continued with a
+    backslash. None when the tokenizer cannot read the module."""
+    lines: Set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                lines.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return lines
+
+
+def add_noqa_to_text(text: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str, int, List[int]]:
+    """`text` with `# noqa: CODES` on each line of `codes_by_line` (merged into a noqa comment
+    already there), how many lines were given one, and the lines that cannot take a comment."""
+    allowed = comment_lines(text)
+    if allowed is None:
+        return text, 0, sorted(codes_by_line)
+    by_line: Dict[int, Directive] = {}
+    for directive in directives(text):
+        by_line.setdefault(directive.line, directive)
+    lines = split_lines(text)
+    added, skipped = 0, []
+    for number, wanted in sorted(codes_by_line.items()):
+        if number > len(lines) or number not in allowed:
+            skipped.append(number)
+            continue
+        line = lines[number - 1]
+        body = line.rstrip("\r\n")
+        ending = line[len(body):]
+        directive = by_line.get(number)
+        if directive is not None:
+            if directive.bare:
+                continue  # suppresses every code already
+            missing = sorted(set(wanted) - directive.code_set)
+            if not missing:
+                continue
+            last_end = directive.codes[-1][2]
+            body = body[:last_end] + "".join(f", {code}" for code in missing) + body[last_end:]
+        else:
+            body = body.rstrip() + f"  # noqa: {', '.join(sorted(wanted))}"
+        lines[number - 1] = body + ending
+        added += 1
+    return "".join(lines), added, skipped
+
+
+def add_noqa_to_file(path, findings: Iterable) -> Tuple[int, Optional[str]]:
+    """Add noqa directives for `findings` to the file at `path`, written atomically
+    (tvmlint.fixer.write_atomic). (lines changed, a problem to report or None)."""
+    from tvmlint.fixer import FileChanged, write_atomic
+    from tvmlint.source import decode, read_file
+
+    wanted: Dict[int, Set[str]] = {}
+    for finding in findings:
+        if finding.code == UNUSED_NOQA:
+            continue  # an unused directive is removed (its fix), not suppressed
+        wanted.setdefault(finding.start.line, set()).add(finding.code)
+    if not wanted:
+        return 0, None
+    try:
+        data = read_file(path)
+    except OSError as error:
+        return 0, f"could not be read: {error.strerror}"
+    source, why = decode(data)
+    if source is None:
+        return 0, f"could not be decoded: {why}"
+    text, added, skipped = add_noqa_to_text(source.text, wanted)
+    problem = None
+    if skipped:
+        problem = f"no noqa added on line{'s' if len(skipped) > 1 else ''} {', '.join(map(str, skipped))}: " \
+                  "the line ends inside a string or continues with a backslash, or the module does not tokenize"
+    if not added:
+        return 0, problem
+    try:
+        write_atomic(path, source.encode(text), data)
+    except FileChanged:
+        return 0, "left untouched: it changed on disk while tvmlint was reading it"
+    except (OSError, UnicodeEncodeError) as error:
+        return 0, f"left untouched: could not be written ({getattr(error, 'strerror', None) or error})"
+    return added, problem
+
+
+UNUSED_NOQA = "TVM002"

@@ -23,7 +23,7 @@ from tvmlint.diagnostics import Finding
 from tvmlint.discovery import discover
 from tvmlint.engine import UNKNOWN_MENTIONS, Checked, FileResult, check_module, module_name_for
 from tvmlint.low_contexts import words_of
-from tvmlint.noqa import is_suppressed
+from tvmlint.noqa import UNUSED_NOQA, is_suppressed
 from tvmlint.reach import enclosing
 from tvmlint.source import read_file
 from tvmlint.tasks import Follow, Planner, Task
@@ -70,7 +70,7 @@ def check_paths(
     libcst where no selected rule can fire (off only to test that it loses nothing);
     `progress(done, total)`: told as each file of the first round is checked."""
     report = RunReport()
-    found = discover(paths, lambda p: resolver.for_path(p).is_excluded(p))
+    found = discover_files(paths, resolver)
     report.notes.extend(found.problems)
     entries = [_Entry(path) for path in found.files]
     del found
@@ -86,6 +86,7 @@ def check_paths(
             packed = cache.get_run(whole)
             if packed is not None:  # no file changed since a run of the same files: its findings
                 report.findings, report.files_analysed = unpack_findings(packed)
+                report.findings = _fixable_only(report.findings, resolver)
                 report.cache_hits = len(entries)
                 cache.save()
                 return report
@@ -154,13 +155,30 @@ def check_paths(
             if unknown:
                 run.check(run.indices(unknown), label + " confirm", follow=follow, providers=providers, confirm=True)
         report.files_analysed = sum(1 for entry in entries if entry.analysed)
-        report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)])
+        used: Dict[str, Set[Tuple[int, str]]] = {}
+        report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)], used)
+        unused = _unused_noqa(entries, run.planner, used)
+        if unused:
+            report.findings = sorted(report.findings + unused, key=lambda f: f.sort_key)
         if cache is not None:
             report.cache_hits = cache.hits
             if whole is not None and run.complete:
                 cache.put_run(whole, pack_findings(report.findings, report.files_analysed))
             cache.save()
+        report.findings = _fixable_only(report.findings, resolver)  # after the cache: it keeps every fix
         return report
+
+
+def discover_files(paths: Sequence[Path], resolver: SettingsResolver):
+    """The files a run over `paths` checks (`tvmlint.discovery.discover` with each file's settings):
+    exclude and extend-exclude while walking, and for paths named with force-exclude; what git
+    ignores unless respect-gitignore is off."""
+    return discover(
+        paths,
+        lambda p: resolver.for_path(p).is_excluded(p, walked=True),
+        skips_named=lambda p: resolver.for_path(p).skips_named(p),
+        respects_gitignore=lambda p: resolver.for_path(p).respect_gitignore,
+    )
 
 
 class _Run:
@@ -523,8 +541,9 @@ def _suppressed(noqa, finding: Finding) -> bool:
     return any(is_suppressed(noqa, line, finding.code) for line in (finding.start.line, *finding.noqa_lines))
 
 
-def finalize(results: Sequence[FileResult]) -> List[Finding]:
-    """Judge deferred findings across the project, apply selection and noqa, sort."""
+def finalize(results: Sequence[FileResult], used: Optional[Dict[str, Set[Tuple[int, str]]]] = None) -> List[Finding]:
+    """Judge deferred findings across the project, apply selection and noqa, sort.
+    `used`: filled with each file's (line, code) pairs whose `# noqa` suppressed a finding."""
     from tvmlint.project import Project
 
     judges = _judges() if any(result.deferred for result in results) else {}
@@ -537,10 +556,79 @@ def finalize(results: Sequence[FileResult]) -> List[Finding]:
             if finding.code not in result.codes:
                 continue
             if result.noqa and _suppressed(result.noqa, finding):
+                if used is not None:
+                    used.setdefault(result.path, set()).update(
+                        (line, finding.code) for line in (finding.start.line, *finding.noqa_lines)
+                        if is_suppressed(result.noqa, line, finding.code)
+                    )
                 continue
             findings.append(finding)
     findings.sort(key=lambda f: f.sort_key)
     return findings
+
+
+def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object]):
+    """For TVM002: whether a finding of `code` may still arise on `line` of a file from what other
+    files hold (a rule judged across modules, where the file shows a candidate or was not seen whole)."""
+    candidates = {
+        (line, d.code) for d in entry_result.deferred for line in (d.start.line, *d.noqa_lines)
+    }
+
+    def unsure(line: int, code: str) -> bool:
+        return code in judges and (awaits or (line, code) in candidates)
+
+    return unsure
+
+
+def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]]) -> List[Finding]:
+    """TVM002's findings for the files of a run that select it (tvmlint.checks.unused_noqa)."""
+    from tvmlint.checks.unused_noqa import unused_noqa
+    from tvmlint.source import decode
+
+    out: List[Finding] = []
+    judges = None
+    for entry in entries:
+        codes = entry.result.codes if entry.result is not None else frozenset()
+        if UNUSED_NOQA not in codes:
+            continue
+        try:
+            data = read_file(entry.path)
+        except OSError:
+            continue
+        if b"noqa" not in data.lower():
+            continue
+        source, _why = decode(data)
+        if source is None:
+            continue
+        if judges is None:
+            judges = _judges()
+        shown = planner.shown(entry.path)
+        awaits = bool(getattr(entry, "awaits_low", False) and not entry.analysed) or bool(getattr(entry, "partial", False))
+        result = entry.result if not is_placeholder(entry.result) else FileResult(shown, "", entry.result.version, codes)
+        out.extend(unused_noqa(source.text, shown, codes, used.get(shown, set()), _unsure(result, awaits, judges)))
+    return out
+
+
+def _fixable_only(findings: List[Finding], resolver: SettingsResolver) -> List[Finding]:
+    if not any(finding.fix is not None for finding in findings):
+        return findings
+    return without_unfixable(findings, lambda shown: resolver.for_path(resolver.cwd / shown))
+
+
+def without_unfixable(findings: List[Finding], settings_of) -> List[Finding]:
+    """Findings whose rule `fixable`/`unfixable` leave out lose their fix (ruff's behaviour):
+    `settings_of(path)` gives a finding's settings."""
+    out = []
+    known: Dict[str, object] = {}
+    for finding in findings:
+        if finding.fix is not None:
+            settings = known.get(finding.path)
+            if settings is None:
+                settings = known[finding.path] = settings_of(finding.path)
+            if not settings.is_fixable(finding.code):
+                finding = replace(finding, fix=None)
+        out.append(finding)
+    return out
 
 
 # Buffers the editor sent recently, checked: typing, code actions and fix-all ask
@@ -563,7 +651,16 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
     _RECENT[key] = checked  # most recent last
     while len(_RECENT) > _RECENT_SIZE:
         _RECENT.pop(next(iter(_RECENT)))
-    return finalize([checked.result])
+    used: Dict[str, Set[Tuple[int, str]]] = {}
+    findings = finalize([checked.result], used)
+    if UNUSED_NOQA in codes:
+        from tvmlint.checks.unused_noqa import unused_noqa
+
+        unsure = _unsure(checked.result, bool(checked.partial), _judges())
+        findings = sorted(findings + unused_noqa(text, shown, codes, used.get(shown, set()), unsure), key=lambda f: f.sort_key)
+    if any(finding.fix is not None for finding in findings):
+        findings = without_unfixable(findings, lambda _shown: settings)
+    return findings
 
 
 def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name: str, is_package: bool) -> Checked:

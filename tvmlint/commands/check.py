@@ -30,10 +30,18 @@ def add_parser(subparsers) -> None:
                         help="hand the run to `tvmlint daemon` (started in the background when none runs; "
                              "this run then checks in its own process)")
     add_fix_options(parser)
+    from tvmlint.commands.settings_options import add_show_options
+
+    add_show_options(parser)
     add_output_options(parser)
 
 
 def run(args: argparse.Namespace) -> int:
+    from tvmlint.commands.settings_options import run_show
+
+    shown = run_show(args)  # --show-settings, --show-files, --add-noqa
+    if shown is not None:
+        return shown
     from tvmlint.commands.reporting import check_usage, report_stream, watch
 
     check_usage(args, reads_stdin(args))

@@ -95,6 +95,9 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
     else:
         path, shown = resolver.cwd / "stdin.py", STDIN
     data = sys.stdin.buffer.read()
+    if resolver.for_path(path).skips_named(path):  # force-exclude: an excluded file is left as it is
+        sys.stdout.buffer.write(data)
+        return EXIT_CLEAN
     source, why = decode(data)
     if source is None:
         sys.stdout.buffer.write(data)  # a formatter pipe gets its input back unchanged

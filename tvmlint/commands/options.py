@@ -30,6 +30,9 @@ def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this pyproject.toml for every file")
     # pre-commit can call a hook with no file names; checking `.` then would check the whole repository
     parser.add_argument("--no-default-path", action="store_true", help="with no PATHS, check nothing instead of `.` (for pre-commit hooks)")
+    from tvmlint.commands.settings_options import add_settings_options
+
+    add_settings_options(parser)
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -39,6 +42,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def overrides_from(args: argparse.Namespace):
+    from tvmlint.commands.settings_options import override_fields
     from tvmlint.config import Overrides
 
     return Overrides(
@@ -47,6 +51,7 @@ def overrides_from(args: argparse.Namespace):
         ignore=tuple(args.ignore),
         extend_select=tuple(args.extend_select),
         config=args.config,
+        **override_fields(args),
     )
 
 

@@ -64,6 +64,8 @@ def check_stdin(args: argparse.Namespace, resolver) -> Tuple[List, StdinSource]:
 
     source = read_stdin(args, resolver.cwd)
     settings = resolver.for_path(source.path)
+    if settings.skips_named(source.path):  # force-exclude: an excluded file is never reported
+        return [], source
     if source.text is None:
         return parse_error(source.shown, settings.codes_for(source.path), *source.where, source.problem), source
     return check_text(source.text, source.path, settings, shown=source.shown), source
