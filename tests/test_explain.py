@@ -149,3 +149,82 @@ def test_readme_shows_the_real_output():
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
     assert f"$ tvmlint explain examples/relay_era/fold_scale_axis.py:12\n{done.stdout}```" in readme
+
+
+# --- against the installed TVM: explain's tree and an instrumented run of the same pipeline ---------
+
+
+def _tvm_importable() -> bool:
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
+    return done.returncode == 0
+
+
+needs_tvm = pytest.mark.skipif(not _tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
+
+
+def _compare(explained, ran, where):
+    """Each explained pass against the pass of the same name and place in the instrumented run."""
+    names = [node["name"] for node in ran]
+    assert [node["name"] for node in explained] == names, where
+    for mine, theirs in zip(explained, ran):
+        expected = {"runs": "ran", "skipped": "skipped"}[mine["status"]]
+        assert theirs["state"] == expected, (where, mine, theirs)
+        if mine["children"] and mine["status"] == "runs":
+            _compare(mine["children"], theirs.get("children", []), where + "/" + mine["name"])
+
+
+def _instrumented(tmp_path, pipeline, context):
+    args = ["registry", "--pipeline", pipeline, "--opt-level", str(context["opt_level"]), "--format", "json"]
+    if context["required"]:
+        args += ["--required", ",".join(context["required"])]
+    if context["disabled"]:
+        args += ["--disabled", ",".join(context["disabled"])]
+    done = run_cli(*args, cwd=tmp_path, env={"TVMLINT_CACHE_DIR": str(tmp_path / "cache")})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)["passes"]
+
+
+RELAX_SITES = [
+    # (the file, its line, the pipeline `registry --pipeline` runs for it)
+    ("examples/relax_era/canonicalize_at_opt0.py", 10, "tvm.relax.transform.CanonicalizeBindings"),
+    ("examples/relax_era/canonicalize_at_opt0.py", 11, "tvm.relax.transform.FuseTIR"),
+    ("examples/relax_era/pass_settings.py", 11, "tvm.compile"),
+]
+RELAX_CASES = [
+    ("PassContext(opt_level=1)", "CanonicalizeBindings"),
+    ("PassContext(opt_level=0, required_pass=['CanonicalizeRelaxBindings'])", "CanonicalizeBindings"),
+    ("PassContext(opt_level=2, disabled_pass=['CanonicalizeTIRVariables'])", "CanonicalizeBindings"),
+    ("PassContext(opt_level=0, disabled_pass=['DeadCodeElimination'])", "FuseTIR"),
+    ("PassContext(opt_level=3)", "FuseTIR"),
+]
+
+
+@needs_tvm
+@pytest.mark.parametrize("case", range(len(RELAX_SITES) + len(RELAX_CASES)))
+def test_explain_agrees_with_the_installed_tvm(tmp_path, case):
+    if case < len(RELAX_SITES):
+        name, line, pipeline = RELAX_SITES[case]
+        done = run_cli("explain", f"{name}:{line}", "--format", "json", cwd=REPO)
+    else:
+        context, constructor = RELAX_CASES[case - len(RELAX_SITES)]
+        (tmp_path / "job.py").write_text(
+            f"import tvm\nfrom tvm import relax\nwith tvm.transform.{context}:\n"
+            f"    mod = relax.transform.{constructor}()(mod)\n", encoding="utf-8",
+        )
+        pipeline = f"tvm.relax.transform.{constructor}"
+        done = run_cli("explain", "job.py:4", "--target-version", "0.27", "--format", "json", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    data = json.loads(done.stdout)
+    assert data["target"] == "0.27" and data["context_known"]
+    (outcome,) = data["outcomes"]
+    ran = _instrumented(tmp_path, pipeline, outcome["context"])
+    (root,) = outcome["pipeline"]
+    theirs = ran[0]
+    assert theirs["state"] == "ran"
+    children = theirs.get("children", [])
+    if [child["name"] for child in children] == ["sequential"]:  # a module pass building its Sequential
+        children = children[0].get("children", [])
+    _compare(root["children"], children, pipeline)

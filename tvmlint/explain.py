@@ -235,7 +235,8 @@ class ModuleSites:
                 Gated(wrapper.get("name", "pipeline"), int(wrapper.get("opt_level", 0)), members, row.get("name")),
                 None, row.get("source"),
                 f"{analysis._short(qualname)} runs {row.get('name', 'its pipeline')}: a module pass that always "
-                "runs, whose Sequential gates each member by the caller's PassContext",
+                "runs, whose Sequential gates each member by the caller's PassContext (the TIR functions are then "
+                "built by the TIR pipeline, not shown)",
             ))
 
         self.sites.sort(key=lambda site: self.span(site.node)[:2])
