@@ -230,3 +230,27 @@ def test_the_hook_with_daemon_does_not_hold_the_commit_and_is_served(tmp_path, h
         _daemons(directory, {"kind": "stop"})
         time.sleep(0.5)
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@pytest.mark.network
+def test_an_excluded_file_pre_commit_names_is_not_reported(tmp_path, hooks_repo, pre_commit_home):
+    """pre-commit names every staged file: the hook's --force-exclude keeps exclude patterns in force."""
+    hook = {"id": "tvmlint"}
+    config = {"repos": [{"repo": hooks_repo["path"], "rev": hooks_repo["rev"], "hooks": [hook]}]}
+    root = project(tmp_path / "work", {
+        ".pre-commit-config.yaml": yaml.safe_dump(config),
+        "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\nextend-exclude = ["generated"]\n',
+        "job.py": CLEAN,
+    })
+    (root / "generated").mkdir()
+    (root / "generated" / "g.py").write_text(SILENT_FOLD, encoding="utf-8")
+    git("add", "-A", cwd=root)
+    passed = pre_commit("run", "--all-files", cwd=root, home=pre_commit_home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert re.search(r"^tvmlint\.+Passed$", passed.stdout, re.M), passed.stdout
+    # the same file is reported once the hook's args turn force-exclude off
+    hook["args"] = ["--no-force-exclude"]
+    (root / ".pre-commit-config.yaml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    git("add", "-A", cwd=root)
+    failed = pre_commit("run", "--all-files", cwd=root, home=pre_commit_home)
+    assert failed.returncode == 1 and "generated/g.py" in failed.stdout and "TVM101" in failed.stdout, failed.stdout

@@ -23,14 +23,13 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
                         help='rules to leave out in matching files, e.g. "tests/*:TVM401" (repeatable; replaces the pyproject tables)')
     parser.add_argument("--extend-per-file-ignores", action="append", default=[], metavar="PATTERN:CODES",
                         help="as --per-file-ignores, added to the pyproject tables")
-    exclusion = parser.add_mutually_exclusive_group()
-    exclusion.add_argument("--force-exclude", dest="force_exclude", action="store_true", default=None,
+    # each pair shares its destination: the last one given wins (a hook's `args` can undo its entry's flag)
+    parser.add_argument("--force-exclude", dest="force_exclude", action="store_true", default=None,
                            help="leave out excluded files even when named on the command line or with --stdin-filename (pre-commit, editors)")
-    exclusion.add_argument("--no-force-exclude", dest="force_exclude", action="store_false")
-    gitignore = parser.add_mutually_exclusive_group()
-    gitignore.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
+    parser.add_argument("--no-force-exclude", dest="force_exclude", action="store_false", default=None)
+    parser.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
                            help="leave out what .gitignore, .ignore, .git/info/exclude and git's global excludes ignore (the default)")
-    gitignore.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false")
+    parser.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None)
 
 
 def add_show_options(parser: argparse.ArgumentParser) -> None:
