@@ -78,9 +78,14 @@ def _dotted(node: ast.AST) -> Optional[str]:
 
 
 class KernelUse:
-    def __init__(self, text: str, runners: FrozenSet[str], package: str = ""):
+    def __init__(self, text: str, runners: FrozenSet[str], package: str = "",
+                 inserters: FrozenSet[str] = frozenset(), insert_methods: FrozenSet[str] = frozenset()):
         self.tree = ast.parse(text)
         self.runners = runners
+        # what puts a kernel into a model that runs it (relax's call_tir, BlockBuilder.add_func):
+        # counted only when `reaches_run` is asked with `inserted=True`
+        self.inserters, self.insert_methods = inserters, insert_methods
+        self._inserting = False
         self.parent: Dict[int, ast.AST] = {}
         self.functions: Dict[str, List[ast.AST]] = {}
         self.bindings: Dict[str, Set[str]] = {}
@@ -88,10 +93,10 @@ class KernelUse:
         self.declared_global: Set[str] = set()  # names some function declares global or nonlocal
         self.loose: Set[str] = set()  # names read other than as a callee (a function passed on)
         self._words: Dict[int, FrozenSet[str]] = {}
-        self._reaches: Dict[Tuple[int, str], Optional[bool]] = {}
+        self._reaches: Dict[Tuple[int, str, bool], Optional[bool]] = {}
         self._global: Set[str] = set()
         self._sources: Set[int] = set()
-        self._runs_memo: Dict[Tuple[int, FrozenSet[str]], bool] = {}
+        self._runs_memo: Dict[Tuple[int, FrozenSet[str], bool], bool] = {}
         for node in ast.walk(self.tree):
             for child in ast.iter_child_nodes(node):
                 self.parent[id(child)] = node
@@ -194,12 +199,17 @@ class KernelUse:
             return self.scope_of(statement), names
         return None
 
-    def reaches_run(self, scope: ast.AST, names: Set[str]) -> bool:
-        """Whether what `names` hold in `scope` flows into a call that builds or runs it."""
-        key = (id(scope), frozenset(names))
+    def reaches_run(self, scope: ast.AST, names: Set[str], inserted: bool = False) -> bool:
+        """Whether what `names` hold in `scope` flows into a call that builds or runs it (or, with
+        `inserted`, that puts it into a model: `inserters`, `insert_methods`)."""
+        key = (id(scope), frozenset(names), inserted)
         known = self._runs_memo.get(key)
         if known is None:
-            known = self._runs_memo[key] = self._reaches_run(scope, names)
+            self._inserting = inserted
+            try:
+                known = self._runs_memo[key] = self._reaches_run(scope, names)
+            finally:
+                self._inserting = False
         return known
 
     def _reaches_run(self, scope: ast.AST, names: Set[str]) -> bool:
@@ -332,6 +342,8 @@ class KernelUse:
         return out
 
     def _runs(self, statement: ast.stmt, tainted: Set[str]) -> bool:
+        """Whether a statement's own calls build or run what `tainted` holds; a method of a local
+        object called with it (`bb.add_func(f, "f")`, `mod.update_func(gv, f)`) taints the object."""
         for expression in self._own_expressions(statement):
             if self._words_of(expression).isdisjoint(tainted):
                 continue
@@ -341,10 +353,19 @@ class KernelUse:
                 given = [*node.args, *(k.value for k in node.keywords)]
                 if not any(self._mentions(arg, tainted) for arg in given):
                     continue
-                if not self.qualname(node.func).isdisjoint(self.runners):
+                callee = self.qualname(node.func)
+                if not callee.isdisjoint(self.runners):
+                    return True
+                if self._inserting and (not callee.isdisjoint(self.inserters) or (
+                        isinstance(node.func, ast.Attribute) and node.func.attr in self.insert_methods)):
                     return True
                 if self._helper_runs(node, tainted):
                     return True
+                owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+                while isinstance(owner, (ast.Attribute, ast.Subscript)):
+                    owner = owner.value
+                if isinstance(owner, ast.Name) and owner.id not in self.bindings and owner.id not in _SELF:
+                    tainted.add(owner.id)
         return False
 
     def _helper_runs(self, call: ast.Call, tainted: Set[str]) -> bool:
@@ -385,7 +406,7 @@ class KernelUse:
         return False
 
     def _param_runs(self, function: ast.AST, param: str) -> bool:
-        key = (id(function), param)
+        key = (id(function), param, self._inserting)
         if key in self._reaches:
             return bool(self._reaches[key])  # None while being worked out: a recursive call adds nothing
         self._reaches[key] = None

@@ -17,6 +17,7 @@ reported once, at its first place, with the count.
 
 from __future__ import annotations
 
+import ast
 import functools
 import re
 from collections import ChainMap
@@ -98,6 +99,14 @@ def _declarations(version) -> Tuple[frozenset, Dict[str, dict], Dict[str, dict]]
 def _runners() -> frozenset:
     """What builds or runs a kernel (numerics.toml `kernel_run`)."""
     return frozenset(api for row in _facts().get("kernel_run", []) for api in row["api"])
+
+
+@functools.lru_cache(maxsize=None)
+def _inserters() -> Tuple[frozenset, frozenset]:
+    """What puts a kernel into a model that runs it (numerics.toml `kernel_insert`): APIs, methods."""
+    rows = _facts().get("kernel_insert", [])
+    return (frozenset(api for row in rows for api in row["api"]),
+            frozenset(name for row in rows for name in row.get("methods", ())))
 
 
 @functools.lru_cache(maxsize=None)
@@ -298,6 +307,15 @@ _LIBRARY_REPEATED = (
     )
 )
 
+# the same module-level kernels in a package module that only returns them as a table
+# (v0.18.0:python/tvm/relax/backend_tir/pattern.py, get_tir_pattern(): patterns that
+# relax.transform.SplitCallTIRByPattern matches workloads against), or that puts one into a model
+_PATTERN_TABLE = _LIBRARY_REPEATED + "\n\ndef get_tir_pattern():\n    return [matmul_rrr, matmul_rcr, matmul_crr]\n"
+_INSERTED = (
+    _LIBRARY_REPEATED.replace("from tvm.script import tir as T\n", "from tvm import relax\nfrom tvm.script import tir as T\n", 1)
+    + "\n\ndef build_model():\n    bb = relax.BlockBuilder()\n    gv = bb.add_func(matmul_rcr, 'matmul')\n    return bb.get()\n"
+)
+
 # tvm-v0.18.0 tests/python/relax/test_codegen_tir_cutlass.py (A_TYPE = "float16" ... used as the
 # dtype of the kernels' buffers): a module constant
 _MODULE_CONSTANT = (
@@ -396,6 +414,8 @@ class Float16Accumulation(Rule):
         Case("", files={"tests/test_gpu_gemv.py": _DLIGHT_STRUCTURAL}),
         Case("", files={"tests/test_lower_all_reduce.py": _COMPARE_BEFORE_AFTER}),
         Case("", files={"tests/test_legalize.py": _LEGALIZE_EXPECTED}),
+        # a package's module-level kernels that the package only hands out as patterns
+        Case("", files={"backend_tir/__init__.py": "", "backend_tir/pattern.py": _PATTERN_TABLE}),
         # dtype names whose value is not fixed: no guessing
         _generator("make(n, dtype='float16')", "f = make(128, 'float32')\n"),  # a call passes another literal
         _generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(128, out_dtype)\n"),  # one passes a name
@@ -436,6 +456,10 @@ class Float16Accumulation(Rule):
         Case("", files={"tests/test_benchmark.py": _BENCHMARKED}, expect="float16 buffer", target="0.27"),
         # one finding for the shape, with the others counted
         Case(_LIBRARY_REPEATED, expect="and 2 more of this shape in this file, on lines 20, 29"),
+        # a package's module-level kernel that the package puts into a model, and a kernel a
+        # package's function makes (mlc-llm python/mlc_llm/op/moe_matmul.py: the library's product)
+        Case("", files={"ops/__init__.py": "", "ops/model.py": _INSERTED}, expect="declared on line 15"),  # matmul_rcr alone
+        Case("", files={"ops/__init__.py": "", "ops/gemv.py": _generator("make(n, dtype='float16')", "")}, expect="through `dtype`"),
         # dtypes through a name bound once to a literal
         Case(_MODULE_CONSTANT, expect="through `C_TYPE`, bound to \"float16\" on line 3"),
         Case(_generator("make(n, dtype='float16')", "f = make(128)\ng = make(n=256)\n"), expect="through `dtype`"),
@@ -518,7 +542,7 @@ class Float16Accumulation(Rule):
         modules TVM401 sees hold no candidate); None when it cannot be read (nothing is known)."""
         if not hasattr(self, "_use"):
             try:
-                self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""))
+                self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""), *_inserters())
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._use = None
         return self._use
@@ -526,21 +550,30 @@ class Float16Accumulation(Rule):
     def _in_test_module(self) -> bool:
         return bool(getattr(self.file.analysis, "is_test_module", False)) or is_test_path(self.file.path)
 
-    def _runs(self, candidate: _Candidate) -> bool:
-        """Whether a test module visibly builds or runs the kernel that holds a candidate."""
+    def _runs(self, candidate: _Candidate, test: bool) -> bool:
+        """Whether the module visibly builds or runs the kernel that holds a candidate. Outside
+        tests only a package module's kernel written at module level is asked (one a function
+        makes is the library's product, built by its callers; a script's is the script's), and
+        putting it into a model counts too."""
         use = self.use
         if use is None:
-            return False
+            return not test
         chain = use.chain_at(candidate.line)
         start = use.tensor_start(chain) if candidate.tensor else use.kernel_start(chain, candidate.line)
-        return start is not None and use.reaches_run(*start)
+        if not test:
+            in_package = "." in getattr(self.file.analysis, "module_name", "")
+            if not in_package or start is None or not isinstance(start[0], ast.Module):
+                return True
+        return start is not None and use.reaches_run(*start, inserted=not test)
 
     def _report_kernels(self) -> None:
         kept = sorted(self.candidates, key=lambda c: (c.line, c.column))
-        if kept and self._in_test_module():
+        if kept:
             # a test's kernel computes something only when the test builds or runs it: the
-            # Before/Expected modules of a transform test are only compared as structures
-            kept = [candidate for candidate in kept if self._runs(candidate)]
+            # Before/Expected modules of a transform test are only compared as structures; a
+            # library's module-level kernel, only when the module builds, runs or inserts it
+            test = self._in_test_module()
+            kept = [candidate for candidate in kept if self._runs(candidate, test)]
         groups: Dict[tuple, List[_Candidate]] = {}
         for candidate in kept:
             groups.setdefault(candidate.shape, []).append(candidate)
