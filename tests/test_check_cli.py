@@ -90,7 +90,7 @@ def test_directories_skip_environments_and_vcs(tmp_path):
 def test_rules_and_rule_docs():
     listing = run_cli("rules", cwd=REPO)
     assert listing.returncode == 0
-    assert "TVM101  gated-pass-skipped" in listing.stdout
+    assert "TVM101\tgated-pass-skipped\terror\t" in listing.stdout  # a pipe: tab-separated (tests/test_listings.py)
     docs = run_cli("rule", "tvm101", cwd=REPO)
     assert docs.returncode == 0
     for heading in ("## What it does", "## Why is this bad?", "## Example", "## Use instead"):

@@ -34,7 +34,7 @@ def add_parser(subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from tvmlint.companion import CompanionError
-    from tvmlint.companion.listing import Setting, pass_json, render_text, select
+    from tvmlint.companion.listing import Setting, pass_json, render, select
     from tvmlint.companion.registry import load_snapshot
 
     if args.opt_level is not None and args.opt_level < 0:
@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        sys.stdout.write(render_text(snapshot, passes, setting, show_configs=not args.pass_name))
+        render(snapshot, passes, setting, not args.pass_name, sys.stdout)  # rich on a terminal, tab-separated on a pipe
     return EXIT_CLEAN
 
 

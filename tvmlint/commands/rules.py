@@ -1,23 +1,55 @@
-"""`tvmlint rules`: every rule, one line each."""
+"""`tvmlint rules`: every rule. A table on a terminal; on a pipe one rule per line,
+tab-separated (code, name, severity, fix, default, summary), so `cut` and `awk -F'\\t'`
+read it; `--format json` for programs."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import sys
 
 from tvmlint.commands import EXIT_CLEAN
 
+FIELDS = ("code", "name", "severity", "fix", "default", "summary")
+SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+
 
 def add_parser(subparsers) -> None:
-    subparsers.add_parser("rules", help="list every rule")
+    parser = subparsers.add_parser("rules", help="list every rule")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: a table on a terminal, tab-separated lines on a pipe (the default); json: a list of objects")
 
 
 def run(args: argparse.Namespace) -> int:
     from tvmlint.catalog import load_catalog
 
-    rows = [("code", "name", "severity", "fix", "default", "summary")]
-    for info in load_catalog().values():
-        rows.append((info.code, info.name, info.severity, info.fix or "-", "yes" if info.default else "no", info.summary))
-    widths = [max(len(row[i]) for row in rows) for i in range(5)]
-    for row in rows:
-        print("  ".join(cell.ljust(width) for cell, width in zip(row, widths)) + "  " + row[5])
+    rows = [
+        {"code": info.code, "name": info.name, "severity": info.severity, "fix": info.fix or "-",
+         "default": "yes" if info.default else "no", "summary": info.summary}
+        for info in load_catalog().values()
+    ]
+    if args.format == "json":
+        data = [{**row, "fix": None if row["fix"] == "-" else row["fix"], "default": row["default"] == "yes"} for row in rows]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    elif sys.stdout.isatty():
+        _table(rows)
+    else:
+        sys.stdout.write("".join("\t".join(row[field] for field in FIELDS) + "\n" for row in rows))
     return EXIT_CLEAN
+
+
+def _table(rows) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for field in FIELDS:
+        table.add_column(field, no_wrap=field != "summary", overflow="fold")
+    for row in rows:
+        table.add_row(
+            Text(row["code"], style="bold"), Text(row["name"]), Text(row["severity"], style=SEVERITY_STYLE.get(row["severity"], "")),
+            Text(row["fix"], style="dim" if row["fix"] == "-" else "cyan"), Text(row["default"], style="" if row["default"] == "yes" else "dim"),
+            Text(row["summary"]),
+        )
+    Console(highlight=False).print(table)
