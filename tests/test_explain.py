@@ -228,3 +228,15 @@ def test_explain_agrees_with_the_installed_tvm(tmp_path, case):
     if [child["name"] for child in children] == ["sequential"]:  # a module pass building its Sequential
         children = children[0].get("children", [])
     _compare(root["children"], children, pipeline)
+
+
+def test_two_calls_on_one_line(tmp_path):
+    (tmp_path / "two.py").write_text(
+        "import tvm\nfrom tvm import relay\n"
+        "a = relay.transform.FoldScaleAxis()(m); b = relay.transform.FoldConstant()(m)\n", encoding="utf-8"
+    )
+    first = run_cli("explain", "two.py:3", "--target-version", "0.19", cwd=tmp_path)
+    assert first.stdout.startswith("two.py:3:5: relay.transform.FoldScaleAxis()")
+    assert "Also on this line (give its column to explain it): relay.transform.FoldConstant() at two.py:3:45." in first.stdout
+    second = run_cli("explain", "two.py:3:60", "--target-version", "0.19", cwd=tmp_path)
+    assert second.stdout.startswith("two.py:3:45: relay.transform.FoldConstant()") and "Also" not in second.stdout

@@ -84,6 +84,7 @@ class Explanation:
     rule: Optional[str] = None  # the rule that judges this site (TVM101, TVM108), if any
     source: Optional[str] = None  # where the pipeline comes from (a build's), tag and file
     on_purpose: bool = False  # the module runs the same pass object where all members run, too
+    also: List[str] = field(default_factory=list)  # other sites on the line asked about ("display at L:C")
 
     @property
     def reported(self) -> bool:
@@ -257,12 +258,15 @@ class ModuleSites:
                 inside = (start_line, start_col) <= (line, column) <= (end_line, end_col)
             if inside:
                 size = (end_line - start_line, (end_col - start_col) if end_line == start_line else end_col)
-                starts_here = start_line == line
-                holding.append(((0 if (column is None and starts_here) else 1), size, start_col, site))
+                if column is None:  # the first that starts on the line, else the innermost around it
+                    key = (0, 0, start_col) if start_line == line else (1, *size)
+                else:
+                    key = (0, *size)
+                holding.append((key, site))
         if not holding:
             return None
-        holding.sort(key=lambda item: item[:3])
-        return holding[0][3]
+        holding.sort(key=lambda item: item[0])
+        return holding[0][1]
 
 
 # --- contexts across the project -------------------------------------------------------
@@ -554,7 +558,13 @@ def explain_at(
         where = f"{shown}:{line}" + (f":{column}" if column else "")
         raise NotASite(f"{where}: no pass call, Sequential run or build here (at TVM {settings.target_text})")
     project = ProjectView(path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
-    return explain_site(modules, site, project)
+    explanation = explain_site(modules, site, project)
+    if column is None:
+        for other in modules.sites:
+            start_line, start_col = modules.span(other.node)[:2]
+            if other is not site and start_line == line:
+                explanation.also.append(f"{other.display} at {shown}:{start_line}:{start_col}")
+    return explanation
 
 
 def explain_all(path: Path, resolver: SettingsResolver, text: Optional[str] = None, shown: Optional[str] = None,
@@ -653,6 +663,8 @@ def _header(explanation: Explanation) -> List[str]:
         lines.append(f"Note: {explanation.note}{'' if explanation.context_known else '; both outcomes follow'}.")
     if explanation.on_purpose:
         lines.append(f"Note: {ON_PURPOSE}.")
+    if explanation.also:
+        lines.append(f"Also on this line (give its column to explain it): {'; '.join(explanation.also)}.")
     return lines
 
 
