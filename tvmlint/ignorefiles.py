@@ -32,7 +32,24 @@ def _read_spec(path: str):
         return None
     import pathspec
 
-    return pathspec.GitIgnoreSpec.from_lines(lines)
+    spec = pathspec.GitIgnoreSpec.from_lines(lines)
+    return spec, _any_pattern(spec)
+
+
+def _any_pattern(spec):
+    """One regular expression that matches where any of `spec`'s patterns does: most paths match
+    none, and one search instead of one per pattern (hundreds in a large .gitignore) settles them.
+    Where it matches, `spec.check_file` decides (the last matching pattern, negations)."""
+    import re
+
+    parts = [
+        re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(?:", pattern.regex.pattern)
+        for pattern in spec.patterns if pattern.include is not None and getattr(pattern, "regex", None) is not None
+    ]
+    try:
+        return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
+    except re.error:
+        return False  # not expressible as one: ask every pattern
 
 
 def git_directory(start: str) -> Optional[Tuple[str, str]]:
@@ -132,11 +149,14 @@ class IgnoreFiles:
     def ignored(self, path: str, is_dir: bool) -> bool:
         path = os.path.abspath(path)
         layers = self._layers.get(os.path.dirname(path), ())
-        for base, spec in reversed(layers):  # the deepest file that says something decides
+        for base, (spec, any_pattern) in reversed(layers):  # the deepest file that says something decides
             relative = os.path.relpath(path, base).replace(os.sep, "/")
             if relative.startswith("../"):
                 continue
-            result = spec.check_file(relative + "/" if is_dir else relative)
+            candidate = relative + "/" if is_dir else relative
+            if any_pattern is None or (any_pattern is not False and any_pattern.search(candidate) is None):
+                continue
+            result = spec.check_file(candidate)
             if result.include is not None:
                 return result.include
         return False

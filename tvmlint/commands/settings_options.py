@@ -4,6 +4,7 @@ settings' effects: `--show-settings`, `--show-files`, `--add-noqa`."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import List, Optional
@@ -104,7 +105,9 @@ def show_files(args: argparse.Namespace) -> int:
     found = discover_files(existing_paths(args), resolver)
     for note in found.problems:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
-    for shown in sorted(display_path(path, resolver.cwd) for path in found.files):
+    # a path as walked from a relative PATH is shown as it is (resolving each costs more than the walk)
+    shown_paths = (os.path.normpath(path) if not os.path.isabs(path) else display_path(path, resolver.cwd) for path in found.files)
+    for shown in sorted(shown_paths):
         print(printable_path(shown))
     return EXIT_CLEAN
 
