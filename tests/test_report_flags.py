@@ -274,3 +274,6 @@ def test_a_long_run_shows_progress_on_a_terminal_only(tmp_path):
     assert b"Checking" not in in_ci and b"All checks passed" in in_ci
     quiet = _on_a_terminal([*args, "-q"], tmp_path, env)
     assert b"Checking" not in quiet
+    # `tvmlint fix` (and `check --fix`) checks the same way
+    fixing = _on_a_terminal(["fix", "--no-cache", "-j", "1", "."], tmp_path, env)
+    assert re.search(rb"Checking .*\d+/100.* files", fixing) and b"Fixed 0 findings in 0 files; 0 remaining." in fixing

@@ -53,12 +53,18 @@ def _checker(resolver, path: Path, shown: str):
 
 
 def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int:
+    from tvmlint.commands.reporting import progress_for
     from tvmlint.fixer import by_path, fix_file, wanted
     from tvmlint.runner import check_paths
 
     unsafe, write = args.unsafe_fixes, not args.diff
     run = {"jobs": args.jobs, "use_cache": not args.no_cache}
-    report = check_paths(paths, resolver, **run)
+    progress = progress_for(args)  # a long run on a terminal: files checked / total
+    try:
+        report = check_paths(paths, resolver, **run, progress=progress)
+    finally:
+        if progress is not None:
+            progress.close()
     for note in report.notes:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
     grouped = by_path(report.findings)

@@ -161,7 +161,7 @@ def progress_for(args: argparse.Namespace) -> Optional[Progress]:
     goes to a file, or in the daemon (its stderr is a client's, relayed after the run)."""
     from tvmlint import daemon
 
-    if quiet(args) or args.output_file is not None or daemon.SERVING or os.environ.get("CI"):
+    if quiet(args) or getattr(args, "output_file", None) is not None or daemon.SERVING or os.environ.get("CI"):
         return None
     try:
         if not sys.stderr.isatty():
