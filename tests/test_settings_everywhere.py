@@ -250,3 +250,19 @@ def test_the_readme_configuration_is_valid_and_means_what_it_says(tmp_path):
     assert "force-exclude = true" in shown.stdout and "skipped when named too" in shown.stdout
     assert files(run_cli("check", "--show-files", cwd=tmp_path)) == ["src/s.py"]
     assert files(run_cli("check", "--show-files", "generated/g.py", "src/s.py", cwd=tmp_path)) == ["src/s.py"]
+
+
+def test_a_statement_continued_by_a_backslash_or_a_string_takes_its_noqa_where_it_ends(tmp_path):
+    source = (
+        "import tvm\nfrom tvm import relay\n"
+        "a = relay.transform.FoldScaleAxis()(mod) + \\\n    1\n"
+        'b = relay.transform.FoldScaleAxis()(mod); doc = """\nabout b\n"""\n'
+    )
+    write_tree(tmp_path, {"pyproject.toml": CONFIG + 'extend-select = ["TVM002"]\n', "a.py": source})
+    added = run_cli("check", "--add-noqa", cwd=tmp_path)
+    assert "Added 2 noqa directives." in added.stderr, added.stderr
+    text = (tmp_path / "a.py").read_text()
+    assert text == source.replace("    1\n", "    1  # noqa: TVM101\n").replace('"""\n', '"""  # noqa: TVM101\n', 2).replace(
+        'doc = """  # noqa: TVM101\n', 'doc = """\n')
+    # both suppress their finding (reported on the line the statement starts), and neither is unused
+    assert run_cli("check", cwd=tmp_path).returncode == 0

@@ -68,6 +68,42 @@ def _comments(text: str) -> Tuple[List[Tuple[int, int, str]], Optional[int]]:
     return found, None
 
 
+def _line_ends(text: str) -> Optional[Tuple[Set[int], int]]:
+    """The lines whose end can take a comment (a NEWLINE or NL token ends them: not inside a
+    string, not continued with a backslash) and the last line tokens reach; None when the
+    tokenizer cannot read the module."""
+    ends: Set[int] = set()
+    last = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
+            last = max(last, token.end[0])
+            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+                ends.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    return ends, last
+
+
+def noqa_lines(text: str) -> Dict[int, int]:
+    """Lines that cannot hold a comment (inside a multi-line string, continued with a backslash)
+    -> the line whose `# noqa` stands for them: where that string or continuation ends, as ruff
+    maps them."""
+    found = _line_ends(text)
+    if found is None:
+        return {}
+    ends, last = found
+    mapping: Dict[int, int] = {}
+    pending: List[int] = []
+    for line in range(1, last + 1):
+        if line in ends:
+            for waiting in pending:
+                mapping[waiting] = line
+            pending = []
+        else:
+            pending.append(line)
+    return mapping
+
+
 def directives(text: str) -> List[Directive]:
     """Every `# noqa` directive of `text`, in order of lines."""
     if "noqa" not in text.lower():
@@ -93,12 +129,17 @@ def directives(text: str) -> List[Directive]:
 
 
 def suppressions(text: str) -> Dict[int, FrozenSet[str]]:
-    """Line number -> codes suppressed there (ALL for a bare `# noqa`)."""
+    """Line number -> codes suppressed there (ALL for a bare `# noqa`). A line inside a
+    multi-line string or continued with a backslash has the codes of the line that ends it."""
     found: Dict[int, FrozenSet[str]] = {}
     for directive in directives(text):
         codes = directive.code_set
         known = found.get(directive.line)
         found[directive.line] = codes if known is None or codes is ALL else (known if known is ALL else known | codes)
+    if found:
+        for line, target in noqa_lines(text).items():
+            if target in found and line not in found:
+                found[line] = found[target]
     return found
 
 
@@ -110,25 +151,19 @@ def is_suppressed(table: Dict[int, FrozenSet[str]], line: int, code: str) -> boo
 # -- `check --add-noqa` ------------------------------------------------------------------------
 
 
-def comment_lines(text: str) -> Optional[Set[int]]:
-    """The lines whose end can take a comment: not inside a string, not continued with a
-    backslash. None when the tokenizer cannot read the module."""
-    lines: Set[int] = set()
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
-            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
-                lines.add(token.start[0])
-    except (tokenize.TokenError, SyntaxError):
-        return None
-    return lines
-
-
 def add_noqa_to_text(text: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str, int, List[int]]:
     """`text` with `# noqa: CODES` on each line of `codes_by_line` (merged into a noqa comment
-    already there), how many lines were given one, and the lines that cannot take a comment."""
-    allowed = comment_lines(text)
-    if allowed is None:
+    already there), how many lines were given one, and the lines that cannot take a comment.
+    A line inside a multi-line string or continued with a backslash gets it where that ends."""
+    found = _line_ends(text)
+    if found is None:
         return text, 0, sorted(codes_by_line)
+    allowed = found[0]
+    moved: Dict[int, Set[str]] = {}
+    mapping = noqa_lines(text)
+    for number, wanted in codes_by_line.items():
+        moved.setdefault(mapping.get(number, number), set()).update(wanted)
+    codes_by_line = moved
     by_line: Dict[int, Directive] = {}
     for directive in directives(text):
         by_line.setdefault(directive.line, directive)

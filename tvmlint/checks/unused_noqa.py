@@ -7,11 +7,11 @@ the rule itself never analyses a module.
 
 from __future__ import annotations
 
-from typing import Callable, FrozenSet, List, Set, Tuple
+from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
 from tvmlint.catalog import rule_info
 from tvmlint.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.noqa import UNUSED_NOQA, Directive, directives
+from tvmlint.noqa import UNUSED_NOQA, Directive, directives, noqa_lines
 from tvmlint.rule import Case, Rule
 from tvmlint.source import split_lines
 
@@ -36,6 +36,9 @@ class UnusedNoqa(Rule):
              "    return relay.transform.FoldScaleAxis()(mod)  # noqa: TVM101\n", files=BESIDE),
         # used, beside another tool's code
         Case(HEAD + WRONG + "  # noqa: TVM303, E501\n    pass\n", files=BESIDE),
+        # the finding's line continues with a backslash: the directive where the statement ends stands for it
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=10) as c, \\\n        open('x'):  # noqa: TVM303\n    pass\n",
+             files=BESIDE),
     ]
     INVALID = [
         Case(HEAD + CLEAN + "  # noqa: TVM303\n    pass\n", files=BESIDE, expect="TVM303 reports nothing on this line",
@@ -71,12 +74,19 @@ def unused_noqa(
     out: List[Finding] = []
     lines = None
     severity = rule_info(UNUSED_NOQA).severity
-    for directive in directives(text):
+    found = directives(text)
+    # a directive also stands for the lines of a multi-line string or backslash continuation it ends
+    standing: Dict[int, List[int]] = {}
+    if any(not d.bare for d in found):
+        for line, target in noqa_lines(text).items():
+            standing.setdefault(target, []).append(line)
+    for directive in found:
         if directive.bare or UNUSED_NOQA in directive.code_set:
             continue  # a directive that names TVM002 keeps its own finding quiet
+        covered = (directive.line, *standing.get(directive.line, ()))
         unused = [
             code for code, _, _ in directive.codes
-            if code in codes and (directive.line, code) not in used and not unsure(directive.line, code)
+            if code in codes and not any((line, code) in used or unsure(line, code) for line in covered)
         ]
         if not unused:
             continue
