@@ -637,7 +637,7 @@ def _context_lines(context: ContextInfo) -> List[str]:
 
 def _node_label(node: PassNode) -> str:
     facts = ", ".join(part for part in (node.kind, None if node.opt_level is None else f"opt_level {node.opt_level}") if part)
-    name = node.shown if node.shown == node.name else f"{node.shown} [{node.name}]"
+    name = node.shown if node.shown == node.name or node.shown.startswith(node.name + " ") else f"{node.shown} [{node.name}]"
     status = node.status.upper() if node.status != "runs" else "runs"
     return f"{name} ({facts}): {status}: {node.why}" if facts else f"{name}: {status}: {node.why}"
 
@@ -714,7 +714,12 @@ def _markdown_tree(nodes: Sequence[PassNode], depth: int = 0) -> List[str]:
     for node in nodes:
         facts = ", ".join(p for p in (node.kind, None if node.opt_level is None else f"opt_level {node.opt_level}") if p)
         status = "**skipped**" if node.status == "skipped" else ("_not reached_" if node.status == "not reached" else "runs")
-        name = f"`{node.name}`" if node.shown == node.name else f"`{node.name}` ({node.shown})"
+        if node.shown == node.name:
+            name = f"`{node.name}`"
+        elif node.shown.startswith(node.name + " "):
+            name = f"`{node.name}`{node.shown[len(node.name):]}"
+        else:
+            name = f"`{node.name}` ({node.shown})"
         lines.append(f"{'  ' * depth}- {name}{f' ({facts})' if facts else ''}: {status}, {node.why}")
         lines.extend(_markdown_tree(node.children, depth + 1))
     return lines
