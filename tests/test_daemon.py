@@ -342,3 +342,111 @@ def test_a_daemon_stopped_during_a_run_leaves_the_client_to_check_alone(env, tmp
     assert (client_run.returncode, out, err) == alone
     assert wait_for(lambda: not _alive(pid))
     assert not address.socket_path().exists()
+
+
+def _stalled_client(payload: bytes):
+    """A client that connects, sends `payload` (half a request, or nothing) and then nothing more."""
+    import socket
+
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.connect(str(address.socket_path()))
+    if payload:
+        connection.sendall(payload)
+    return connection
+
+
+def test_a_client_that_sends_half_a_request_holds_up_nobody(env, tmp_path):
+    from tvmlint.daemon import server
+
+    root = project(tmp_path, {"model.py": FOLD})
+    start(env)
+    alone = tvmlint(env, "check", "model.py", cwd=root)
+    begin = time.monotonic()
+    assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+    unhindered = time.monotonic() - begin
+    stalled = [_stalled_client(b'{"kind": "check", "argv": ["check", "mod'), _stalled_client(b"")]
+    try:
+        begin = time.monotonic()
+        assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
+        hindered = time.monotonic() - begin
+        assert served() == 2  # the daemon made it, while the two others still had it open
+        # no wait for the stalled ones: the run takes about what it took without them
+        assert hindered < min(unhindered + 3.0, server.REQUEST_TIMEOUT), (unhindered, hindered)
+        # and each stalled connection is closed once its request is overdue
+        for connection in stalled:
+            connection.settimeout(server.REQUEST_TIMEOUT + 10)
+            assert connection.recv(1) == b""
+    finally:
+        for connection in stalled:
+            connection.close()
+    assert served() == 2
+
+
+def test_a_stopped_daemon_is_waited_on_only_for_the_timeout(env, tmp_path):
+    root = project(tmp_path, {"model.py": FOLD})
+    pid = start(env)
+    code, out, err = tvmlint(env, "check", "model.py", cwd=root)
+    os.kill(pid, signal.SIGSTOP)  # it still takes connections (the kernel's backlog), and answers none
+    try:
+        begin = time.monotonic()
+        through = tvmlint(env, "check", "model.py", "--daemon", "--daemon-timeout", "1.5", cwd=root)
+        took = time.monotonic() - begin
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    note = b"tvmlint: the daemon did not answer within 1.5 s (--daemon-timeout); checking in this process\n"
+    assert through == (code, out, note + err)
+    assert code == 1 and b"TVM101" in out
+    assert took < 1.5 + 30, took  # the timeout, then a run of its own
+    assert served() == 0
+
+
+def test_a_daemon_that_takes_a_run_and_never_answers_is_left_after_the_timeout(env, tmp_path):
+    """A daemon that reads the request and says it has it, then never replies (a run stuck)."""
+    import socket
+
+    from tvmlint.daemon import protocol
+
+    root = project(tmp_path, {"model.py": FOLD})
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(str(address.socket_path()))
+    listener.listen(4)
+    taken = []
+
+    def silent_daemon():
+        connection, _ = listener.accept()
+        taken.append(connection)
+        request = protocol.receive(connection)
+        taken.append(request)
+        protocol.send(connection, {"kind": "accepted"})
+
+    thread = threading.Thread(target=silent_daemon, daemon=True)
+    thread.start()
+    try:
+        alone = tvmlint(env, "check", "model.py", cwd=root)
+        environment = {**env, client.TIMEOUT_ENV: "2"}
+        begin = time.monotonic()
+        code, out, err = tvmlint(environment, "check", "model.py", "--daemon", cwd=root)
+        took = time.monotonic() - begin
+        thread.join(5)
+        assert taken and taken[1]["kind"] == "check" and taken[1]["argv"][-1] == "--daemon"
+        note = b"tvmlint: the daemon did not answer within 2 s (--daemon-timeout); checking in this process\n"
+        assert (code, out, err) == (alone[0], alone[1], note + alone[2])
+        assert 2.0 <= took < 2.0 + 30, took
+    finally:
+        for item in taken[:1]:
+            item.close()
+        listener.close()
+        address.socket_path().unlink()
+
+
+def test_the_reply_timeout_comes_from_the_flag_then_the_environment(monkeypatch):
+    import argparse
+
+    monkeypatch.delenv(client.TIMEOUT_ENV, raising=False)
+    assert client.reply_timeout(argparse.Namespace()) == client.DEFAULT_TIMEOUT
+    monkeypatch.setenv(client.TIMEOUT_ENV, "7.5")
+    assert client.reply_timeout(argparse.Namespace(daemon_timeout=None)) == 7.5
+    assert client.reply_timeout(argparse.Namespace(daemon_timeout=3.0)) == 3.0
+    for bad in ("", "0", "-1", "nan", "inf", "soon"):
+        monkeypatch.setenv(client.TIMEOUT_ENV, bad)
+        assert client.reply_timeout(argparse.Namespace(daemon_timeout=None)) == client.DEFAULT_TIMEOUT

@@ -29,11 +29,26 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--daemon", action="store_true",
                         help="hand the run to `tvmlint daemon` (started in the background when none runs; "
                              "this run then checks in its own process)")
+    parser.add_argument("--daemon-timeout", type=_seconds, metavar="SECONDS",
+                        help="with --daemon: how long to wait for the daemon's reply before checking in this "
+                             "process instead (default: $TVMLINT_DAEMON_TIMEOUT, else 60)")
     add_fix_options(parser)
     from tvmlint.commands.settings_options import add_show_options
 
     add_show_options(parser)
     add_output_options(parser)
+
+
+def _seconds(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
+    return value
 
 
 def run(args: argparse.Namespace) -> int:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import argparse
 import io
+import math
 import os
 import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -16,25 +18,38 @@ from tvmlint.daemon import address, protocol
 
 # how long to wait for a daemon to take the connection; a live one accepts at once
 CONNECT_TIMEOUT = 1.0
+# how long a live daemon takes to read the request and say it has it
+HANDSHAKE_TIMEOUT = 5.0
+# how long to wait for the run's reply before checking alone (--daemon-timeout, or this variable)
+TIMEOUT_ENV = "TVMLINT_DAEMON_TIMEOUT"
+DEFAULT_TIMEOUT = 60.0
+# `daemon status` and `daemon stop`: answered at once by a live daemon
+ASK_TIMEOUT = 10.0
 
 
 def forward(argv: List[str], args: argparse.Namespace) -> Optional[int]:
     """The exit code of the run the daemon made for `argv`, its output written here; None
-    when there is no daemon to make it (one is started for the next run) or it failed."""
+    when there is no daemon to make it (one is started for the next run), it failed, or it
+    did not answer within the timeout (said on stderr)."""
     if args.fix:
         return None  # `check --fix` with --daemon is refused by the command itself
     path = address.socket_path()
     if path is None:
         return None
     stdin = _read_stdin_if_used(args)
+    request = _request(argv, stdin)  # before connecting: the daemon waits for none of this
     connection = connect(path)
     if connection is None:
         start_in_background()
         return None
+    timeout = reply_timeout(args)
     with connection:
         try:
-            protocol.send(connection, _request(argv, stdin))
-            reply = protocol.receive(connection)
+            reply = _exchange(connection, request, timeout)
+        except socket.timeout:
+            print(f"tvmlint: the daemon did not answer within {timeout:g} s (--daemon-timeout); "
+                  "checking in this process", file=sys.stderr, flush=True)
+            return None
         except OSError:
             reply = None
     if reply is None or reply.get("kind") != "done":
@@ -46,6 +61,33 @@ def forward(argv: List[str], args: argparse.Namespace) -> Optional[int]:
     return int(reply["code"])
 
 
+def _exchange(connection: socket.socket, request: dict, timeout: float) -> Optional[dict]:
+    """Send the request and wait for the run's reply: the daemon first says it has the
+    request (within HANDSHAKE_TIMEOUT: a daemon that is stopped or stuck is not waited on
+    for the whole run's time), then answers within `timeout` of that. socket.timeout when
+    either does not come."""
+    handshake = time.monotonic() + min(HANDSHAKE_TIMEOUT, timeout)
+    protocol.send(connection, request, handshake)
+    reader = protocol.Reader(connection)
+    reply = reader.receive(handshake)
+    if reply is not None and reply.get("kind") == "accepted":
+        reply = reader.receive(time.monotonic() + timeout)
+    return reply
+
+
+def reply_timeout(args: argparse.Namespace) -> float:
+    """Seconds to wait for the daemon's run: --daemon-timeout, else $TVMLINT_DAEMON_TIMEOUT,
+    else DEFAULT_TIMEOUT (a value that is not a positive number counts as not given)."""
+    for value in (getattr(args, "daemon_timeout", None), os.environ.get(TIMEOUT_ENV)):
+        try:
+            seconds = float(value) if value is not None else 0.0
+        except ValueError:
+            continue
+        if seconds > 0 and math.isfinite(seconds):
+            return seconds
+    return DEFAULT_TIMEOUT
+
+
 def connect(path: Path) -> Optional[socket.socket]:
     connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     connection.settimeout(CONNECT_TIMEOUT)
@@ -54,7 +96,6 @@ def connect(path: Path) -> Optional[socket.socket]:
     except OSError:  # no socket, or one a dead daemon left behind
         connection.close()
         return None
-    connection.settimeout(None)  # the run takes what it takes, as it would here
     return connection
 
 
@@ -64,11 +105,12 @@ def ask(message: dict) -> Optional[dict]:
     connection = connect(path) if path is not None else None
     if connection is None:
         return None
+    deadline = time.monotonic() + ASK_TIMEOUT
     with connection:
         try:
-            protocol.send(connection, message)
-            return protocol.receive(connection)
-        except OSError:
+            protocol.send(connection, message, deadline)
+            return protocol.receive(connection, deadline)
+        except OSError:  # socket.timeout among them: a daemon that does not answer is none
             return None
 
 

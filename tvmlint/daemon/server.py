@@ -1,13 +1,21 @@
-"""`tvmlint daemon run`: the daemon itself. It answers one connection at a time, so each run
-has the process (its working directory, environment and streams) to itself."""
+"""`tvmlint daemon run`: the daemon itself.
+
+Each connection has a thread of its own that reads the whole request (a client that sends
+half of one is dropped after REQUEST_TIMEOUT, holding nobody else up) and writes the reply.
+The runs themselves take turns on the main thread: a run has the process (its working
+directory, environment and streams) to itself, and SIGTERM reaches it as on Ctrl-C. A
+status request is answered at once, even during a run.
+"""
 
 from __future__ import annotations
 
 import io
 import os
+import queue
 import signal
 import socket
 import sys
+import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,10 +25,31 @@ from tvmlint import daemon
 from tvmlint.daemon import address, protocol
 
 DEFAULT_IDLE_TIMEOUT = 3600.0
+# how long a connection may take to send its whole request (the client sends it at once)
+REQUEST_TIMEOUT = 5.0
+# how long a reply may take to be read; a client that stopped reading holds only its own thread
+REPLY_TIMEOUT = 60.0
+# connections open at once beyond this are closed unanswered (their clients check alone)
+MAX_CONNECTIONS = 64
+# how often the accepting thread looks whether the daemon is stopping
+ACCEPT_POLL = 0.5
 
 # Enough to import and run every stage once (the cheap stage, libcst with its metadata, a
 # rule with findings, the text report), so that the first client does not pay for it.
 _WARM_UP = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+
+
+class _Pending:
+    """A check request waiting for its turn on the main thread, and then its reply."""
+
+    def __init__(self, request: dict) -> None:
+        self.request = request
+        self.reply: Optional[dict] = None
+        self.done = threading.Event()
+
+    def answer(self, reply: dict) -> None:
+        self.reply = reply
+        self.done.set()
 
 
 class Daemon:
@@ -32,6 +61,11 @@ class Daemon:
         self.fingerprint = ""
         self._lock_file = None
         self._listener: Optional[socket.socket] = None
+        self._runs: "queue.Queue[Optional[_Pending]]" = queue.Queue()
+        self._stopping = threading.Event()
+        self._state = threading.Lock()  # guards what follows, and close()
+        self._connections: set = set()  # threads serving a connection
+        self._last_activity = time.monotonic()
 
     def claim(self) -> bool:
         """Take the lock that makes this the one daemon for its socket; False if another has it."""
@@ -70,33 +104,138 @@ class Daemon:
         listener.bind(str(self.path))
         os.chmod(self.path, 0o600)
         listener.listen(16)
-        listener.settimeout(self.idle_timeout)
+        listener.settimeout(ACCEPT_POLL)
         self._listener = listener
 
     def serve(self) -> None:
-        while self._listener is not None:
-            try:
-                connection, _ = self._listener.accept()
-            except socket.timeout:
-                break
-            with connection:
-                connection.settimeout(30.0)  # a client that connects and sends nothing
+        """Take the runs in turn until told to stop or idle for idle_timeout."""
+        listener = self._listener
+        if listener is None:
+            return
+        threading.Thread(target=self._accept, args=(listener,), name="tvmlint-accept", daemon=True).start()
+        try:
+            while not self._stopping.is_set():
                 try:
-                    request = protocol.receive(connection)
-                except OSError:
+                    pending = self._runs.get(timeout=max(0.05, min(self._idle_left(), 5.0)))
+                except queue.Empty:
+                    with self._state:
+                        busy = bool(self._connections)
+                    if self._idle_left() <= 0 and not busy:
+                        break
                     continue
-                if request is None:
-                    continue
-                connection.settimeout(None)
-                reply, stop = self.answer(request)
+                if pending is None:  # stop, from a connection's thread
+                    break
+                reply, stop = self.answer(pending.request)
                 if stop:
                     self.close()  # before the reply: the client may start the next daemon at once
-                try:
-                    protocol.send(connection, reply)
-                except OSError:  # the client went away (Ctrl-C); its run is simply not reported
-                    pass
+                pending.answer(reply)
+                self._touch()
                 if stop:
                     break
+        finally:
+            self.close()
+            self._refuse_waiting()
+            self._finish_connections()
+
+    def _accept(self, listener: socket.socket) -> None:
+        while not self._stopping.is_set():
+            try:
+                connection, _ = listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:  # closed: the daemon is stopping
+                break
+            with self._state:
+                crowded = len(self._connections) >= MAX_CONNECTIONS or self._stopping.is_set()
+                if not crowded:
+                    thread = threading.Thread(target=self._connection, args=(connection,),
+                                              name="tvmlint-connection", daemon=True)
+                    self._connections.add(thread)
+                    self._last_activity = time.monotonic()
+            if crowded:
+                connection.close()
+                continue
+            thread.start()
+        try:
+            listener.close()
+        except OSError:
+            pass
+
+    def _connection(self, connection: socket.socket) -> None:
+        """One client: its whole request within REQUEST_TIMEOUT, then its turn, then the reply."""
+        try:
+            with connection:
+                try:
+                    request = protocol.receive(connection, time.monotonic() + REQUEST_TIMEOUT)
+                except OSError:  # incomplete in time, or the client went away
+                    return
+                if request is None:
+                    return
+                self._touch()
+                reply = self._reply_to(connection, request)
+                if reply is None:
+                    return
+                try:
+                    protocol.send(connection, reply, time.monotonic() + REPLY_TIMEOUT)
+                except OSError:  # the client went away (Ctrl-C, its own timeout): its run is not reported
+                    pass
+        finally:
+            with self._state:
+                self._connections.discard(threading.current_thread())
+                self._last_activity = time.monotonic()
+
+    def _reply_to(self, connection: socket.socket, request: dict) -> Optional[dict]:
+        kind = request.get("kind")
+        if kind == "status":
+            return self.status()
+        if kind == "stop":
+            self.stop()
+            return {"kind": "stopped", "pid": os.getpid()}
+        if kind != "check":
+            return {"kind": "refused", "why": "unknown request"}
+        try:  # the client knows now that a live daemon has its request: it waits for the run
+            protocol.send(connection, {"kind": "accepted"}, time.monotonic() + REQUEST_TIMEOUT)
+        except OSError:
+            return None
+        pending = _Pending(request)
+        self._runs.put(pending)
+        if self._stopping.is_set():  # the main thread may have drained the queue before the put
+            self._refuse_waiting()
+        pending.done.wait()
+        return pending.reply
+
+    def stop(self) -> None:
+        """Stop taking connections at once; a run under way finishes, the waiting ones are refused."""
+        self._stopping.set()
+        self.close()  # before the reply: the client may start the next daemon at once
+        self._runs.put(None)
+
+    def _refuse_waiting(self) -> None:
+        while True:
+            try:
+                pending = self._runs.get_nowait()
+            except queue.Empty:
+                return
+            if pending is not None:
+                pending.answer({"kind": "refused", "why": "the daemon is stopping"})
+
+    def _finish_connections(self, seconds: float = 5.0) -> None:
+        """Give the replies under way a moment to be written before the process goes."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            with self._state:
+                threads = list(self._connections)
+            if not threads:
+                return
+            threads[0].join(max(0.0, deadline - time.monotonic()))
+
+    def _touch(self) -> None:
+        with self._state:
+            self._last_activity = time.monotonic()
+
+    def _idle_left(self) -> float:
+        with self._state:
+            return self._last_activity + self.idle_timeout - time.monotonic()
 
     def answer(self, request: dict):
         kind = request.get("kind")
@@ -138,16 +277,23 @@ class Daemon:
         return code, [[name, protocol.pack(data)] for name, data in _joined(written)]
 
     def close(self) -> None:
-        if self._listener is not None:
-            self._listener.close()
-            self._listener = None
-            try:
-                self.path.unlink()
-            except FileNotFoundError:
-                pass
-        if self._lock_file is not None:
-            self._lock_file.close()  # releases the lock
-            self._lock_file = None
+        """Give up the socket's path and the lock (in that order: the next daemon may bind as
+        soon as it has the lock). The accepting thread closes the listener itself."""
+        with self._state:
+            self._stopping.set()
+            listener, self._listener = self._listener, None
+            if listener is not None:
+                try:
+                    self.path.unlink()
+                except FileNotFoundError:
+                    pass
+                try:
+                    listener.shutdown(socket.SHUT_RDWR)  # wakes the accepting thread on Linux
+                except OSError:
+                    pass
+            if self._lock_file is not None:
+                self._lock_file.close()  # releases the lock
+                self._lock_file = None
 
     @staticmethod
     def _run_quietly(work) -> None:
