@@ -7,6 +7,7 @@ as ruff reads it. `add_noqa_to_text` writes directives (`check --add-noqa`).
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -17,6 +18,7 @@ from tvmlint.source import split_lines
 
 _NOQA = re.compile(r"#\s*noqa(?::\s*(?P<codes>[A-Za-z]+[0-9]+(?:[\s,]+[A-Za-z]+[0-9]+)*))?", re.IGNORECASE)
 _CODE = re.compile(r"[A-Za-z]+[0-9]+")
+_START = re.compile(r"#\s*noqa", re.IGNORECASE)
 ALL = frozenset({"*"})
 
 
@@ -53,35 +55,57 @@ def _directive(line: int, comment: str, column: int) -> Optional[Directive]:
     return Directive(line, column + match.start(), column + end, tuple(codes), column, column + len(comment.rstrip()))
 
 
-def _comments(text: str) -> Tuple[List[Tuple[int, int, str]], Optional[int]]:
-    """(line, column, text) of each comment the tokenizer finds, and the line after which it
-    gave up (None when it read the whole text)."""
+@functools.lru_cache(maxsize=4)
+def _scan(text: str) -> Tuple[Tuple[Tuple[int, int, str], ...], Optional[int], Optional[FrozenSet[int]], int]:
+    """One pass of the tokenizer: (line, column, text) of each comment; the line after which it
+    gave up (None when it read the whole text); the lines a NEWLINE, NL or COMMENT token ends,
+    where a comment can go (None when it gave up); the last line tokens reach."""
     found: List[Tuple[int, int, str]] = []
-    last = 0
-    try:
-        for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
-            last = token.end[0]
-            if token.type == tokenize.COMMENT:
-                found.append((token.start[0], token.start[1], token.string))
-    except (tokenize.TokenError, SyntaxError):  # IndentationError too; the module does not parse
-        return found, last
-    return found, None
-
-
-def _line_ends(text: str) -> Optional[Tuple[Set[int], int]]:
-    """The lines whose end can take a comment (a NEWLINE or NL token ends them: not inside a
-    string, not continued with a backslash) and the last line tokens reach; None when the
-    tokenizer cannot read the module."""
     ends: Set[int] = set()
     last = 0
     try:
         for token in tokenize.generate_tokens(io.StringIO(text, newline="").readline):
             last = max(last, token.end[0])
-            if token.type in (tokenize.NEWLINE, tokenize.NL, tokenize.COMMENT):
+            kind = token.type
+            if kind == tokenize.COMMENT:
+                found.append((token.start[0], token.start[1], token.string))
                 ends.add(token.start[0])
-    except (tokenize.TokenError, SyntaxError):
-        return None
-    return ends, last
+            elif kind == tokenize.NEWLINE or kind == tokenize.NL:
+                ends.add(token.start[0])
+    except (tokenize.TokenError, SyntaxError):  # IndentationError too; the module does not parse
+        return tuple(found), last, None, last
+    return tuple(found), None, frozenset(ends), last
+
+
+def _comments(text: str) -> Tuple[Tuple[Tuple[int, int, str], ...], Optional[int]]:
+    found, gave_up_after, _ends, _last = _scan(text)
+    return found, gave_up_after
+
+
+def _line_ends(text: str) -> Optional[Tuple[FrozenSet[int], int]]:
+    """The lines whose end can take a comment (not inside a string, not continued with a
+    backslash) and the last line tokens reach; None when the tokenizer cannot read the module."""
+    _found, _gave_up, ends, last = _scan(text)
+    return None if ends is None else (ends, last)
+
+
+def written_codes(text: str) -> Tuple[bool, FrozenSet[str]]:
+    """Whether any `# noqa` of `text` may be bare, and every code one may name: read from the raw
+    lines at each `#...noqa`, so a superset of what the comments hold (the tokenizer is slow,
+    and most files' directives name other tools' codes only)."""
+    bare = False
+    codes: Set[str] = set()
+    for line in split_lines(text):
+        if "noqa" not in line.lower():
+            continue
+        body = line.rstrip("\r\n")
+        for start in _START.finditer(body):
+            match = _NOQA.match(body, start.start())
+            if match.group("codes") is None:
+                bare = True
+            else:
+                codes.update(code.upper() for code in _CODE.findall(match.group("codes")))
+    return bare, frozenset(codes)
 
 
 def noqa_lines(text: str) -> Dict[int, int]:
@@ -130,8 +154,14 @@ def directives(text: str) -> List[Directive]:
 
 def suppressions(text: str) -> Dict[int, FrozenSet[str]]:
     """Line number -> codes suppressed there (ALL for a bare `# noqa`). A line inside a
-    multi-line string or continued with a backslash has the codes of the line that ends it."""
+    multi-line string or continued with a backslash has the codes of the line that ends it.
+    Only directives that can suppress a tvmlint finding (bare, or naming a TVM code) count."""
     found: Dict[int, FrozenSet[str]] = {}
+    if "noqa" not in text.lower():
+        return found
+    bare, codes = written_codes(text)
+    if not bare and not any(code.startswith("TVM") for code in codes):
+        return found  # other tools' codes only: nothing to tokenize for
     for directive in directives(text):
         codes = directive.code_set
         known = found.get(directive.line)

@@ -11,7 +11,7 @@ from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
 from tvmlint.catalog import rule_info
 from tvmlint.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.noqa import UNUSED_NOQA, Directive, directives, noqa_lines
+from tvmlint.noqa import UNUSED_NOQA, Directive, directives, noqa_lines, written_codes
 from tvmlint.rule import Case, Rule
 from tvmlint.source import split_lines
 
@@ -72,6 +72,8 @@ def unused_noqa(
     file's) that suppressed nothing, given the (line, code) pairs that suppressed a finding.
     `unsure(line, code)`: whether a finding of `code` may still arise on `line` from other files."""
     out: List[Finding] = []
+    if "noqa" not in text.lower() or written_codes(text)[1].isdisjoint(codes - {UNUSED_NOQA}):
+        return out  # no directive can name a selected code: nothing to tokenize for
     lines = None
     severity = rule_info(UNUSED_NOQA).severity
     found = directives(text)
