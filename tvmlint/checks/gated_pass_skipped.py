@@ -91,6 +91,12 @@ class GatedPassSkipped(Rule):
         FOLD + "with tvm.transform.PassContext(opt_level=-1):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         # the relay table does not apply to 0.27, where relay is gone (TVM201 says so)
         Case(FOLD + "mod = relay.transform.FoldScaleAxis()(mod)\n", target="0.27"),
+        # partition_for_tensorrt (a runner rules/runners.toml derives from TVM's source) under opt_level 3
+        Case("import tvm\nfrom tvm.relay.op.contrib import tensorrt\nwith tvm.transform.PassContext(opt_level=3):\n"
+             "    mod = tensorrt.partition_for_tensorrt(mod, params=params, target=trt_target)\n", target="0.12"),
+        # ... and at 0.9, when it still entered its own PassContext(opt_level=3)
+        Case("import tvm\nfrom tvm.relay.op.contrib import tensorrt\n"
+             "mod, config = tensorrt.partition_for_tensorrt(mod, params=params)\n", target="0.9"),
     ]
 
     INVALID = [
@@ -185,6 +191,14 @@ class GatedPassSkipped(Rule):
         # relax at opt_level 0 skips the level-1 members of CanonicalizeBindings
         Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=0):\n"
              "    mod = relax.transform.CanonicalizeBindings()(mod)\n", expect="opt_level 0", target="0.27"),
+        # runners derived from TVM's source (tools/runners_from_source.py): partition_for_tensorrt runs
+        # ConvertLayout (level 3) under the caller's context since 0.10 (test_tensorrt.py's shape)
+        Case("import tvm\nfrom tvm.relay.op.contrib import tensorrt\n"
+             "mod = tensorrt.partition_for_tensorrt(mod, params=params, target=trt_target)\n",
+             expect="ConvertLayout (opt_level 3)", target="0.12"),
+        # partition_for_bnns runs FoldScaleAxis and AlterOpLayout the same way
+        Case("import tvm\nfrom tvm.relay.op.contrib.bnns import partition_for_bnns\n"
+             "mod = partition_for_bnns(mod, params)\n", expect="AlterOpLayout (opt_level 3)", target="0.18"),
     ]
 
     @classmethod

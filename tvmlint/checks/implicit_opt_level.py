@@ -29,12 +29,20 @@ class ImplicitOptLevel(Rule):
         Case("import tvm\nex = tvm.compile(mod, 'llvm')\n", target="0.27"),
         # a test builds at the level it tests (tests/python/relay/test_backend_graph_executor.py at v0.8.0)
         Case(HEAD + "def test_plan_memory():\n    lib = relay.build(mod, 'llvm')\n", path="test_graph.py"),
+        # tvmc's compiler.build (a runner derived from TVM's source) inside the context compile_model enters
+        Case("import tvm\nfrom tvm.driver.tvmc import compiler\nwith tvm.transform.PassContext(opt_level=3):\n"
+             "    lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"
+             " workspace_pools=None)\n", target="0.12"),
     ]
     INVALID = [
         Case(HEAD + "lib = relay.build(mod, 'llvm', params=params)\n", expect="AlterOpLayout"),
         Case(HEAD + "exe = relay.vm.compile(mod, 'llvm')\n", expect="opt_level 2"),
         Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\nlib = build(mod)\n",
              expect="when build is called from"),
+        # a runner derived from TVM's source: tvmc's compiler.build calls relay.build with no context of its own
+        Case("import tvm\nfrom tvm.driver.tvmc import compiler\n"
+             "lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"
+             " workspace_pools=None)\n", expect="AlterOpLayout", target="0.12"),
     ]
 
     @classmethod
