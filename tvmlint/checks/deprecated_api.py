@@ -29,6 +29,10 @@ class DeprecatedApi(HistoryRule):
              "    from tvm.contrib import graph_runtime as graph_executor\n", target="0.8"),
         # shadowed
         Case("def f(relay):\n    return relay.build_config(opt_level=3)\n", target="0.8"),
+        # T.buffer_decl before its deprecation, and T.Buffer
+        Case("from tvm.script import tir as T\nb = T.buffer_decl([1], dtype='float32')\n", target="0.11"),
+        Case("from tvm.script import tir as T\nb = T.Buffer([1], dtype='float32')\n", target="0.12"),
+        Case("from tvm.script import tirx as T\nb = T.Buffer([1], dtype='float32')\n", target="0.27"),
     ]
 
     INVALID = [
@@ -71,4 +75,13 @@ class DeprecatedApi(HistoryRule):
         # a try that does not handle ImportError is no fallback
         Case("try:\n    from tvm.contrib import graph_runtime\nexcept ValueError:\n    pass\n", expect="graph_executor", target="0.8"),
         Case("import tvm\ndev = tvm.gpu(0)\n", expect="tvm.cuda", target="0.8", fixed="import tvm\ndev = tvm.cuda(0)\n"),
+        # every use of an entry in a file: one finding, its fix renames them all
+        Case("import tvm\na = tvm.gpu(0)\nb = tvm.gpu(1)\n", expect="Also used on line 3", target="0.8",
+             fixed="import tvm\na = tvm.cuda(0)\nb = tvm.cuda(1)\n"),
+        # tvmc (v0.12-v0.18) still parsed Relay text through the deprecated tvm.parser
+        Case("from tvm import parser\nir_mod = parser.fromtext(text)\n", expect="tvm.relay.fromtext", target="0.12"),
+        # TVMScript in TVM's own tests (v0.12-v0.18)
+        Case("from tvm.script import tir as T\nb = T.buffer_decl([T.int64(768)], dtype='int8', data=x.data)\n",
+             expect="T.Buffer", target="0.18"),
+        Case("from tvm.script import tirx as T\nn = T.var('int32')\n", expect="deprecated since TVM 0.24", target="0.27"),
     ]

@@ -24,6 +24,12 @@ class RemovedApi(HistoryRule):
         Case("import tvm\ndef f(tvm):\n    return tvm.tir.Schedule(1)\n", target="0.27"),
         # new names are fine
         Case("import tvm\ns = tvm.s_tir.Schedule(mod)\nT = tvm.tirx.transform.StmtSimplify()\n", target="0.27"),
+        Case("import tvm\nx = tvm.tir.const(1, 'int32')\ny = tvm.runtime.convert([1, 2])\n", target="0.7"),
+        # still there the release before their removal
+        Case("import tvm\nassert tvm.ir.structural_equal(a, b)\n", target="0.24"),
+        Case("import tvm.testing\n@tvm.testing.requires_gpu\ndef test_gpu():\n    pass\n", target="0.24"),
+        Case("from tvm import te\nn = te.size_var('n')\n", target="0.25"),
+        Case("try:\n    f()\nexcept tvm.TVMError:\n    pass\nimport tvm\n", target="0.24"),
     ]
 
     INVALID = [
@@ -65,4 +71,28 @@ class RemovedApi(HistoryRule):
         ),
         # the call passes ctx=, which runtime.tensor does not take: reported, not rewritten
         Case("import tvm\nx = tvm.nd.array(data, ctx=dev)\n", expect="removed in 0.22", target="0.27"),
+        # a use with an entry of its own is reported after its import (the seed's nnvm.compiler.build)
+        Case("import nnvm.compiler\ngraph, lib, params = nnvm.compiler.build(net, 'llvm')\n",
+             expect="removed in 0.7", target="0.7", count=2),
+        Case("from tvm.relay import ir_pass\nmod = ir_pass.infer_type(mod)\n", expect="removed in 0.6", target="0.6", count=2),
+        # the pre-0.7 top-level API (tvm/api.py, tvm/intrin.py) moved to tvm.tir / tvm.te / tvm.runtime
+        Case("import tvm\nx = tvm.const(1, 'int32')\n", expect="removed in 0.7", target="0.7",
+             fixed="import tvm\nx = tvm.tir.const(1, 'int32')\n"),
+        Case("import tvm\ns = tvm.call_extern('float32', 'expf', x)\n", expect="tvm.tir.call_extern", target="0.8",
+             fixed="import tvm\ns = tvm.tir.call_extern('float32', 'expf', x)\n"),
+        Case("from tvm.topi.util import get_const_tuple\n", expect="tvm.topi.utils", target="0.8",
+             fixed="from tvm.topi.utils import get_const_tuple\n"),
+        # TVM's own head still names tvm.error.TVMError, gone since 0.25
+        Case("import tvm\ntry:\n    f()\nexcept (TypeError, tvm.error.TVMError) as error:\n    pass\n",
+             expect="RuntimeError", target="0.27"),
+        Case("import tvm\nassert tvm.ir.structural_equal(a, b)\n", expect="tvm_ffi.structural_equal", target="0.25"),
+        Case("import tvm.testing\n@tvm.testing.requires_cuda\ndef test_cuda():\n    pass\n",
+             expect="tvm.testing.env", target="0.25"),
+        Case("import tvm.testing\n@tvm.testing.parametrize_targets('llvm', 'cuda')\ndef test_t(target, dev):\n    pass\n",
+             expect="pytest", target="0.26"),
+        Case("from tvm import te\nn = te.size_var('n')\n", expect="tvm.te.var", target="0.26"),
+        Case("from tvm import topi\ns = topi.cuda.schedule_injective(outs)\n", expect="removed in 0.20", target="0.20"),
+        Case("from tvm.relax.backend.contrib.cutlass import partition_for_cutlass\n", expect="removed in 0.20", target="0.20",
+             fixed="from tvm.relax.backend.cuda.cutlass import partition_for_cutlass\n"),
+        Case("import tvm.micro\n", expect="microTVM", target="0.19"),
     ]
