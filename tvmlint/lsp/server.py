@@ -4,12 +4,22 @@ The server is a thin layer over `runner.check_text`: it keeps, per open
 document, the text it last checked and the findings, and turns them into LSP
 messages. Checks run on one worker thread so typing never waits on the event
 loop, and a newer version of a buffer always wins over an older check.
+
+Edits arrive as ranges (incremental sync) and are applied to the stored text with
+LSP's own lines: ended by \n, \r\n or \r only (`Document`). A change after a
+pause is checked DEBOUNCE_SECONDS after it; while the user types, the wait follows
+the rhythm (1.5 times the last gap between changes, at most TYPING_DEBOUNCE_LIMIT),
+so that a check does not start between two keystrokes only to be thrown away and
+hold up the check of the last one. While a check of an older version is still
+running, the next starts as soon as it ends (and its wait has passed), so a buffer
+is never more than one check behind.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +28,7 @@ from typing import Dict, List, Optional, Sequence, Set, Tuple
 from lsprotocol import types
 from pygls import uris
 from pygls.lsp.server import LanguageServer
+from pygls.workspace import TextDocument, Workspace
 
 from tvmlint import __version__
 from tvmlint.config import ConfigError, Overrides, Settings, SettingsResolver
@@ -30,11 +41,38 @@ from tvmlint.source import split_lines
 
 log = logging.getLogger(__name__)
 
-DEBOUNCE_SECONDS = 0.3  # after the last keystroke; open and save check at once
+# after a change that follows a pause: enough to take a burst of changes (a paste, an
+# editor's several edits for one action) as one; open and save check at once
+DEBOUNCE_SECONDS = 0.05
+# changes less than TYPING_GAP apart are typing: the wait is 1.5 times the gap, up to this
+TYPING_GAP = 0.5
+TYPING_DEBOUNCE_LIMIT = 0.3
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.tvmlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 # a file under these was installed, not written here (go-to-definition opens TVM's own source)
 INSTALLED_DIRS = frozenset({"site-packages", "dist-packages"})
+
+
+class Document(TextDocument):
+    """pygls's document with LSP's lines: str.splitlines (pygls's) also ends a line at a form
+    feed, \\v, \\x1c-\\x1e, \\x85, \\u2028 and \\u2029, so a range edit after one (or
+    inside a string holding one) landed on the wrong line and garbled the buffer. pygls applies
+    a range edit, and converts its UTF-16 columns, over `lines`."""
+
+    @property
+    def lines(self) -> List[str]:
+        return split_lines(self.source)
+
+
+def use_lsp_lines(workspace: Workspace) -> None:
+    """Make `workspace` keep its documents as `Document`s (pygls has no public hook for it)."""
+
+    def create(doc_uri: str, source: Optional[str] = None, version: Optional[int] = None,
+               language_id: Optional[str] = None) -> TextDocument:
+        return Document(doc_uri, source=source, version=version, language_id=language_id,
+                        sync_kind=workspace._sync_kind, position_codec=workspace.position_codec)
+
+    workspace._create_text_document = create  # type: ignore[method-assign]
 
 
 @dataclass
@@ -84,6 +122,9 @@ class TvmlintLanguageServer(LanguageServer):
         self.checked: Dict[str, Checked] = {}
         self.open: Set[str] = set()
         self.pending: Dict[str, asyncio.Task] = {}
+        self.running: Set[str] = set()  # buffers with a check under way on the worker
+        self.last_change: Dict[str, float] = {}  # uri -> time.monotonic() of its last change
+        self.debounce: Dict[str, float] = {}  # uri -> the wait after its last change
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvmlint-check")
         self.inlay_hints = False  # initializationOptions {"inlay-hints": true} turns them on
         self.explained: Dict[str, Tuple[Optional[int], str, list]] = {}  # uri -> (version, text, explanations)
@@ -129,11 +170,38 @@ class TvmlintLanguageServer(LanguageServer):
         document = self.workspace.get_text_document(uri)
         text, version = document.source, document.version
         loop = asyncio.get_running_loop()
-        checked = await loop.run_in_executor(self.worker, self.run_check, uri, text, version)
-        if uri not in self.open or self.workspace.get_text_document(uri).version != version:
-            return  # closed meanwhile, or a newer version has its own check coming
+        self.running.add(uri)
+        try:
+            checked = await loop.run_in_executor(self.worker, self.run_check, uri, text, version)
+        finally:
+            self.running.discard(uri)
+        if uri not in self.open:
+            return  # closed meanwhile
+        if self.workspace.get_text_document(uri).version != version:
+            # changed during the check: the newer version is checked now, its debounce permitting
+            if uri not in self.pending:
+                self.check_soon(uri, self.debounce_left(uri))
+            return
         self.checked[uri] = checked
         self.publish(uri, checked)
+
+    def changed(self, uri: str) -> None:
+        """A change to an open buffer: checked after the debounce, or once the check under way
+        (of an older version) ends, whichever is later."""
+        now = time.monotonic()
+        last = self.last_change.get(uri)
+        gap = now - last if last is not None else TYPING_GAP
+        self.debounce[uri] = min(TYPING_DEBOUNCE_LIMIT, max(DEBOUNCE_SECONDS, 1.5 * gap)) if gap < TYPING_GAP else DEBOUNCE_SECONDS
+        self.last_change[uri] = now
+        if uri in self.running and uri not in self.pending:
+            return  # refresh() schedules the next check when the running one ends
+        self.check_soon(uri, self.debounce[uri])
+
+    def debounce_left(self, uri: str) -> float:
+        last = self.last_change.get(uri)
+        if last is None:
+            return 0.0
+        return max(0.0, last + self.debounce.get(uri, DEBOUNCE_SECONDS) - time.monotonic())
 
     def publish(self, uri: str, checked: Checked) -> None:
         codec = self.workspace.get_text_document(uri).position_codec
@@ -159,11 +227,10 @@ class TvmlintLanguageServer(LanguageServer):
 
         async def later() -> None:
             await asyncio.sleep(delay)
-            try:
-                await self.refresh(uri)
-            finally:
-                if self.pending.get(uri) is task:
-                    del self.pending[uri]
+            # no longer pending once it runs: a change during the check is left to refresh()
+            if self.pending.get(uri) is task:
+                del self.pending[uri]
+            await self.refresh(uri)
 
         task = asyncio.ensure_future(later())
         self.pending[uri] = task
@@ -295,6 +362,8 @@ class TvmlintLanguageServer(LanguageServer):
         self.cancel_pending(uri)
         self.open.discard(uri)
         self.checked.pop(uri, None)
+        self.last_change.pop(uri, None)
+        self.debounce.pop(uri, None)
         self.explained.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
 
@@ -318,6 +387,7 @@ def build_server() -> TvmlintLanguageServer:
 
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
+        use_lsp_lines(server.workspace)
         server.overrides = options_to_overrides(params.initialization_options)
         options = params.initialization_options
         server.inlay_hints = isinstance(options, dict) and options.get("inlay-hints") is True
@@ -333,7 +403,7 @@ def build_server() -> TvmlintLanguageServer:
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
         if uri in server.open:
-            server.check_soon(uri, DEBOUNCE_SECONDS)
+            server.changed(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
