@@ -84,13 +84,14 @@ class Explanation:
     rule: Optional[str] = None  # the rule that judges this site (TVM101, TVM108), if any
     source: Optional[str] = None  # where the pipeline comes from (a build's), tag and file
     on_purpose: bool = False  # the module runs the same pass object where all members run, too
+    exercised: bool = False  # a test module calls this runner: the test exercises it as it is
     also: List[str] = field(default_factory=list)  # other sites on the line asked about ("display at L:C")
 
     @property
     def reported(self) -> bool:
         """Whether TVM101 reports this site: its gate skips a member under a known context, and
         the module does not run the same object elsewhere where all members run (on purpose)."""
-        return self.rule == "TVM101" and self.skips and not self.on_purpose
+        return self.rule == "TVM101" and self.skips and not self.on_purpose and not self.exercised
 
     @property
     def skips(self) -> bool:
@@ -119,6 +120,7 @@ class Site:
     source: Optional[str] = None
     how: str = ""
     on_purpose: bool = False  # TVM101 leaves it alone: the module also runs it where all members run
+    exercised: bool = False  # TVM101 leaves it alone: a test module calls this runner as it is
 
 
 def _shown_both_ways(runs) -> Set[int]:
@@ -197,6 +199,7 @@ class ModuleSites:
         self.positions = positions
         self.sites: List[Site] = []
         shown_both_ways = _shown_both_ways(analysis.runs)
+        from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
         for run in analysis.runs:
             if run.runner is not None:
                 self.sites.append(Site(
@@ -204,6 +207,7 @@ class ModuleSites:
                     run.members, None, run.runner.report, run.runner.source,
                     f"{run.display} runs a pipeline of passes in a Sequential under the caller's PassContext, "
                     "which gates each one by its opt_level",
+                    exercised=GatedPassSkipped.exercised_by_test(run, analysis),
                 ))
             elif run.sequential is not None:
                 self.sites.append(Site(
@@ -536,6 +540,7 @@ def explain_site(modules: ModuleSites, site: Site, project: ProjectView) -> Expl
     return Explanation(
         shown, start_line, start_col, end_line, end_col, site.kind, site.display, knowledge.version_text,
         site.how, not (not reached or unknown), note, outcomes, site.rule, site.source, site.on_purpose,
+        exercised=site.exercised,
     )
 
 
@@ -594,6 +599,10 @@ def read_text(path: Path) -> str:
 # --- rendering --------------------------------------------------------------------------------
 
 
+EXERCISED = (
+    "a test module calls this TVM function, exercising it at the level the test chose: TVM101 does not "
+    "report it"
+)
 ON_PURPOSE = (
     "this module runs the same pass object again where every member runs, which shows the difference "
     "on purpose: TVM101 does not report it"
@@ -663,6 +672,8 @@ def _header(explanation: Explanation) -> List[str]:
         lines.append(f"Note: {explanation.note}{'' if explanation.context_known else '; both outcomes follow'}.")
     if explanation.on_purpose:
         lines.append(f"Note: {ON_PURPOSE}.")
+    if explanation.exercised:
+        lines.append(f"Note: {EXERCISED}.")
     if explanation.also:
         lines.append(f"Also on this line (give its column to explain it): {'; '.join(explanation.also)}.")
     return lines
@@ -734,6 +745,8 @@ def render_markdown(explanation: Explanation) -> str:
         lines += ["", f"_Note: {explanation.note}{'' if explanation.context_known else '; both outcomes follow'}._"]
     if explanation.on_purpose:
         lines += ["", f"_Note: {ON_PURPOSE}._"]
+    if explanation.exercised:
+        lines += ["", f"_Note: {EXERCISED}._"]
     for outcome_ in explanation.outcomes:
         context = outcome_.context
         lines += ["", f"**Context:** {_origin(context)}"]

@@ -39,6 +39,9 @@ class GatedPassSkipped(Rule):
         # members named in required_pass run
         FOLD + "with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):\n"
         "    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # a runner a test module calls: the test exercises it at the level it chose
+        # (tests/python/relay/test_pass_auto_quantize.py, tests/python/contrib/test_tensorrt.py)
+        Case(FOLD + "def test_quantize():\n    mod = relay.quantize.quantize(mod0, params)\n", path="test_quantize.py"),
         # the same Sequential run at the default level and again under opt_level 3, to show the
         # difference (gallery/how_to/extend_tvm/use_pass_infra.py at v0.12.0, lines 142-162)
         FOLD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant(), relay.transform.EliminateCommonSubexpr()])\n"
@@ -221,6 +224,8 @@ class GatedPassSkipped(Rule):
                 continue
             if run.callee is not None and id(run.callee) in shown:
                 continue
+            if self.exercised_by_test(run, analysis):
+                continue
             payload = GatedRunPayload(run.members, run.display, run.wrapper_name)
             fix = None
             if isinstance(run.ctx, PassCtx) and run.ctx.is_default:
@@ -228,6 +233,14 @@ class GatedPassSkipped(Rule):
                 if skipped:
                     fix = self._wrap_fix(run.statement, max(s.member.opt_level for s in skipped))
             self.defer(run.node, run.ctx, payload, fix)
+
+    @staticmethod
+    def exercised_by_test(run, analysis) -> bool:
+        """A TVM function that runs a pipeline (a runner), called in a test module: the test
+        exercises that function as it is at the level it chose, and checks the result itself
+        (test_pass_auto_quantize.py and test_tensorrt.py call quantize and partition_for_tensorrt
+        at the default level on graphs the skipped passes would not change)."""
+        return run.runner is not None and analysis.is_test_module
 
     @staticmethod
     def _shown_both_ways(runs) -> set:
