@@ -3,6 +3,8 @@ trees) on a terminal, tab-separated plain text on a pipe, through the real comma
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import pty
@@ -49,8 +51,10 @@ def test_rules_on_a_pipe_is_one_tab_separated_line_per_rule():
     done = run_cli("rules", cwd=REPO)
     assert done.returncode == 0 and done.stderr == ""
     catalog = load_catalog()
-    rows = [line.split("\t") for line in done.stdout.splitlines()]
+    header, *rows = [line.split("\t") for line in done.stdout.splitlines()]
+    assert header == ["code", "name", "severity", "fix", "default", "summary"]
     assert [row[0] for row in rows] == list(catalog)
+    assert [dict(row) for row in csv.DictReader(io.StringIO(done.stdout), delimiter="\t")][0]["code"] == "TVM001"
     for code, name, severity, fix, default, summary in rows:
         info = catalog[code]
         assert (name, severity, fix, default, summary) == (

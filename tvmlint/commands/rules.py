@@ -1,6 +1,6 @@
-"""`tvmlint rules`: every rule. A table on a terminal; on a pipe one rule per line,
-tab-separated (code, name, severity, fix, default, summary), so `cut` and `awk -F'\\t'`
-read it; `--format json` for programs."""
+"""`tvmlint rules`: every rule. A table on a terminal; on a pipe a header line, then one
+rule per line, tab-separated (code, name, severity, fix, default, summary), so `cut`,
+`awk -F'\\t'` and csv.DictReader read it; `--format json` for programs."""
 
 from __future__ import annotations
 
@@ -34,6 +34,8 @@ def run(args: argparse.Namespace) -> int:
     elif sys.stdout.isatty():
         _table(rows)
     else:
+        # a header line, then one line per rule: csv.DictReader(delimiter="\t") reads it as it is
+        sys.stdout.write("\t".join(FIELDS) + "\n")
         sys.stdout.write("".join("\t".join(row[field] for field in FIELDS) + "\n" for row in rows))
     return EXIT_CLEAN
 
