@@ -21,7 +21,7 @@ from tvmlint.config import Settings, SettingsResolver
 from tvmlint.contexts import FromCall, Inherited
 from tvmlint.diagnostics import Finding
 from tvmlint.discovery import discover
-from tvmlint.engine import UNKNOWN_MENTIONS, Checked, FileResult, check_module, module_name_for
+from tvmlint.engine import UNKNOWN_MENTIONS, Checked, FileResult, check_module, module_name_for, parse_error, too_large
 from tvmlint.low_contexts import words_of
 from tvmlint.noqa import UNUSED_NOQA, is_suppressed
 from tvmlint.reach import enclosing
@@ -582,14 +582,13 @@ def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object]):
 
 def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]]) -> List[Finding]:
     """TVM002's findings for the files of a run that select it (tvmlint.checks.unused_noqa)."""
-    from tvmlint.checks.unused_noqa import unused_noqa
     from tvmlint.source import decode
 
     out: List[Finding] = []
     judges = None
     for entry in entries:
         codes = entry.result.codes if entry.result is not None else frozenset()
-        if UNUSED_NOQA not in codes:
+        if UNUSED_NOQA not in codes or _too_large(entry.path, planner):
             continue
         try:
             data = read_file(entry.path)
@@ -597,6 +596,9 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
             continue
         if b"noqa" not in data.lower():
             continue
+        # imported only here: a run that selects TVM002 nowhere (the default) never loads the checks
+        from tvmlint.checks.unused_noqa import unused_noqa
+
         source, _why = decode(data)
         if source is None:
             continue
@@ -607,6 +609,15 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
         result = entry.result if not is_placeholder(entry.result) else FileResult(shown, "", entry.result.version, codes)
         out.extend(unused_noqa(source.text, shown, codes, used.get(shown, set()), _unsure(result, awaits, judges)))
     return out
+
+
+def _too_large(path: str, planner: Planner) -> bool:
+    """Over its `max-file-size`: not parsed, so none of its noqa comments were read either."""
+    limit = planner.resolver.for_path(path).max_file_bytes
+    try:
+        return limit is not None and os.stat(path).st_size > limit
+    except OSError:
+        return False
 
 
 def _fixable_only(findings: List[Finding], resolver: SettingsResolver) -> List[Finding]:
@@ -644,6 +655,11 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
     shown = shown or str(path)
     module_name, is_package = module_name_for(path)
     codes = settings.codes_for(path)
+    limit = settings.max_file_bytes
+    if limit is not None and len(text) * 4 > limit:  # a character takes at most four bytes
+        why = too_large(len(text.encode("utf-8", "surrogatepass")), limit)
+        if why is not None:  # not parsed: `max-file-size` holds for stdin and the editor too
+            return parse_error(shown, codes, 1, 1, why)
     key = (text, shown, codes, settings.target_version, module_name, is_package, str(rules_dir()))
     checked = _RECENT.pop(key, None)
     if checked is None:
