@@ -9,12 +9,13 @@ CACHE_ENV = "TVMLINT_CACHE_DIR"
 
 
 def user_cache_dir() -> Path:
-    """$TVMLINT_CACHE_DIR, else $XDG_CACHE_HOME/tvmlint, else ~/.cache/tvmlint
-    (%LOCALAPPDATA%\\tvmlint on Windows)."""
+    """$TVMLINT_CACHE_DIR, else the platform's user cache directory (platformdirs):
+    $XDG_CACHE_HOME/tvmlint or ~/.cache/tvmlint on Linux, ~/Library/Caches/tvmlint on
+    macOS, %LOCALAPPDATA%\\tvmlint on Windows."""
     override = os.environ.get(CACHE_ENV)
     if override:
         return Path(override)
-    if os.name == "nt" and os.environ.get("LOCALAPPDATA"):
-        return Path(os.environ["LOCALAPPDATA"]) / "tvmlint"
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "tvmlint"
+    import platformdirs  # only when tvmlint needs its cache directory
+
+    # opinion=False: no extra "Cache" level below %LOCALAPPDATA%\tvmlint on Windows
+    return Path(platformdirs.user_cache_dir("tvmlint", appauthor=False, opinion=False))
