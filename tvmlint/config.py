@@ -13,7 +13,7 @@ from tvmlint.catalog import load_catalog
 from tvmlint.discovery import is_regular_file, resolve
 from tvmlint.knowledge import known_releases, newest_release, rules_dir
 from tvmlint.tables import toml
-from tvmlint.versions import Version, format_version, parse_version
+from tvmlint.versions import Version, format_version, parse_version, release_of_package
 
 
 class ConfigError(Exception):
@@ -272,10 +272,7 @@ def default_target() -> Tuple[Version, str]:
     installed = installed_tvm_version()
     newest = newest_release()
     if installed:
-        try:
-            version = parse_version(installed)
-        except ValueError:
-            version = None
+        version = release_of_package(installed)
         if version is not None and format_version(version) in known_releases():
             return version, f"the installed apache-tvm {installed}"
     return newest, f"the newest release tvmlint knows ({format_version(newest)})"

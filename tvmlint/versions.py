@@ -29,3 +29,18 @@ def in_range(version: Version, since: Optional[str], until: Optional[str]) -> bo
     if until is not None and version >= parse_version(until):
         return False
     return True
+
+
+def release_of_package(text: str) -> Optional[Version]:
+    """A Python package's version (PEP 440, read with packaging: '0.27.0.post1',
+    '0.19.dev123+g1a2b', '0.20.0rc1') -> its TVM release (0, 27); None when it is not one."""
+    from packaging.version import InvalidVersion
+    from packaging.version import Version as PackageVersion
+
+    try:
+        release = PackageVersion(text).release
+    except InvalidVersion:
+        return None
+    if len(release) < 2:
+        return None
+    return release[0], release[1]
