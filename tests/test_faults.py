@@ -198,7 +198,13 @@ def test_a_10_mb_file_without_tvm_is_checked_and_a_broken_one_reported(tmp_path)
     # one that uses TVM: too large for the analysis (minutes, gigabytes), so said, not attempted
     (tmp_path / "big_tvm.py").write_text("import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n" + big)
     assert (tmp_path / "big.py").stat().st_size > 9_900_000
-    result = check(tmp_path)
+    # over the default max-file-size (5 MB): each is reported, none is parsed
+    limited = check(tmp_path)
+    assert limited.returncode == 1
+    for name in ("big.py", "big_broken.py", "big_tvm.py"):
+        (line,) = lines_for(limited, name)
+        assert f"{name}:1:1: TVM001 The file could not be analysed: too large to analyse (9." in line
+    result = check(tmp_path, "--max-file-size", "20")
     assert result.returncode == 1
     assert lines_for(result, "big.py") == []
     (line,) = lines_for(result, "big_tvm.py")

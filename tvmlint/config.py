@@ -35,7 +35,14 @@ KEYS: Dict[str, str] = {
     "force-exclude": "true or false",
     "respect-gitignore": "true or false",
     "cache-dir": "a directory for the result cache, relative to this file (default .tvmlint_cache)",
+    "max-file-size": "a size in megabytes (a number; 0: no limit)",
 }
+
+# Files larger than this many megabytes are not parsed: one finding of TVM001 says so. The stdlib
+# parser alone takes about 150 MB of memory per MB of source, and a file small enough to be
+# analysed (under engine.MAX_NODES) peaks near 900 MB: at 5 MB the largest run stays under 1 GB
+# (benchmarks/large_files.py prints the figures).
+DEFAULT_MAX_FILE_SIZE = 5.0
 
 
 # What `exclude` replaces and `extend-exclude` adds to, as in ruff: directories that hold no
@@ -68,6 +75,7 @@ class Overrides:
     extend_per_file_ignores: Tuple[str, ...] = ()
     force_exclude: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
+    max_file_size: Optional[float] = None  # megabytes; 0: no limit
     cwd: Optional[Path] = None
 
 
@@ -120,6 +128,7 @@ class Settings:
     respect_gitignore: bool = True
     fixable: Optional[Tuple[str, ...]] = None  # None: every rule's fixes
     unfixable: Tuple[str, ...] = ()
+    max_file_size: float = DEFAULT_MAX_FILE_SIZE  # megabytes; 0: no limit
     # where each setting came from (`--show-settings`): key -> a pyproject.toml, a flag; unlisted: default
     origins: Tuple[Tuple[str, str], ...] = field(default=(), compare=False)
 
@@ -167,8 +176,13 @@ class Settings:
     def is_fixable(self, code: str) -> bool:
         return code in _fixable_codes(self.fixable, self.unfixable, str(rules_dir()))
 
+    @property
+    def max_file_bytes(self) -> Optional[int]:
+        """`max-file-size` in bytes; None: no limit."""
+        return int(self.max_file_size * 1024 * 1024) if self.max_file_size > 0 else None
+
     def fingerprint(self) -> str:
-        return repr((self.target_text, sorted(self.enabled_codes()), self.per_file_ignores))
+        return repr((self.target_text, sorted(self.enabled_codes()), self.per_file_ignores, self.max_file_size))
 
 
 @functools.lru_cache(maxsize=None)
@@ -350,6 +364,7 @@ def settings_from_table(table: dict, path: Path, overrides: Overrides) -> Settin
         fixable=codes("fixable") if "fixable" in table else None,
         unfixable=codes("unfixable"),
         cache_dir=_cache_dir(table, path, where),
+        max_file_size=validate_max_file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE), f"{where} max-file-size"),
         origins=tuple(sorted(origins.items())),
     )
     return apply_overrides(settings, overrides)
@@ -362,6 +377,12 @@ def _cache_dir(table: dict, path: Path, where: str) -> Optional[Path]:
     if not isinstance(value, str) or not value.strip():
         raise ConfigError(f"{where}: 'cache-dir' must be {KEYS['cache-dir']}, got {value!r}")
     return path.parent / Path(value).expanduser()
+
+
+def validate_max_file_size(value: object, where: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0 or value == float("inf"):
+        raise ConfigError(f"{where}: expected {KEYS['max-file-size']}, got {value!r}")
+    return float(value)
 
 
 def parse_per_file_ignores(entries: Iterable[str], flag: str, cwd: Path) -> Tuple[Tuple[str, Tuple[str, ...], str], ...]:
@@ -424,6 +445,9 @@ def apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
     if overrides.respect_gitignore is not None:
         changes["respect_gitignore"] = overrides.respect_gitignore
         origins["respect-gitignore"] = "--respect-gitignore" if overrides.respect_gitignore else "--no-respect-gitignore"
+    if overrides.max_file_size is not None:
+        changes["max_file_size"] = validate_max_file_size(overrides.max_file_size, "--max-file-size")
+        origins["max-file-size"] = "--max-file-size"
     if not changes:
         return settings
     return replace(settings, **changes, origins=tuple(sorted(origins.items())))
@@ -538,6 +562,8 @@ def describe_settings(settings: Settings, path: Path) -> str:
     out.append(line("extend-exclude", codes(settings.extend_exclude), origin("extend-exclude")))
     out.append(line("force-exclude", str(settings.force_exclude).lower(), origin("force-exclude")))
     out.append(line("respect-gitignore", str(settings.respect_gitignore).lower(), origin("respect-gitignore")))
+    out.append(line("max-file-size", f"{settings.max_file_size:g}" + (" (MB)" if settings.max_file_size else " (no limit)"),
+                    origin("max-file-size")))
     out.append(line("cache-dir", f'"{settings.cache_dir}"' if settings.cache_dir else '".tvmlint_cache" beside the settings file',
                     origin("cache-dir")))
     out.append("\n")

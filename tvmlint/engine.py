@@ -80,6 +80,20 @@ def parse_error(path: str, codes: FrozenSet[str], line: int, column: int, why: s
     return [Finding(path, where, where, PARSE_ERROR, rule_info(PARSE_ERROR).severity, why)]
 
 
+def too_large(size: int, limit: Optional[int]) -> Optional[str]:
+    """TVM001's message for a file of `size` bytes over the `max-file-size` limit (bytes; None: no
+    limit), or None. Such a file is not parsed at all: the stdlib parser alone takes about 150 MB
+    of memory per MB of source, so a generated 50 MB module would take gigabytes."""
+    if limit is None or size <= limit:
+        return None
+    megabytes, most = size / 2**20, limit / 2**20
+    shown = f"{megabytes:.1f}" if round(megabytes, 1) > round(most, 1) else f"{megabytes:.4g}"
+    return (
+        f"The file could not be analysed: too large to analyse ({shown} MB, limit {most:.4g} MB); "
+        "set max-file-size in [tool.tvmlint] or --max-file-size (0: no limit) to check it"
+    )
+
+
 # libcst's parser slows down with the square of the nesting and crashes the process
 # (a native stack overflow) a few thousand levels down, and the analysis (recursive
 # visitors) gives up with RecursionError at a few hundred: deeper files never reach it.

@@ -39,6 +39,7 @@ class Task:
     providers: bool = False  # a round that wants every module's pass definitions (tvmlint.cheap.Selection)
     confirm: bool = False  # analysed only if it names a followed name (tvmlint.engine.check_module)
     defer_low: bool = False  # a first round's: left out if only a low context can set its rules off
+    max_bytes: Optional[int] = None  # `max-file-size`: a larger file is not parsed (TVM001 says so)
 
 
 def display_path(path, cwd: Path) -> str:
@@ -85,7 +86,7 @@ class Planner:
         return Task(
             index, path, self.shown(path), module_name, is_package, self._codes(settings, path),
             settings.target_version, self.cheap, follow=follow, cached=self.cached, providers=providers,
-            confirm=confirm, defer_low=defer_low,
+            confirm=confirm, defer_low=defer_low, max_bytes=settings.max_file_bytes,
         )
 
     def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:

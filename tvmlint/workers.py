@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Iterable, Iterator, List, Optional, Tuple
 
-from tvmlint.engine import Checked, FileResult, check_module, parse_error
+from tvmlint.engine import Checked, FileResult, check_module, parse_error, too_large
 from tvmlint.source import decode, read_file, undecodable_at
 from tvmlint.tasks import Task
 
@@ -41,11 +41,18 @@ def failed(task: Task, why: str, where: Tuple[int, int] = (1, 1)) -> Checked:
 
 
 def run_task(task: Task) -> Outcome:
-    """Read and check one file."""
+    """Read and check one file; one larger than `max-file-size` is not parsed (TVM001 says so)."""
+    if task.max_bytes is not None and not task.cached:  # not even read: the cache would want its digest
+        why = too_large(_size(task.path), task.max_bytes)
+        if why is not None:
+            return task.index, None, failed(task, why)
     try:
         data, state = _read(task)
     except OSError as error:
         return task.index, None, failed(task, f"The file could not be read: {error.strerror}")
+    why = too_large(len(data), task.max_bytes)
+    if why is not None:
+        return task.index, state, failed(task, why)
     source, why = decode(data)
     if source is None:
         return task.index, state, failed(task, f"The file could not be decoded: {why}", undecodable_at(data))
@@ -56,6 +63,13 @@ def run_task(task: Task) -> Outcome:
         defer_low=task.defer_low,
     )
     return task.index, state, checked
+
+
+def _size(path: str) -> int:
+    try:
+        return os.stat(path).st_size
+    except OSError:
+        return 0  # reading it says why it cannot be read
 
 
 def run_batch(tasks: List[Task]) -> List[Outcome]:

@@ -14,6 +14,16 @@ def _codes(text: str) -> List[str]:
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
+def _megabytes(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a size in megabytes, got {text!r}") from None
+    if not 0 <= value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a size in megabytes (0: no limit), got {text!r}")
+    return value
+
+
 def add_settings_options(parser: argparse.ArgumentParser) -> None:
     """Flags that override `[tool.tvmlint]` settings (`check` and `fix`)."""
     parser.add_argument("--extend-ignore", type=_codes, default=[], metavar="CODES", help="more rules to leave out (as --ignore)")
@@ -31,6 +41,8 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
                            help="leave out what .gitignore, .ignore, .git/info/exclude and git's global excludes ignore (the default)")
     parser.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None)
+    parser.add_argument("--max-file-size", type=_megabytes, metavar="MB",
+                        help="files larger than this are not parsed: TVM001 says so (default 5; 0: no limit)")
 
 
 def add_show_options(parser: argparse.ArgumentParser) -> None:
@@ -55,6 +67,7 @@ def override_fields(args: argparse.Namespace) -> dict:
         "extend_per_file_ignores": tuple(getattr(args, "extend_per_file_ignores", ())),
         "force_exclude": getattr(args, "force_exclude", None),
         "respect_gitignore": getattr(args, "respect_gitignore", None),
+        "max_file_size": getattr(args, "max_file_size", None),
     }
 
 

@@ -1,0 +1,215 @@
+"""Large single files: wall time and peak memory of `tvmlint check FILE`, and `fix` against `check`.
+
+    python benchmarks/large_files.py [--sizes 1,5,10,20] [--tvmscript 5] [--limit-mb M]
+                                     [--fix-lines 20000] [--cap-gb 6] [--timeout 600]
+
+Part 1 builds realistic large files by concatenating apache/tvm v0.18.0's real test
+files (tests/python, read from /tmp/tvmlint-ecosystem/tvm-v0.18.0 or extracted from
+the TVM mirror) up to each size, plus one long TVMScript file (only the test files
+that define `@T.prim_func`s / `@I.ir_module`s), and checks each in a fresh child with
+the limit lifted (`--max-file-size 0`) unless --limit-mb is given: the figures the
+default `max-file-size` was chosen from. Each child runs under an address-space cap
+(--cap-gb) so that a run which would exhaust the machine stops instead.
+
+Part 2 generates a file of --fix-lines lines with many fixable findings (TVM104/107
+renamed passes, TVM201/202 removed/deprecated API with renames, TVM101's unsafe
+`with PassContext` wrap) and times `check` and `fix --unsafe-fixes --diff` on it
+(goal: fix within 2x of check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import List, Optional
+
+ECOSYSTEM = Path("/tmp/tvmlint-ecosystem/tvm-v0.18.0")
+MIRROR = Path("/work/.mirror/apache+tvm/repo")
+CONFIG = '[tool.tvmlint]\ntarget-version = "{target}"\n'
+
+
+def tests_root(where: Optional[Path]) -> Path:
+    """tvm v0.18.0's tests/python: the ecosystem tree's, or extracted from the mirror."""
+    if where is not None:
+        return where
+    if (ECOSYSTEM / "tests" / "python").is_dir():
+        return ECOSYSTEM / "tests" / "python"
+    out = Path(tempfile.mkdtemp(prefix="tvmlint-large-src-"))
+    archive = subprocess.run(
+        ["git", "-C", str(MIRROR), "archive", "refs/tags/v0.18.0", "tests/python"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive, check=True)
+    return out / "tests" / "python"
+
+
+def _sources(root: Path, tvmscript: bool) -> List[str]:
+    texts = []
+    for path in sorted(root.rglob("*.py")):
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if tvmscript and "@T.prim_func" not in text and "@I.ir_module" not in text:
+            continue
+        # a __future__ import is legal only at a file's top: keep the concatenation valid Python
+        text = "\n".join(line for line in text.splitlines() if not line.startswith("from __future__"))
+        texts.append(text + "\n\n")
+    return texts
+
+
+def concatenated(root: Path, megabytes: float, tvmscript: bool = False) -> str:
+    """Real test files one after another (again from the first when they run out) up to `megabytes`."""
+    texts = _sources(root, tvmscript)
+    want = int(megabytes * 1024 * 1024)
+    parts, size, i = [], 0, 0
+    while size < want:
+        text = texts[i % len(texts)]
+        parts.append(text)
+        size += len(text.encode("utf-8"))
+        i += 1
+    return "".join(parts)
+
+
+FIXABLE_HEAD = "import tvm\nfrom tvm import relay, relax\n\n"
+# 15 lines, 7 fixable findings each at target 0.19 (one TVM201 and one TVM202 for the whole file, with
+# every use renamed): TVM101's unsafe wrap, TVM104 x2 (unsafe), TVM107 (safe), tvm.target.create/tvm.context
+FIXABLE_BLOCK = '''mod = relay.transform.FoldScaleAxis()(mod)
+with tvm.transform.PassContext(opt_level=3, disabled_pass=["alteroplayout"], config={{"tirx.disable_vectorize": True}}):
+    lib_{i} = relay.build(mod, "llvm")
+with tvm.transform.PassContext(opt_level=3, disabled_pass=["DecomposeOpsForInference"]):
+    mod = relax.transform.DecomposeOpsForInference()(mod)
+target_{i} = tvm.target.create("llvm")
+ctx_{i} = tvm.context("cpu", 0)
+
+
+def case_{i}(mod):
+    """Case {i}."""
+    seq = tvm.transform.Sequential([relay.transform.FoldScaleAxis(), relay.transform.AlterOpLayout()])
+    return seq(mod), tvm.target.create("cuda")
+
+
+'''
+
+
+def fixable(lines: int) -> str:
+    block_lines = FIXABLE_BLOCK.count("\n")
+    return FIXABLE_HEAD + "".join(FIXABLE_BLOCK.format(i=i) for i in range(max(1, lines // block_lines)))
+
+
+def measure(argv: List[str], cwd: Path, cap_gb: float, timeout: float) -> dict:
+    """One command in a fresh child (through a wrapper, so the peak starts from zero): wall time,
+    the child's peak RSS (getrusage of the children), exit code, the last output line."""
+    code = (
+        "import resource, subprocess, sys, time\n"
+        "cap = int(float(sys.argv[1]) * 2**30)\n"
+        "timeout = float(sys.argv[2])\n"
+        "def limit():\n"
+        "    if cap > 0: resource.setrlimit(resource.RLIMIT_AS, (cap, cap))\n"
+        "start = time.perf_counter()\n"
+        "try:\n"
+        "    p = subprocess.run(sys.argv[3:], stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=limit, timeout=timeout)\n"
+        "    rc, out, err = p.returncode, p.stdout.decode(errors='replace'), p.stderr.decode(errors='replace')\n"
+        "except subprocess.TimeoutExpired:\n"
+        "    rc, out, err = 'timeout', '', ''\n"
+        "wall = time.perf_counter() - start\n"
+        "rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss\n"
+        "lines = [l for l in out.splitlines() if l.strip()]\n"
+        "tail = (lines[-1] if lines else '')[:160]\n"
+        "oom = 'MemoryError' in err\n"
+        "print(rc, rss, wall, len(lines), err.count('Traceback'), oom, tail, sep='\\t')\n"
+    )
+    command = [sys.executable, "-c", code, str(cap_gb), str(timeout), *argv]
+    out = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=True).stdout.strip()
+    rc, rss, wall, lines, tracebacks, oom, tail = (out.split("\t") + [""] * 7)[:7]
+    return {
+        "exit": rc, "peak_rss_mb": int(rss) / 1024, "wall_s": float(wall), "lines": int(lines),
+        "tracebacks": int(tracebacks), "memory_error": oom == "True", "tail": tail,
+    }
+
+
+def tvmlint(*args: str) -> List[str]:
+    return [sys.executable, "-m", "tvmlint", *args]
+
+
+def _show(name: str, size_mb: float, r: dict) -> None:
+    print(
+        f"{name:<28} {size_mb:7.1f} MB  exit {r['exit']:<7} {r['wall_s']:8.1f} s  peak RSS {r['peak_rss_mb']:8.0f} MB"
+        f"{'  MemoryError' if r['memory_error'] else ''}{'  tracebacks %d' % r['tracebacks'] if r['tracebacks'] else ''}"
+        f"  | {r['tail']}",
+        flush=True,
+    )
+
+
+def large(args, base: Path) -> None:
+    root = tests_root(args.source)
+    work = base / "large"
+    work.mkdir()
+    (work / "pyproject.toml").write_text(CONFIG.format(target="0.18"))
+    limit = [] if args.limit_mb is None else ["--max-file-size", str(args.limit_mb)]
+    if not limit and "--max-file-size" in subprocess.run(tvmlint("check", "--help"), capture_output=True, text=True).stdout:
+        limit = ["--max-file-size", "0"]  # lift the limit: the figures it is chosen from
+    print(f"check of one large file (target 0.18, {' '.join(limit)}, cap {args.cap_gb} GB, timeout {args.timeout:.0f} s)")
+    plan = [(f"tests_{mb:g}MB.py", mb, False) for mb in args.sizes]
+    if args.tvmscript:
+        plan.append((f"tvmscript_{args.tvmscript:g}MB.py", args.tvmscript, True))
+    for name, mb, script in plan:
+        path = work / name
+        path.write_text(concatenated(root, mb, script), encoding="utf-8")
+        size = path.stat().st_size / 2**20
+        r = measure(tvmlint("check", "--no-cache", "--format", "concise", *limit, *args.select, name), work, args.cap_gb, args.timeout)
+        _show(name, size, r)
+        if r["wall_s"] > 0 and r["exit"] not in ("timeout",):
+            print(f"{'':<28} {r['wall_s'] / size:7.2f} s/MB, {r['peak_rss_mb'] / size:7.0f} MB RSS per MB", flush=True)
+        path.unlink()
+
+
+def fix_cost(args, base: Path) -> None:
+    work = base / "fix"
+    work.mkdir()
+    (work / "pyproject.toml").write_text(CONFIG.format(target="0.19"))
+    text = fixable(args.fix_lines)
+    (work / "big.py").write_text(text)
+    size = len(text.encode()) / 2**20
+    print(f"\ncheck vs fix on one generated file of {text.count(chr(10))} lines ({size:.1f} MB)")
+    check = measure(tvmlint("check", "--no-cache", "--format", "concise", "--statistics", "big.py"), work, args.cap_gb, args.timeout)
+    _show("check", size, check)
+    fix = measure(tvmlint("fix", "--no-cache", "--unsafe-fixes", "--diff", "big.py"), work, args.cap_gb, args.timeout)
+    _show("fix --unsafe-fixes --diff", size, fix)
+    fix_written = measure(tvmlint("fix", "--no-cache", "--unsafe-fixes", "big.py"), work, args.cap_gb, args.timeout)
+    _show("fix --unsafe-fixes (writes)", size, fix_written)
+    for name, r in (("fix --diff", fix), ("fix (writes)", fix_written)):
+        ratio = r["wall_s"] / check["wall_s"]
+        print(f"{name} / check: {ratio:.2f}x  (goal: within 2x) {'met' if ratio <= 2 else 'NOT met'}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", default="1,5,10,20", help="megabytes of concatenated test files, comma-separated ('' to skip)")
+    parser.add_argument("--tvmscript", type=float, default=5, help="megabytes of the TVMScript file (0 to skip)")
+    parser.add_argument("--limit-mb", type=float, default=None, help="check with this --max-file-size (default: no limit)")
+    parser.add_argument("--select-all", action="store_true", help="check with --select ALL")
+    parser.add_argument("--fix-lines", type=int, default=20_000, help="lines of the fix-cost file (0 to skip)")
+    parser.add_argument("--cap-gb", type=float, default=6.0, help="address-space cap of each child (0: none)")
+    parser.add_argument("--timeout", type=float, default=600.0)
+    parser.add_argument("--source", type=Path, default=None, help="a tests/python directory of TVM")
+    args = parser.parse_args()
+    args.sizes = [float(s) for s in args.sizes.split(",") if s.strip()]
+    args.select = ["--select", "ALL"] if args.select_all else []
+    base = Path(tempfile.mkdtemp(prefix="tvmlint-large-"))
+    try:
+        if args.sizes or args.tvmscript:
+            large(args, base)
+        if args.fix_lines:
+            fix_cost(args, base)
+        return 0
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,94 @@
+"""max-file-size: a file over the limit is not parsed; one TVM001 finding says so and the run goes on.
+
+The figures the default limit was chosen from are printed by benchmarks/large_files.py."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import run_cli, write_tree
+from tvmlint.config import DEFAULT_MAX_FILE_SIZE, ConfigError, Overrides, SettingsResolver
+from tvmlint.runner import check_paths, check_text
+
+FINDING = "import tvm\nfrom tvm import relay\n\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+# over 2 KB, with the same finding and a syntax error it never gets to report
+LARGE = FINDING + "".join(f"value_{i} = {i}  # padding to make the file large\n" for i in range(60)) + "def broken(:\n"
+LIMIT = 0.002  # MB: 2,097 bytes
+
+
+def _tree(tmp_path, limit=LIMIT):
+    config = '[tool.tvmlint]\ntarget-version = "0.19"\n' + (f"max-file-size = {limit}\n" if limit is not None else "")
+    write_tree(tmp_path, {"pyproject.toml": config, "small.py": FINDING, "large.py": LARGE})
+    assert len(LARGE.encode()) > LIMIT * 2**20 > len(FINDING.encode())
+
+
+def test_a_file_over_the_limit_gets_tvm001_and_the_others_are_checked(tmp_path):
+    _tree(tmp_path)
+    findings = check_paths([tmp_path], SettingsResolver(Overrides(), cwd=tmp_path), use_cache=False).findings
+    large = [f for f in findings if f.path == "large.py"]
+    assert [(f.code, f.start.line) for f in large] == [("TVM001", 1)]
+    assert "too large to analyse (0.00" in large[0].message and "limit 0.002 MB" in large[0].message
+    assert "set max-file-size" in large[0].message
+    assert [f.code for f in findings if f.path == "small.py"] == ["TVM101"]
+
+
+@pytest.mark.parametrize("cached", [False, True])
+def test_the_command_reports_it_in_every_format_and_exits_1(tmp_path, cached):
+    _tree(tmp_path)
+    cache = [] if cached else ["--no-cache"]
+    for _ in range(2 if cached else 1):  # the second run reads the cache
+        text = run_cli("check", *cache, ".", cwd=tmp_path)
+    assert text.returncode == 1, text.stderr
+    assert "large.py" in text.stdout and "too large to analyse" in text.stdout and "Traceback" not in text.stderr
+    assert "small.py" in text.stdout and "TVM101" in text.stdout
+    for fmt in ("json", "sarif", "github", "gitlab", "junit", "concise"):
+        out = run_cli("check", *cache, "--format", fmt, ".", cwd=tmp_path)
+        assert out.returncode == 1, (fmt, out.stderr)
+        assert "too large to analyse" in out.stdout, fmt
+    records = json.loads(run_cli("check", *cache, "--format", "json", ".", cwd=tmp_path).stdout)
+    assert sorted((r["path"], r["code"]) for r in records) == [("large.py", "TVM001"), ("small.py", "TVM101")]
+
+
+def test_the_flag_overrides_the_setting(tmp_path):
+    _tree(tmp_path)
+    lifted = run_cli("check", "--no-cache", "--format", "concise", "--max-file-size", "0", ".", cwd=tmp_path)
+    assert "too large" not in lifted.stdout
+    assert "large.py:65:12: TVM001 The file could not be parsed" in lifted.stdout  # parsed now
+    raised = run_cli("check", "--no-cache", "--format", "concise", "--max-file-size", "1", ".", cwd=tmp_path)
+    assert "too large" not in raised.stdout
+    lowered = run_cli("check", "--no-cache", "--format", "concise", "--max-file-size", "0.00005", ".", cwd=tmp_path)
+    assert lowered.stdout.count("too large to analyse") == 2
+    bad = run_cli("check", "--max-file-size", "-1", ".", cwd=tmp_path)
+    assert bad.returncode == 2 and "--max-file-size" in bad.stderr
+
+
+def test_a_changed_limit_is_not_answered_from_the_cache(tmp_path):
+    _tree(tmp_path)
+    assert "too large" in run_cli("check", "--format", "concise", ".", cwd=tmp_path).stdout
+    _tree(tmp_path, limit=1)
+    assert "too large" not in run_cli("check", "--format", "concise", ".", cwd=tmp_path).stdout
+
+
+def test_stdin_and_the_editor_keep_the_limit(tmp_path):
+    _tree(tmp_path)
+    out = run_cli("check", "--format", "concise", "--stdin-filename", "large.py", "-", cwd=tmp_path, stdin=LARGE)
+    assert out.returncode == 1 and "large.py:1:1: TVM001" in out.stdout and "too large to analyse" in out.stdout
+    settings = SettingsResolver(Overrides(), cwd=tmp_path).for_path(tmp_path / "large.py")
+    assert [f.code for f in check_text(LARGE, tmp_path / "large.py", settings)] == ["TVM001"]
+    assert [f.code for f in check_text(FINDING, tmp_path / "small.py", settings)] == ["TVM101"]
+
+
+def test_the_setting_is_validated_and_shown(tmp_path):
+    _tree(tmp_path, limit=None)
+    resolver = SettingsResolver(Overrides(), cwd=tmp_path)
+    assert resolver.for_path(tmp_path / "large.py").max_file_size == DEFAULT_MAX_FILE_SIZE
+    shown = run_cli("check", "--show-settings", "large.py", cwd=tmp_path).stdout
+    assert f"max-file-size = {DEFAULT_MAX_FILE_SIZE:g} (MB)" in shown
+    for bad in ('"5MB"', "-1", "true"):
+        write_tree(tmp_path, {"pyproject.toml": f'[tool.tvmlint]\nmax-file-size = {bad}\n'})
+        with pytest.raises(ConfigError, match="max-file-size"):
+            SettingsResolver(Overrides(), cwd=tmp_path).for_path(tmp_path / "large.py")
+    write_tree(tmp_path, {"pyproject.toml": "[tool.tvmlint]\nmax-file-size = 0\n"})
+    assert SettingsResolver(Overrides(), cwd=tmp_path).for_path(tmp_path / "large.py").max_file_bytes is None
