@@ -14,7 +14,8 @@ apache-tvm wheel's package directory when --wheel is given) it reads:
   python/tvm/__init__.py re-exports from driver/build_module.py;
 - deprecations: a function, class or module whose body calls
   warnings.warn(..., DeprecationWarning | FutureWarning | PendingDeprecationWarning)
-  or that is decorated with a `deprecated(...)` decorator.
+  or warnings.warn("... deprecated ...") with the default category, or that is
+  decorated with a `deprecated(...)` decorator.
 
 A path present at release N and absent at N+1 is "removed" at N+1 (only the
 outermost: a removed module stands for what was under it); `back` names a later
@@ -258,13 +259,27 @@ def _name_of(node: ast.AST) -> Optional[str]:
 
 
 def _warns(node: ast.AST) -> Optional[int]:
-    """Line of a warnings.warn(..., <deprecation category>) in `node` (not in nested defs' siblings' classes)."""
+    """Line of a warnings.warn(..., <deprecation category>) in `node`, or of a warnings.warn whose
+    message says "deprecat" (tvm.target.create warned with the default UserWarning)."""
     for sub in ast.walk(node):
         if isinstance(sub, ast.Call) and _name_of(sub.func) == "warn":
             categories = list(sub.args[1:2]) + [k.value for k in sub.keywords if k.arg == "category"]
             if any(_name_of(c) in WARNINGS for c in categories):
                 return sub.lineno
+            if sub.args and "deprecat" in _text(sub.args[0]).lower():
+                return sub.lineno
     return None
+
+
+def _text(node: ast.AST) -> str:
+    """The literal text of a message argument (str, f-string or concatenation), as far as it is literal."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.JoinedStr):
+        return "".join(_text(value) for value in node.values)
+    if isinstance(node, ast.BinOp):
+        return _text(node.left) + _text(node.right)
+    return ""
 
 
 def _deprecated_def(node: ast.AST) -> Optional[int]:
