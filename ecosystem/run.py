@@ -4,6 +4,7 @@
     python ecosystem/run.py                      # every tree in ecosystem/trees.toml
     python ecosystem/run.py --tree tvm-v0.8.0    # one tree
     python ecosystem/run.py --unjudged out.toml  # also write stubs for findings without a verdict
+    python ecosystem/run.py --recall             # recall on the labelled mistakes of ecosystem/recall.toml
 
 Each tree is a pinned revision of a public repository (apache/tvm at several
 releases, mlc-llm). The script extracts that revision from a local clone or
@@ -24,6 +25,13 @@ tool's `fetch` writes) or `DIR/<name>` (a plain clone). A missing one is named
 with the command that brings it, and that tree is skipped.
 
 It does not run in CI: the trees are hundreds of MB of history.
+
+Recall (`--recall`, reading ecosystem/recall.toml): a labelled set of real mistakes in
+public code that drives TVM, each a line of a pinned revision that one rule should
+report at the release that code targets. Each (repository, revision) is extracted once,
+only its labelled files (`git archive <rev> <paths>`), into <scratch>/recall/; tvmlint
+runs on them grouped by target; the script prints, per rule, labelled, found (a finding
+of that code on that path and line), missed and recall, then every miss with its why.
 """
 
 from __future__ import annotations
@@ -222,6 +230,120 @@ def write_stubs(path: Path, stubs: List[Tuple[Key, dict]]) -> None:
     os.replace(temporary, path)
 
 
+@dataclass(frozen=True)
+class Mistake:
+    repo: str
+    rev: str
+    target: str
+    path: str
+    line: int
+    code: str
+    why: str
+
+
+def load_mistakes(path: Path) -> List[Mistake]:
+    raw = load_toml(path)
+    mistakes = [Mistake(m["repo"], m["rev"], str(m["target"]), m["path"], int(m["line"]), m["code"], m.get("why", ""))
+                for m in raw.get("mistake", [])]
+    seen = set()
+    for mistake in mistakes:
+        key = (mistake.repo, mistake.rev, mistake.path, mistake.line, mistake.code)
+        if key in seen:
+            raise SystemExit(f"{path}: {key} is labelled twice")
+        seen.add(key)
+    return mistakes
+
+
+def extract_files(repo: str, rev: str, mirror: Path, paths: Sequence[str], scratch: Path) -> Path:
+    """Only the labelled files of repo at rev, unpacked once into scratch/recall/<owner+name>-<rev>
+    (a marker holding the commit and the paths says the folder is whole)."""
+    commit = resolve(mirror, rev)
+    into = scratch / "recall" / f"{repo.replace('/', '+')}-{commit[:12]}"
+    marker = into / ".tvmlint-ecosystem-rev"
+    wanted = commit + "\n" + "\n".join(sorted(set(paths)))
+    if marker.exists() and marker.read_text() == wanted:
+        return into
+    if into.exists():
+        subprocess.run(["rm", "-rf", str(into)], check=True)
+    into.mkdir(parents=True)
+    # stderr is kept apart: a snapshot lacks its largest files, and git names them even when
+    # they are not asked for; it is shown only when the archive fails
+    archive = subprocess.Popen(["git", "-C", str(mirror), "archive", commit, "--", *sorted(set(paths))],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    subprocess.run(["tar", "-x", "-C", str(into)], stdin=archive.stdout, check=True)
+    if archive.wait() != 0:
+        raise SystemExit(f"git archive {rev} {' '.join(paths)} failed in {mirror} (is every labelled path at that "
+                         f"revision?):\n{archive.stderr.read().decode(errors='replace')[-2000:]}")
+    marker.write_text(wanted)
+    return into
+
+
+def run_on_files(root: Path, target: str, paths: Sequence[str], python: str, extra: Sequence[str]) -> List[dict]:
+    command = [python, "-m", "tvmlint", "check", "--select", "ALL", "--format", "json", "--exit-zero",
+               "--target-version", target, *extra, *sorted(set(paths))]
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
+    if done.returncode not in (0, 1):
+        raise SystemExit(f"tvmlint failed on {root} at {target} (exit {done.returncode}):\n{done.stderr[-3000:]}")
+    findings = json.loads(done.stdout or "[]")
+    for finding in findings:  # paths relative to the extracted root, as the labels are
+        path = Path(finding["path"])
+        finding["path"] = (path.resolve().relative_to(root.resolve()) if path.is_absolute() else path).as_posix()
+    return findings
+
+
+def check_recall(recall: Path, mirrors: Path, scratch: Path, python: str, extra: Sequence[str], out) -> int:
+    """Run tvmlint on every labelled mistake's file at its target; print recall per rule and the misses."""
+    mistakes = load_mistakes(recall)
+    by_source: Dict[Tuple[str, str], List[Mistake]] = defaultdict(list)
+    for mistake in mistakes:
+        by_source[(mistake.repo, mistake.rev)].append(mistake)
+    found: Dict[Mistake, bool] = {}
+    reported: Dict[Mistake, List[str]] = {}
+    missing: List[str] = []
+    for (repo, rev), group in by_source.items():
+        mirror = find_mirror(mirrors, repo)
+        if mirror is None:
+            missing.append(repo)
+            print(f"no mirror of {repo} under {mirrors}: fetch it (the search tool's `fetch github:{repo}`); "
+                  f"its {len(group)} labelled mistakes are skipped", file=sys.stderr)
+            continue
+        root = extract_files(repo, rev, mirror, [m.path for m in group], scratch)
+        by_target: Dict[str, List[Mistake]] = defaultdict(list)
+        for mistake in group:
+            by_target[mistake.target].append(mistake)
+        for target, labelled in sorted(by_target.items()):
+            print(f"recall: {repo}@{rev[:12]} at target {target}: {len(set(m.path for m in labelled))} files ({root})",
+                  file=sys.stderr)
+            findings = run_on_files(root, target, [m.path for m in labelled], python, extra)
+            at: Dict[Tuple[str, int], List[str]] = defaultdict(list)
+            for finding in findings:
+                at[(finding["path"], int(finding["line"]))].append(finding["code"])
+            for mistake in labelled:
+                codes = at.get((mistake.path, mistake.line), [])
+                found[mistake] = mistake.code in codes
+                reported[mistake] = sorted(set(codes))
+    checked = [m for m in mistakes if m in found]
+    catalog = load_catalog()
+    header = f"{'rule':<7} {'default':<7} {'labelled':>8} {'found':>6} {'missed':>6} {'recall':>7}"
+    print(header, file=out)
+    print("-" * len(header), file=out)
+    rows = sorted({m.code for m in checked})
+    for code in [*rows, "ALL"]:
+        cell = [m for m in checked if code in ("ALL", m.code)]
+        hits = sum(found[m] for m in cell)
+        default = "-" if code == "ALL" else "yes" if catalog.get(code) and catalog[code].default else "no"
+        recall_value = format_precision(hits / len(cell) if cell else None)
+        print(f"{code:<7} {default:<7} {len(cell):>8} {hits:>6} {len(cell) - hits:>6} {recall_value:>7}", file=out)
+    misses = [m for m in checked if not found[m]]
+    print(f"\nmissed: {len(misses)} of {len(checked)} labelled mistakes"
+          f" in {len({m.repo for m in checked})} repositories", file=out)
+    for m in misses:
+        other = f" (reported there: {', '.join(reported[m])})" if reported[m] else ""
+        print(f"  - {m.code} {m.repo} {m.path}:{m.line} at {m.target}{other}\n      {m.why}", file=out)
+    return 1 if missing else 0
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--trees", type=Path, default=HERE / "trees.toml")
@@ -237,6 +359,9 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--jobs", default=None, help="passed to tvmlint --jobs")
     parser.add_argument("--replay", type=Path, help="tally the findings a --findings file saved (an earlier "
                         "run, such as the baseline before a change) against today's verdicts; runs nothing")
+    parser.add_argument("--recall", nargs="?", const=HERE / "recall.toml", type=Path, metavar="FILE",
+                        help="measure recall on the labelled mistakes of FILE (default ecosystem/recall.toml) "
+                        "instead of checking the trees")
     args = parser.parse_args(argv)
 
     trees = [t for t in load_trees(args.trees) if not args.tree or t.name in args.tree]
@@ -245,6 +370,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         parser.error(f"unknown tree in {args.tree}; known: {known}")
     verdicts = load_verdicts(args.verdicts)
     extra = ["--jobs", args.jobs] if args.jobs else []
+    if args.recall:
+        return check_recall(args.recall, args.mirrors, args.scratch, args.python, extra, sys.stdout)
 
     outcomes: List[Outcome] = []
     if args.replay:
