@@ -347,6 +347,17 @@ def selection_for(codes: FrozenSet[str], version: Version, providers: bool = Fal
     return selection
 
 
+# The last text libcst parsed whole here: `tvmlint.fixer` re-checks a fixed text and must know that
+# libcst parses it, which that check found out already (a 20,000-line file: seconds to parse again).
+_PARSED_WHOLE: List[Optional[str]] = [None]
+
+
+def parsed_whole(text: str) -> bool:
+    """Whether the last module analysed in this process was `text`, parsed whole by libcst."""
+    last = _PARSED_WHOLE[0]
+    return last is not None and (last is text or last == text)
+
+
 def analyze_text(
     text: str,
     path: str,
@@ -366,8 +377,11 @@ def analyze_text(
 
     result = FileResult(path, module_name, version, codes)
     result.noqa = suppressions(text)
+    _PARSED_WHOLE[0] = None
     try:
         module = cst.parse_module(analysed if analysed is not None else text)
+        if analysed is None or analysed == text:
+            _PARSED_WHOLE[0] = text
     except cst.ParserSyntaxError as error:
         result.findings = parse_error(
             path, codes, error.raw_line, error.raw_column + 1,

@@ -2,10 +2,13 @@
 
 A round takes every selected fix whose edits do not touch another's (two fixes
 that both add `import tvm` at the same place never go together, so the import
-is added once), applies them, and re-checks the text. A fix whose finding is
-still there afterwards is discarded and reported; a round whose result does not
-parse is retried without the fixes that break it. Rounds repeat until nothing
-changes (at most MAX_ROUNDS), so a second `tvmlint fix` finds nothing to do.
+is added once), applies them all at once, and re-checks the text once. A fix
+whose finding is still there afterwards is discarded and reported; a round whose
+result does not parse is retried without the fixes that break it (found by
+halving the round, not by parsing the file once per fix). Rounds repeat until
+nothing changes (at most MAX_ROUNDS), so a second `tvmlint fix` finds nothing to
+do. The findings of the text as read may be given (a run just found them), so
+that a fix costs one check per round and no more.
 
 A file is written only when its fixed text parses, through a temporary file in
 the same directory renamed over it (permissions, owner and group kept), in its own encoding,
@@ -14,6 +17,7 @@ BOM and line endings, and only if it has not changed on disk since it was read.
 
 from __future__ import annotations
 
+import bisect
 import errno
 import os
 import stat
@@ -27,7 +31,8 @@ import libcst as cst
 
 from tvmlint.diagnostics import Finding
 from tvmlint.edits import apply_edits, offsets, to_offset
-from tvmlint.source import SourceText, decode, read_file
+from tvmlint.filestate import signature
+from tvmlint.source import SourceText, decode, read_file_stat
 
 MAX_ROUNDS = 10
 
@@ -41,6 +46,7 @@ class TextFix:
     applied: List[Finding] = field(default_factory=list)
     discarded: List[Tuple[Finding, str]] = field(default_factory=list)
     remaining: List[Finding] = field(default_factory=list)
+    verified: bool = False  # `fixed` parsed (Python and libcst) when its round was applied
 
     @property
     def changed(self) -> bool:
@@ -63,17 +69,33 @@ def _fix_key(finding: Finding) -> tuple:
 def choose(findings: Iterable[Finding], text: str, unsafe: bool, rejected: set) -> List[Finding]:
     """Fixes whose edits neither overlap nor touch an already chosen one."""
     starts = offsets(text)
-    taken: List[Tuple[int, int]] = []
+    # the chosen spans, disjoint and apart, sorted by start: a span meets one of them only if
+    # it meets the last that starts at or before its end (thousands of fixes in a large file)
+    begins: List[int] = []
+    ends: List[int] = []
     chosen: List[Finding] = []
     for finding in findings:
         if not wanted(finding, unsafe) or _fix_key(finding) in rejected:
             continue
         spans = [(to_offset(starts, e.start), to_offset(starts, e.end)) for e in finding.fix.edits]
-        if any(begin <= other_end and other_begin <= end for begin, end in spans for other_begin, other_end in taken):
+        if any(_meets(begins, ends, begin, end) for begin, end in spans):
             continue
-        taken.extend(spans)
+        for begin, end in spans:
+            where = bisect.bisect_right(begins, begin)
+            if where and ends[where - 1] >= begin:  # two edits of one fix that touch: one span
+                begin = min(begin, begins[where - 1])
+                end = max(end, ends[where - 1])
+                where -= 1
+                del begins[where], ends[where]
+            begins.insert(where, begin)
+            ends.insert(where, end)
         chosen.append(finding)
     return chosen
+
+
+def _meets(begins: List[int], ends: List[int], begin: int, end: int) -> bool:
+    where = bisect.bisect_right(begins, end) - 1
+    return where >= 0 and ends[where] >= begin
 
 
 def parses(text: str) -> Optional[str]:
@@ -81,12 +103,27 @@ def parses(text: str) -> Optional[str]:
     libcst alone is not enough: it takes the newest grammar (`type X = int`) whatever Python
     runs the code, and the re-check of such a result showed only a TVM001, as if the fixed
     findings were gone."""
+    return python_parses(text) or libcst_parses(text)
+
+
+def python_parses(text: str) -> Optional[str]:
+    """None when the Python running tvmlint parses `text`, else why not."""
     from tvmlint.cheap import parse
 
     _tree, error = parse(text)
     if error is not None:
         line, _column, why = error
         return f"line {line}: {why.removeprefix('The file could not be parsed: ')}"
+    return None
+
+
+def libcst_parses(text: str) -> Optional[str]:
+    """None when libcst parses `text`, else why not. A re-check that analysed this very text
+    parsed it already (`tvmlint.engine.parsed_whole`): it is not parsed again."""
+    from tvmlint.engine import parsed_whole
+
+    if parsed_whole(text):
+        return None
     try:
         cst.parse_module(text)
     except cst.ParserSyntaxError as error:
@@ -100,25 +137,30 @@ def _apply(text: str, batch: Sequence[Finding]) -> str:
     return apply_edits(text, [edit for finding in batch for edit in finding.fix.edits])
 
 
-def fix_text(text: str, check, unsafe: bool) -> TextFix:
-    """Fix `text`; `check(text) -> findings` re-checks it the way the run does."""
+def fix_text(text: str, check, unsafe: bool, findings: Optional[Sequence[Finding]] = None) -> TextFix:
+    """Fix `text`; `check(text) -> findings` re-checks it the way the run does. `findings`:
+    what `check(text)` gives, when the caller has it already (a run of this one file)."""
     result = TextFix(text, text)
     rejected: set = set()
-    findings = check(text)
+    findings = check(text) if findings is None else list(findings)
     for _ in range(MAX_ROUNDS):
         batch = choose(findings, text, unsafe, rejected)
         applied = False
         while batch:
             candidate = _apply(text, batch)
-            why = parses(candidate)
+            # Python's parser first (cheap); libcst's after the re-check, which parsed the
+            # candidate with it already when it analysed the whole text
+            why = python_parses(candidate)
+            after = check(candidate) if why is None else None
+            why = why or libcst_parses(candidate)
             if why is not None:
-                broken = [f for f in batch if parses(_apply(text, [f])) is not None] or batch
-                for finding in broken:
-                    result.discarded.append((finding, f"the fixed code would not parse ({parses(_apply(text, [finding])) or why})"))
+                broken = _broken(text, batch)
+                for finding, reason in broken:
+                    result.discarded.append((finding, f"the fixed code would not parse ({reason or why})"))
                     rejected.add(_fix_key(finding))
-                batch = [f for f in batch if f not in broken]
+                gone = {id(finding) for finding, _reason in broken}
+                batch = [f for f in batch if id(f) not in gone]
                 continue
-            after = check(candidate)
             failed = _still_there(findings, batch, after)
             if failed:
                 for finding in failed:
@@ -128,6 +170,7 @@ def fix_text(text: str, check, unsafe: bool) -> TextFix:
                 continue
             text, findings = candidate, after
             result.applied.extend(batch)
+            result.verified = True
             applied = True
             break
         if not applied:
@@ -135,6 +178,25 @@ def fix_text(text: str, check, unsafe: bool) -> TextFix:
     result.fixed = text
     result.remaining = list(findings)
     return result
+
+
+def _broken(text: str, batch: Sequence[Finding]) -> List[Tuple[Finding, Optional[str]]]:
+    """The fixes of `batch` whose result alone does not parse, each with why; every fix of the
+    batch (why: None) when none breaks alone but together they do. Halves of the batch that
+    parse are cleared at once: a few broken fixes among thousands cost a few dozen parses."""
+    found: List[Tuple[Finding, Optional[str]]] = []
+    pending = [list(batch)]
+    while pending:
+        group = pending.pop()
+        why = parses(_apply(text, group))
+        if why is None:
+            continue
+        if len(group) == 1:
+            found.append((group[0], why))
+            continue
+        middle = len(group) // 2
+        pending.extend((group[middle:], group[:middle]))
+    return found or [(finding, None) for finding in batch]
 
 
 def _still_there(before: Sequence[Finding], batch: Sequence[Finding], after: Sequence[Finding]) -> List[Finding]:
@@ -204,10 +266,12 @@ class FileOutcome:
     written: bool = False
 
 
-def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool) -> FileOutcome:
+def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool, known=None) -> FileOutcome:
+    """Fix one file. `known`: (findings, signature) when the caller has what `check` gives for
+    the file whose status had that signature; used only if the file read still has it."""
     outcome = FileOutcome(path, shown)
     try:
-        data = read_file(path)
+        data, status = read_file_stat(path)
     except OSError as error:
         outcome.problem = f"could not be read: {error.strerror}"
         return outcome
@@ -216,10 +280,11 @@ def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool) -> FileOu
         outcome.problem = f"could not be decoded: {why}"
         return outcome
     outcome.source = source
-    outcome.fix = fix_text(source.text, check, unsafe)
+    findings = known[0] if known is not None and signature(status) == known[1] else None
+    outcome.fix = fix_text(source.text, check, unsafe, findings)
     if not outcome.fix.changed or not write:
         return outcome
-    why = parses(outcome.fix.fixed)
+    why = None if outcome.fix.verified else parses(outcome.fix.fixed)
     if why is not None:  # every round is checked; this guards the file itself
         outcome.problem = f"left untouched: the fixed code would not parse ({why})"
         return outcome

@@ -59,6 +59,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
 
     unsafe, write = args.unsafe_fixes, not args.diff
     run = {"jobs": args.jobs, "use_cache": not args.no_cache}
+    before = _signed(paths)  # one file named: its state before the run read it
     progress = progress_for(args)  # a long run on a terminal: files checked / total
     try:
         report = check_paths(paths, resolver, **run, progress=progress)
@@ -68,17 +69,26 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
     for note in report.notes:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
     grouped = by_path(report.findings)
+    # A run of one file followed nothing across modules: its findings are what checking that
+    # file's text alone gives, so the fixer starts from them instead of checking it again, and
+    # what remains after the fix is what its last re-check found (a fix costs the run plus one
+    # check per round). With more files, an edit may change what another file reports.
+    alone = report.files_seen == 1 and before is not None
     outcomes = []
     for shown, findings in grouped.items():
         if not any(wanted(f, unsafe) for f in findings):
             continue
         path = Path(shown) if Path(shown).is_absolute() else resolver.cwd / shown
-        outcome = fix_file(path, shown, _checker(resolver, path, shown), unsafe, write)
+        # the run's findings only if the file fix reads is the one the run read (the same signature)
+        known = (findings, before) if alone else None
+        outcome = fix_file(path, shown, _checker(resolver, path, shown), unsafe, write, known)
         outcomes.append(outcome)
         if args.diff and outcome.fix is not None and outcome.fix.changed:
             sys.stdout.writelines(_diff(shown, outcome.fix.original, outcome.fix.fixed))
     written = [o for o in outcomes if o.written]
-    if written:
+    if written and alone:
+        remaining = list(written[0].fix.remaining)
+    elif written:
         remaining = check_paths(paths, resolver, **run).findings  # across modules again, from the files as written
     else:
         # nothing written (--diff, or nothing fixed): the fixed texts' own findings stand for those files
@@ -88,6 +98,26 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
         remaining.sort(key=lambda f: f.sort_key)
     fixed = _report(args, outcomes, remaining, report.files_seen)
     return _exit(args, remaining, fixed and not args.diff)
+
+
+def _signed(paths: Sequence[Path]):
+    """(signature, when taken) of the one regular file named, if its signature vouches for its
+    content (tvmlint.filestate.trusted); else None."""
+    import os
+
+    from tvmlint.filestate import now_ns, signature, trusted
+
+    if len(paths) != 1:
+        return None
+    seen = now_ns()
+    try:
+        status = os.stat(paths[0])
+    except OSError:
+        return None
+    import stat
+
+    sig = signature(status)
+    return sig if stat.S_ISREG(status.st_mode) and trusted(sig, seen) else None
 
 
 def _run_stdin(args: argparse.Namespace, resolver) -> int:
