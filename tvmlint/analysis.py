@@ -909,6 +909,15 @@ class ModuleAnalysis(Visitor):
         self._bind_target(node.target, value)
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
+            current = self._lookup(node.target.value)
+            if isinstance(current, ListValue):
+                # a pass list that only grows (`passes += [...]`, perhaps under an `if`) still
+                # holds every pass it held: those are certain members; what is added may not be
+                added = self.value_of(node.value)
+                extra = added.items if isinstance(added, ListValue) and not self._frames[-1].branches else [None]
+                self._bind(node.target.value, ListValue(current.items + list(extra)))
+                return
         self._bind_target(node.target, LOCAL)
 
     def visit_For(self, node: cst.For) -> None:

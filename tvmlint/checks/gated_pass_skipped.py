@@ -170,6 +170,11 @@ class GatedPassSkipped(Rule):
              "    mod = relay.transform.FoldScaleAxis()(mod)\n", expect="BackwardFoldScaleAxis"),
         Case("import tvm\nfrom tvm import relax\nLEVEL = 0\nwith tvm.transform.PassContext(opt_level=LEVEL):\n"
              "    mod = relax.transform.CanonicalizeBindings()(mod)\n", expect="opt_level 0", target="0.27"),
+        # a pass list that only grows keeps its first passes (renesas-rz/rzv_drp-ai_tvm,
+        # tutorials/compile_cpu_only_onnx_model.py: the list is extended under an `if`)
+        Case(FOLD + "passes = [relay.transform.FoldConstant(), relay.transform.AlterOpLayout()]\n"
+             "if use_fp16:\n    passes += [relay.transform.ToMixedPrecision()]\n"
+             "mod = tvm.transform.Sequential(passes)(mod)\n", expect="AlterOpLayout (opt_level 3)"),
         # entry points: pytest calls a test function (or a Test class's method) at the default context
         Case(FOLD + "import pytest\n@pytest.mark.parametrize('dtype', ['float32'])\ndef test_fold(dtype, target):\n"
              "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", expect="the test runner calls test_fold"),
