@@ -76,6 +76,10 @@ class Overrides:
     force_exclude: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
     max_file_size: Optional[float] = None  # megabytes; 0: no limit
+    # `--exclude` replaces `exclude`, `--extend-exclude` adds to `extend-exclude`; a pattern with
+    # a `/` is relative to `cwd` (as in ruff), a bare name matches anywhere
+    exclude: Optional[Tuple[str, ...]] = None
+    extend_exclude: Tuple[str, ...] = ()
     cwd: Optional[Path] = None
 
 
@@ -104,6 +108,19 @@ class ExcludeMatcher:
         if not walked and any(self.name_matches(part) for part in relative.split("/") if part not in ("", ".", "..")):
             return True
         return any(_matches(relative, pattern) for pattern in self.path_globs)
+
+
+def _patterns_from(patterns: Sequence[str], cwd: Path, root: Path) -> Tuple[str, ...]:
+    """Exclude patterns given on the command line, where one with a `/` is relative to the working
+    directory, as patterns of a settings object whose patterns are relative to `root`."""
+    out = []
+    for pattern in patterns:
+        if "/" not in pattern.rstrip("/"):
+            out.append(pattern)
+            continue
+        rebased = os.path.relpath(os.path.join(os.path.abspath(cwd), pattern), os.path.abspath(root))
+        out.append(Path(rebased).as_posix() + ("/" if pattern.endswith("/") else ""))
+    return tuple(out)
 
 
 def _is_glob(pattern: str) -> bool:
@@ -448,6 +465,14 @@ def apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
     if overrides.max_file_size is not None:
         changes["max_file_size"] = validate_max_file_size(overrides.max_file_size, "--max-file-size")
         origins["max-file-size"] = "--max-file-size"
+    if overrides.exclude is not None:
+        changes["exclude"] = _patterns_from(overrides.exclude, cwd, settings.root)
+        origins["exclude"] = "--exclude"
+    if overrides.extend_exclude:
+        changes["extend_exclude"] = settings.extend_exclude + _patterns_from(overrides.extend_exclude, cwd, settings.root)
+        origins["extend-exclude"] = " + ".join(
+            ([origins["extend-exclude"]] if "extend-exclude" in origins else []) + ["--extend-exclude"]
+        )
     if not changes:
         return settings
     return replace(settings, **changes, origins=tuple(sorted(origins.items())))

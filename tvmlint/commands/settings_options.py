@@ -41,6 +41,10 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
                            help="leave out what .gitignore, .ignore, .git/info/exclude and git's global excludes ignore (the default)")
     parser.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None)
+    parser.add_argument("--exclude", type=_codes, metavar="PATTERNS",
+                        help="comma-separated file patterns to leave out; replaces `exclude` and its default list")
+    parser.add_argument("--extend-exclude", type=_codes, action="extend", default=[], metavar="PATTERNS",
+                        help="comma-separated file patterns to leave out, added to `exclude`")
     parser.add_argument("--max-file-size", type=_megabytes, metavar="MB",
                         help="files larger than this are not parsed: TVM001 says so (default 5; 0: no limit)")
 
@@ -68,6 +72,8 @@ def override_fields(args: argparse.Namespace) -> dict:
         "force_exclude": getattr(args, "force_exclude", None),
         "respect_gitignore": getattr(args, "respect_gitignore", None),
         "max_file_size": getattr(args, "max_file_size", None),
+        "exclude": tuple(args.exclude) if getattr(args, "exclude", None) is not None else None,
+        "extend_exclude": tuple(getattr(args, "extend_exclude", ())),
     }
 
 
