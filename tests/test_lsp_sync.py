@@ -3,6 +3,7 @@ buffer edited by ranges is checked as the same text sent whole."""
 
 from __future__ import annotations
 
+import os
 import re
 import time
 
@@ -58,13 +59,23 @@ EDITS = [
 ]
 
 
-@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))
-async def client(lsp_client: LanguageClient, tmp_path):
+async def initialized(lsp_client: LanguageClient, tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.19"\n', encoding="utf-8")
     await lsp_client.initialize_session(types.InitializeParams(
         capabilities=client_capabilities("visual-studio-code"), root_uri=tmp_path.as_uri()))
     yield
     await lsp_client.shutdown_session()
+
+
+# a change's check in a forked child (Linux), and in the server's own process (elsewhere)
+forking = pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER))(initialized)
+in_process = pytest_lsp.fixture(config=ClientServerConfig(
+    server_command=SERVER, server_env={**os.environ, "TVMLINT_LSP_FORK": "0"}))(initialized)
+
+
+@pytest.fixture(params=["forking", "in_process"])
+def client(request) -> LanguageClient:
+    return request.getfixturevalue(request.param)
 
 
 def change(uri: str, version: int, changes) -> types.DidChangeTextDocumentParams:

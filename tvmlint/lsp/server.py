@@ -6,19 +6,22 @@ messages. Checks run on one worker thread so typing never waits on the event
 loop, and a newer version of a buffer always wins over an older check.
 
 Edits arrive as ranges (incremental sync) and are applied to the stored text with
-LSP's own lines: ended by \n, \r\n or \r only (`Document`). A change after a
-pause is checked DEBOUNCE_SECONDS after it; while the user types, the wait follows
-the rhythm (1.5 times the last gap between changes, at most TYPING_DEBOUNCE_LIMIT),
-so that a check does not start between two keystrokes only to be thrown away and
-hold up the check of the last one. While a check of an older version is still
-running, the next starts as soon as it ends (and its wait has passed), so a buffer
-is never more than one check behind.
+LSP's own lines: ended by \n, \r\n or \r only (`Document`). A change is checked
+DEBOUNCE_SECONDS after it, in a forked child (`run_check_apart`) that a newer change
+kills: the last keystroke's check never waits behind an older one. Where there is
+no fork, a check of an older version cannot be stopped: there the wait follows the
+rhythm of typing (1.5 times the last gap between changes, at most
+TYPING_DEBOUNCE_LIMIT), so that a check does not start between two keystrokes only
+to hold up the last one's, and the next check starts as soon as the running one ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -44,9 +47,14 @@ log = logging.getLogger(__name__)
 # after a change that follows a pause: enough to take a burst of changes (a paste, an
 # editor's several edits for one action) as one; open and save check at once
 DEBOUNCE_SECONDS = 0.05
-# changes less than TYPING_GAP apart are typing: the wait is 1.5 times the gap, up to this
+# without fork: changes less than TYPING_GAP apart are typing, and the wait is 1.5 times the
+# gap, up to TYPING_DEBOUNCE_LIMIT
 TYPING_GAP = 0.5
 TYPING_DEBOUNCE_LIMIT = 0.3
+# a change's check runs in a child this server forks (with what it has loaded) and kills when
+# the buffer changes again; macOS's system libraries do not survive fork in a threaded process.
+# TVMLINT_LSP_FORK=0 checks in this process instead.
+FORK_CHECKS = hasattr(os, "fork") and sys.platform != "darwin" and os.environ.get("TVMLINT_LSP_FORK") != "0"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.tvmlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
 # a file under these was installed, not written here (go-to-definition opens TVM's own source)
@@ -123,6 +131,7 @@ class TvmlintLanguageServer(LanguageServer):
         self.open: Set[str] = set()
         self.pending: Dict[str, asyncio.Task] = {}
         self.running: Set[str] = set()  # buffers with a check under way on the worker
+        self.children: Dict[str, int] = {}  # uri -> pid of the child checking it
         self.last_change: Dict[str, float] = {}  # uri -> time.monotonic() of its last change
         self.debounce: Dict[str, float] = {}  # uri -> the wait after its last change
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvmlint-check")
@@ -164,23 +173,88 @@ class TvmlintLanguageServer(LanguageServer):
             checked.problem = f"internal error: {type(error).__name__}: {error} (please report it)"
         return checked
 
+    def run_check_apart(self, uri: str, text: str, version: Optional[int]) -> Optional[Checked]:
+        """run_check in a child forked for it, which `cancel_check` may kill: None then. A child
+        that fails any other way (a finding that does not pickle) leaves it to this process."""
+        if not FORK_CHECKS:
+            return self.run_check(uri, text, version)
+        import pickle
+
+        read_end, write_end = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return self.run_check(uri, text, version)
+        if pid == 0:  # the child: never back into the server, never onto its stdout
+            code = 1
+            try:
+                os.close(read_end)
+                quiet = os.open(os.devnull, os.O_RDWR)
+                os.dup2(quiet, 0)
+                os.dup2(quiet, 1)
+                checked = self.run_check(uri, text, version)
+                data = memoryview(pickle.dumps((checked.findings, checked.problem), pickle.HIGHEST_PROTOCOL))
+                while data:
+                    data = data[os.write(write_end, data):]
+                code = 0
+            except BaseException:
+                pass
+            finally:
+                os._exit(code)
+        os.close(write_end)
+        self.children[uri] = pid
+        chunks = []
+        try:
+            while True:
+                chunk = os.read(read_end, 1 << 20)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+        finally:
+            os.close(read_end)
+            if self.children.get(uri) == pid:
+                del self.children[uri]  # before the wait: until then the pid is not reused
+            _, status = os.waitpid(pid, 0)
+        if os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL:
+            return None
+        if status != 0:
+            return self.run_check(uri, text, version)
+        checked = Checked(version, text, split_lines(text))
+        checked.findings, checked.problem = pickle.loads(b"".join(chunks))
+        return checked
+
+    def cancel_check(self, uri: str) -> None:
+        """Kill the child checking `uri`, if one does: its version is not the buffer's any more."""
+        pid = self.children.pop(uri, None)
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
     # -- checking and publishing --------------------------------------------------------
 
-    async def refresh(self, uri: str) -> None:
+    async def refresh(self, uri: str, apart: bool = False) -> None:
+        """Check the buffer as it is and publish, unless it changed meanwhile. `apart`: in a
+        child that a newer change kills (a change's check; open and save check here, which
+        also loads what the children then start with)."""
         document = self.workspace.get_text_document(uri)
         text, version = document.source, document.version
         loop = asyncio.get_running_loop()
         self.running.add(uri)
         try:
-            checked = await loop.run_in_executor(self.worker, self.run_check, uri, text, version)
+            checked = await loop.run_in_executor(
+                self.worker, self.run_check_apart if apart else self.run_check, uri, text, version)
         finally:
             self.running.discard(uri)
         if uri not in self.open:
             return  # closed meanwhile
-        if self.workspace.get_text_document(uri).version != version:
+        if checked is None or self.workspace.get_text_document(uri).version != version:
             # changed during the check: the newer version is checked now, its debounce permitting
             if uri not in self.pending:
-                self.check_soon(uri, self.debounce_left(uri))
+                self.check_soon(uri, self.debounce_left(uri), apart=True)
             return
         self.checked[uri] = checked
         self.publish(uri, checked)
@@ -191,11 +265,13 @@ class TvmlintLanguageServer(LanguageServer):
         now = time.monotonic()
         last = self.last_change.get(uri)
         gap = now - last if last is not None else TYPING_GAP
-        self.debounce[uri] = min(TYPING_DEBOUNCE_LIMIT, max(DEBOUNCE_SECONDS, 1.5 * gap)) if gap < TYPING_GAP else DEBOUNCE_SECONDS
+        typing = not FORK_CHECKS and gap < TYPING_GAP  # with fork, a check started too soon is killed
+        self.debounce[uri] = min(TYPING_DEBOUNCE_LIMIT, max(DEBOUNCE_SECONDS, 1.5 * gap)) if typing else DEBOUNCE_SECONDS
         self.last_change[uri] = now
+        self.cancel_check(uri)
         if uri in self.running and uri not in self.pending:
             return  # refresh() schedules the next check when the running one ends
-        self.check_soon(uri, self.debounce[uri])
+        self.check_soon(uri, self.debounce[uri], apart=True)
 
     def debounce_left(self, uri: str) -> float:
         last = self.last_change.get(uri)
@@ -222,7 +298,7 @@ class TvmlintLanguageServer(LanguageServer):
         if task is not None:
             task.cancel()
 
-    def check_soon(self, uri: str, delay: float) -> None:
+    def check_soon(self, uri: str, delay: float, apart: bool = False) -> None:
         self.cancel_pending(uri)
 
         async def later() -> None:
@@ -230,7 +306,7 @@ class TvmlintLanguageServer(LanguageServer):
             # no longer pending once it runs: a change during the check is left to refresh()
             if self.pending.get(uri) is task:
                 del self.pending[uri]
-            await self.refresh(uri)
+            await self.refresh(uri, apart)
 
         task = asyncio.ensure_future(later())
         self.pending[uri] = task
@@ -360,6 +436,7 @@ class TvmlintLanguageServer(LanguageServer):
 
     def forget(self, uri: str) -> None:
         self.cancel_pending(uri)
+        self.cancel_check(uri)
         self.open.discard(uri)
         self.checked.pop(uri, None)
         self.last_change.pop(uri, None)
@@ -441,6 +518,8 @@ def build_server() -> TvmlintLanguageServer:
     def shutdown(params: None) -> None:
         for uri in list(server.pending):
             server.cancel_pending(uri)
+        for uri in list(server.children):
+            server.cancel_check(uri)
         server.worker.shutdown(wait=False, cancel_futures=True)
 
     return server
