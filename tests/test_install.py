@@ -1,5 +1,5 @@
 """Install without a checkout, as the README's Install section says: a wheel built with
-`python -m build` and `pip install "git+URL@v0.1.0"`, each into a fresh virtualenv (no system
+`python -m build` and `pip install "tvmlint @ git+URL@v0.1.0"`, each into a fresh virtualenv (no system
 site-packages), then tvmlint run from outside the checkout. The wheel carries rules/ as
 tvmlint/rules_data and tvmlint reads it from there.
 
@@ -101,14 +101,15 @@ def test_the_wheel_in_a_fresh_venv(wheel, tmp_path):
 
 
 def test_pip_install_from_a_git_url_at_the_tag(tmp_path):
-    # the README's `pip install "git+URL@vX.Y.Z"`, with a clone of this repository as URL
+    # the README's `pip install "tvmlint @ git+URL@vX.Y.Z"`, with a clone of this repository as URL
+    # (file://localhost/...: pip reads a named requirement's file:/// URL as a path)
     clone = tmp_path / "tvmlint.git"
     assert _run(["git", "clone", "-q", "--no-local", REPO, clone], cwd=tmp_path).returncode == 0
     # the clone has what is committed (HEAD); the tag is made in the clone, where the release tag would be
     tag = f"v{VERSION}"
     _run(["git", "-c", "user.name=t", "-c", "user.email=t@t", "tag", "-f", tag], cwd=clone)
     bin_dir = _fresh_venv(tmp_path / "env")
-    install = _run([bin_dir / "python", "-m", "pip", "install", "-q", f"git+file://{clone.as_posix()}@{tag}"],
+    install = _run([bin_dir / "python", "-m", "pip", "install", "-q", f"tvmlint @ git+file://localhost{clone.as_posix()}@{tag}"],
                    cwd=tmp_path)
     assert install.returncode == 0, install.stderr[-2000:]
     work = tmp_path / "work"
