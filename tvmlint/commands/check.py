@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    if args.fix:
+    if args.fix or getattr(args, "diff", False):  # --diff implies --fix, as in ruff
         from tvmlint.commands import UsageError, fix
 
         if args.confirm:
