@@ -393,7 +393,7 @@ def test_a_stopped_daemon_is_waited_on_only_for_the_timeout(env, tmp_path):
         took = time.monotonic() - begin
     finally:
         os.kill(pid, signal.SIGCONT)
-    note = b"tvmlint: the daemon did not answer within 1.5 s (--daemon-timeout); checking in this process\n"
+    note = b"tvmlint: the daemon did not take the request within 1.5 s; checking in this process\n"
     assert through == (code, out, note + err)
     assert code == 1 and b"TVM101" in out
     assert took < 1.5 + 30, took  # the timeout, then a run of its own

@@ -46,9 +46,8 @@ def forward(argv: List[str], args: argparse.Namespace) -> Optional[int]:
     with connection:
         try:
             reply = _exchange(connection, request, timeout)
-        except socket.timeout:
-            print(f"tvmlint: the daemon did not answer within {timeout:g} s (--daemon-timeout); "
-                  "checking in this process", file=sys.stderr, flush=True)
+        except _NoAnswer as silence:
+            print(f"tvmlint: {silence}; checking in this process", file=sys.stderr, flush=True)
             return None
         except OSError:
             reply = None
@@ -61,17 +60,27 @@ def forward(argv: List[str], args: argparse.Namespace) -> Optional[int]:
     return int(reply["code"])
 
 
+class _NoAnswer(Exception):
+    """The daemon did not take the request, or did not answer, in time."""
+
+
 def _exchange(connection: socket.socket, request: dict, timeout: float) -> Optional[dict]:
     """Send the request and wait for the run's reply: the daemon first says it has the
     request (within HANDSHAKE_TIMEOUT: a daemon that is stopped or stuck is not waited on
-    for the whole run's time), then answers within `timeout` of that. socket.timeout when
-    either does not come."""
-    handshake = time.monotonic() + min(HANDSHAKE_TIMEOUT, timeout)
-    protocol.send(connection, request, handshake)
+    for the whole run's time), then answers within `timeout` of that."""
+    seconds = min(HANDSHAKE_TIMEOUT, timeout)
     reader = protocol.Reader(connection)
-    reply = reader.receive(handshake)
+    try:
+        handshake = time.monotonic() + seconds
+        protocol.send(connection, request, handshake)
+        reply = reader.receive(handshake)
+    except socket.timeout:
+        raise _NoAnswer(f"the daemon did not take the request within {seconds:g} s") from None
     if reply is not None and reply.get("kind") == "accepted":
-        reply = reader.receive(time.monotonic() + timeout)
+        try:
+            reply = reader.receive(time.monotonic() + timeout)
+        except socket.timeout:
+            raise _NoAnswer(f"the daemon did not answer within {timeout:g} s (--daemon-timeout)") from None
     return reply
 
 
