@@ -429,3 +429,32 @@ def test_the_commands_of_the_table_exist(sandbox):
     assert _tvmlint(sandbox, "lsp", "--help").returncode == 0
     hooks = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
     assert hooks == {"tvmlint", "tvmlint-fix"}
+
+
+# --- docs/architecture.md -----------------------------------------------------------------------
+
+
+def test_the_architecture_names_todays_modules():
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    named = set(re.findall(r"`([\w/]+\.py)`", text))
+    assert len(named) >= 25
+    missing = sorted(name for name in named if not (REPO / "tvmlint" / name).is_file() and not list(
+        (REPO / "tvmlint").rglob(name)))
+    assert not missing, missing
+    for dotted in set(re.findall(r"`((?:runner|engine|config|project|contexts|knowledge|cheap|output|noqa)\.\w+)", text)):
+        module, _, name = dotted.partition(".")
+        if name == "py":
+            continue
+        source = (REPO / "tvmlint" / f"{module}.py")
+        source = source if source.is_file() else REPO / "tvmlint" / module / "__init__.py"
+        assert re.search(rf"^(def|class) {name}\b|^    def {name}\b|^{name} = ", source.read_text(encoding="utf-8"), re.M), dotted
+
+
+def test_the_architecture_follows_a_real_finding(sandbox):
+    text = (REPO / "docs" / "architecture.md").read_text(encoding="utf-8")
+    section = text.split("## One finding, end to end", 1)[1]
+    command = re.search(r"`(tvmlint check [^`]+)`", section).group(1)
+    shown = re.search(r"```\n(.*?)```", section, re.S).group(1)
+    done = subprocess.run(command, shell=True, cwd=sandbox, env=_env(), capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and matches(shown + "...", done.stdout), done.stdout
+    assert "(when compare is called from examples/relay_era/fold_scale_axis.py:34)" in done.stdout
