@@ -189,12 +189,8 @@ class FastMathEnabled(Rule):
         """The lines where this file writes the context `ctx` (its call, the level or config
         it is given, the `with` that enters it around `node`): a `# noqa: TVM302` on any of
         them suppresses the finding, as on the build's own line."""
-        if self.calls is None:
-            self.calls = list(context_calls(self.file))
         lines: Set[int] = set()
-        for call in self.calls:
-            if call.value.ctx is not ctx and call.value.ctx != ctx:
-                continue
+        for call in self._calls_of(ctx):
             lines.add(self.file.span(call.call)[0].line)
             for param in ("opt_level", "config"):
                 if param in call.args:
@@ -205,6 +201,24 @@ class FastMathEnabled(Rule):
             if name is not None:
                 lines.update(self._enclosing_withs(node, name))
         return tuple(sorted(lines))
+
+    def _calls_of(self, ctx: PassCtx) -> list:
+        """The file's context calls that give `ctx`: looked up by value, not compared with each
+        (a generated file with thousands of builds and contexts took seconds)."""
+        if self.calls is None:
+            self.calls = list(context_calls(self.file))
+            self.by_ctx: dict = {}
+            self.unhashable = []
+            for call in self.calls:
+                try:
+                    self.by_ctx.setdefault(call.value.ctx, []).append(call)
+                except TypeError:  # a config value that cannot be hashed
+                    self.unhashable.append(call)
+        try:
+            found = self.by_ctx.get(ctx, [])
+        except TypeError:
+            return [call for call in self.calls if call.value.ctx is ctx or call.value.ctx == ctx]
+        return found + [call for call in self.unhashable if call.value.ctx is ctx or call.value.ctx == ctx]
 
     def _enclosing_withs(self, node: cst.CSTNode, name: str) -> Set[int]:
         """First lines of the `with <name>:` statements whose span holds `node`."""
