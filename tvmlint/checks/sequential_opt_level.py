@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 
 from tvmlint.analysis import int_literal
 from tvmlint.contexts import Gated, PassCtx, and_list, gate
+from tvmlint.knowledge import pass_levels
 from tvmlint.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -72,10 +73,21 @@ class SequentialOptLevel(Rule):
             sequential = run.sequential
             if sequential is None or sequential.nested or sequential.opt_level_arg is None:
                 continue
-            level = int_literal(sequential.opt_level_arg)
+            level = int_literal(self.file.analysis.literal(sequential.opt_level_arg))
             if level is None:
                 continue  # not a literal: what the user meant by it is not visible
-            self.defer(sequential.opt_level_arg, run.ctx, SequentialLevelPayload(run.members, sequential.display, level))
+            payload = SequentialLevelPayload(run.members, sequential.display, level)
+            bound = self.needs_level_below(payload)
+            if bound is None or bound <= pass_levels()[0]:
+                continue  # no member the argument could enable is one a context can skip
+            self.defer(sequential.opt_level_arg, run.ctx, payload)
+
+    @classmethod
+    def needs_level_below(cls, payload: "SequentialLevelPayload") -> Optional[int]:
+        # a finding needs a member at or below the argument's level that the context skips,
+        # so a context below that member's level
+        levels = [level for level in _levels(payload.members) if level <= payload.level]
+        return max(levels) if levels else None
 
     @classmethod
     def judge(cls, payload: "SequentialLevelPayload", ctx: PassCtx) -> Optional[str]:
@@ -92,6 +104,12 @@ class SequentialOptLevel(Rule):
             f"the gate still skips {listed} at opt_level {ctx.opt_level} ({where}). Drop the argument and run it "
             f"inside `with tvm.transform.PassContext(opt_level={payload.level}):`"
         )
+
+
+def _levels(members: Tuple[Gated, ...]):
+    for member in members:
+        yield member.opt_level
+        yield from _levels(member.children)
 
 
 @dataclass(frozen=True)
