@@ -20,6 +20,7 @@ blanks the test functions that call `tvm.build`), so the answers do not depend o
 from __future__ import annotations
 
 import ast
+from collections import deque
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -97,9 +98,19 @@ class KernelUse:
         self._global: Set[str] = set()
         self._sources: Set[int] = set()
         self._runs_memo: Dict[Tuple[int, FrozenSet[str], bool], bool] = {}
-        for node in ast.walk(self.tree):
+        # one pass over the tree: each node's children are listed once (ast.walk would list
+        # them again), recording parents and the names read other than as a callee
+        parent = self.parent
+        queue = deque([self.tree])  # breadth first, in ast.walk's order
+        while queue:
+            node = queue.popleft()
             for child in ast.iter_child_nodes(node):
-                self.parent[id(child)] = node
+                parent[id(child)] = node
+                queue.append(child)
+                if type(child) is ast.Name and type(child.ctx) is ast.Load and not (
+                    type(node) is ast.Call and node.func is child
+                ):
+                    self.loose.add(child.id)
             if isinstance(node, _FUNCTIONS):
                 self.functions.setdefault(node.name, []).append(node)
             elif isinstance(node, ast.Import):
@@ -126,11 +137,6 @@ class KernelUse:
                     self.calls_by_name.setdefault(func.id, []).append((node, False))
                 elif isinstance(func, ast.Attribute):
                     self.calls_by_name.setdefault(func.attr, []).append((node, True))
-        for node in ast.walk(self.tree):
-            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load):
-                parent = self.parent.get(id(node))
-                if not (isinstance(parent, ast.Call) and parent.func is node):
-                    self.loose.add(node.id)
 
     # -- where -------------------------------------------------------------------------
 
