@@ -23,6 +23,8 @@ import ast
 from collections import deque
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from tvmlint.cheap import _dotted
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SELF = ("self", "cls")
@@ -65,17 +67,6 @@ def _target_names(target: ast.AST) -> Set[str]:
     if isinstance(target, ast.Subscript):
         return _target_names(target.value)
     return set()
-
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 class KernelUse:
