@@ -50,3 +50,18 @@ def run_cli(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[di
         [sys.executable, "-m", "tvmlint", *args],
         cwd=cwd, input=stdin, capture_output=True, text=True, env=full_env, timeout=300,
     )
+
+
+def drain_pty(controller: int) -> bytes:
+    """Everything written to a pseudo-terminal until its last writer closes it; closes it too."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(controller, 65536)
+        except OSError:  # Linux: EIO once the last writer has gone
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(controller)
+    return b"".join(chunks)

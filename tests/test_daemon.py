@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO
+from tests.helpers import REPO, drain_pty
 from tvmlint.daemon import address, client
 
 pytestmark = pytest.mark.skipif(not address.supported(), reason="the daemon needs Unix domain sockets")
@@ -251,18 +251,9 @@ def _on_a_terminal(env, args, cwd) -> bytes:
     process = subprocess.Popen([sys.executable, "-m", "tvmlint", *args], cwd=cwd, env=env,
                                stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.PIPE)
     os.close(terminal)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # Linux: EIO once the last writer has gone
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(controller)
+    output = drain_pty(controller)
     process.wait(timeout=120)
-    return b"".join(chunks)
+    return output
 
 
 def test_a_terminal_gets_the_same_colours_through_the_daemon(env, tmp_path):

@@ -17,7 +17,7 @@ import pytest
 
 from tvmlint.catalog import load_catalog
 
-from helpers import REPO, run_cli
+from helpers import REPO, drain_pty, run_cli
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 
@@ -29,18 +29,8 @@ def _on_a_terminal(args, cwd: Path, env=None) -> str:
     process = subprocess.Popen([sys.executable, "-m", "tvmlint", *args], cwd=cwd, env=full,
                                stdin=subprocess.DEVNULL, stdout=terminal, stderr=subprocess.PIPE)
     os.close(terminal)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # Linux: EIO once the last writer has gone
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(controller)
+    raw = drain_pty(controller)
     assert process.wait(timeout=300) == 0, process.stderr.read()
-    raw = b"".join(chunks)
     assert b"\x1b[" in raw  # styled
     return ANSI.sub(b"", raw).decode("utf-8").replace("\r\n", "\n")
 

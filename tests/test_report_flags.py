@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from helpers import REPO, run_cli, write_tree
+from helpers import REPO, drain_pty, run_cli, write_tree
 
 FOLD = "mod = relay.transform.FoldScaleAxis()(mod)\n"
 MODEL = "import tvm\nfrom tvm import relay\n\n" + FOLD + "relay.build_config(opt_level=3)\n" + FOLD
@@ -240,18 +240,9 @@ def _on_a_terminal(args, cwd, env) -> bytes:
     process = subprocess.Popen([sys.executable, "-m", "tvmlint", *args], cwd=cwd, env=env,
                                stdin=subprocess.DEVNULL, stdout=terminal, stderr=terminal)
     os.close(terminal)
-    chunks = []
-    while True:
-        try:
-            chunk = os.read(controller, 65536)
-        except OSError:  # Linux: EIO once the last writer has gone
-            break
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(controller)
+    output = drain_pty(controller)
     process.wait(timeout=300)
-    return b"".join(chunks)
+    return output
 
 
 def test_a_long_run_shows_progress_on_a_terminal_only(tmp_path):
