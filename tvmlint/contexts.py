@@ -28,6 +28,11 @@ class PassCtx:
     config: Optional[Tuple[Tuple[str, object], ...]] = None
     by_test_runner: bool = False  # the default context a test runner gives a test function
 
+    @property
+    def where(self) -> str:
+        """Where a message says the context comes from."""
+        return self.origin if self.is_default else f"set by {self.origin}"
+
 
 @by_fields
 @dataclass(frozen=True)
@@ -78,6 +83,11 @@ class Gated:
 class Skip:
     member: Gated
     via: Optional[str]
+
+    @property
+    def shown(self) -> str:
+        """`BackwardFoldScaleAxis (opt_level 3, in FoldScaleAxis)`, as messages name a skipped pass."""
+        return f"{self.member.shown} (opt_level {self.member.opt_level}{f', in {self.via}' if self.via else ''})"
 
 
 def gate(members: Tuple[Gated, ...], ctx: PassCtx, via: Optional[str] = None) -> Optional[List[Skip]]:

@@ -483,7 +483,7 @@ def outcome(site: Site, ctx: PassCtx, chain: Sequence[str], kinds, user, assumed
             f"opt_level {ctx.opt_level} is below every pass's level: the gate skips even the level-0 "
             "members (TVM303 reports the level)",
         )
-    shown = [f"{s.member.shown} (opt_level {s.member.opt_level}{f', in {s.via}' if s.via else ''})" for s in skipped]
+    shown = [s.shown for s in skipped]
     if not skipped:
         return Outcome(info, tree, "runs", "every member runs" if members else "nothing is gated")
     needed = max(s.member.opt_level for s in skipped)

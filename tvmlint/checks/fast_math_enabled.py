@@ -248,7 +248,7 @@ class FastMathEnabled(Rule):
             return None  # asked for by name: as deliberate as calling the pass
         if not runs(payload.members, ctx, payload.name):
             return None
-        where = ctx.origin if ctx.is_default else f"set by {ctx.origin}"
+        where = ctx.where
         return (
             f"{payload.display} runs {payload.name} here (opt_level {ctx.opt_level} enables it; {where}): exp, erf, "
             f"tanh and softmax are replaced by fast approximations, so the outputs may change. For exact numerics add "

@@ -301,7 +301,7 @@ class GatedPassSkipped(Rule):
         needed = max(s.member.opt_level for s in skipped)
         skipped_names = {s.member.name for s in skipped}
         listed = and_list(
-            f"{s.member.shown} (opt_level {s.member.opt_level}{f', in {s.via}' if s.via else ''})" for s in skipped
+            s.shown for s in skipped
         )
         ran = [
             leaf.shown
@@ -310,7 +310,7 @@ class GatedPassSkipped(Rule):
             and not any(s.member.children and leaf in s.member.children for s in skipped)
         ]
         outcome = f"only {and_list(ran)} {'runs' if len(ran) == 1 else 'run'}" if ran else "nothing runs"
-        where = ctx.origin if ctx.is_default else f"set by {ctx.origin}"
+        where = ctx.where
         message = (
             f"{payload.display} runs its passes through a Sequential, whose opt_level gate skips "
             f"{listed} at opt_level {ctx.opt_level} ({where}): {outcome}. "

@@ -96,9 +96,9 @@ class SequentialOptLevel(Rule):
         if not skipped:
             return None
         listed = and_list(
-            f"{s.member.shown} (opt_level {s.member.opt_level}{f', in {s.via}' if s.via else ''})" for s in skipped
+            s.shown for s in skipped
         )
-        where = ctx.origin if ctx.is_default else f"set by {ctx.origin}"
+        where = ctx.where
         return (
             f"{payload.display} is run directly, so its own opt_level={payload.level} does not enable its members: "
             f"the gate still skips {listed} at opt_level {ctx.opt_level} ({where}). Drop the argument and run it "
