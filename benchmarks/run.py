@@ -258,31 +258,32 @@ def find_semgrep(option: Optional[str]) -> Optional[Path]:
     return None
 
 
-def semgrep_command(semgrep: Path, jobs: int, paths: Sequence[Path], *extra: str) -> List[str]:
+def semgrep_command(semgrep: Path, jobs: int, paths: Sequence[Path], *extra: str,
+                    rules: Path = SEMGREP_RULES) -> List[str]:
     # the files named one by one: given the directory, semgrep's default ignore list leaves out
     # tests/, most of this tree
-    return [str(semgrep), "scan", "--config", str(SEMGREP_RULES), "--metrics=off", "--disable-version-check",
+    return [str(semgrep), "scan", "--config", str(rules), "--metrics=off", "--disable-version-check",
             "--quiet", "--jobs", str(jobs), *extra, *map(str, paths)]
 
 
 def bench_semgrep(semgrep: Path, root: Path, paths: Sequence[Path], jobs: int, runs: int, files: int,
-                  lines: int, target: str) -> Tuple[Figures, Figures]:
-    """semgrep with benchmarks/semgrep_rules.yml (three rules) over the same files, N workers,
-    each run followed by a cold tvmlint run with N workers, for the same reason as
-    `bench_cold`: (semgrep, tvmlint beside it)."""
+                  lines: int, target: str, rules: Path = SEMGREP_RULES) -> Tuple[Figures, Figures]:
+    """semgrep with `rules` (default benchmarks/semgrep_rules.yml, three rules) over the same
+    files, N workers, each run followed by a cold tvmlint run with N workers, for the same
+    reason as `bench_cold`: (semgrep, tvmlint beside it)."""
     with tempfile.TemporaryDirectory() as scratch:
         report = Path(scratch) / "semgrep.json"
         # untimed: what it scanned and found, and anything it downloads or caches on a first run
-        measure(semgrep_command(semgrep, jobs, paths, "--json", "--output", str(report)), root)
+        measure(semgrep_command(semgrep, jobs, paths, "--json", "--output", str(report), rules=rules), root)
         data = json.loads(report.read_text())
     scanned = len(data.get("paths", {}).get("scanned", []))
     version = subprocess.run([str(semgrep), "--version"], capture_output=True, text=True).stdout.strip()
     timings, beside = [], []
     for _ in range(runs):
-        timings.append(measure(semgrep_command(semgrep, jobs, paths), root))
+        timings.append(measure(semgrep_command(semgrep, jobs, paths, rules=rules), root))
         clear_cache(root)
         beside.append(measure(tvmlint_command(target, jobs), root))
-    note = f"(semgrep {version}: {scanned} files scanned, {len(data.get('results', []))} results, " \
+    note = f"(semgrep {version}, {rules.name}: {scanned} files scanned, {len(data.get('results', []))} results, " \
            f"{len(data.get('errors', []))} errors)"
     return (Figures(f"semgrep, 3 rules, {jobs} w.", timings, files, lines, note=note),
             Figures(f"tvmlint cold beside semgrep, {jobs} w.", beside, files, lines))
