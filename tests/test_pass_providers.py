@@ -1,15 +1,17 @@
-"""Modules that define passes are analysed for the names they define only when a finding asks.
+"""Modules that define passes tell the project their names without being analysed.
 
 TVM104 drops an unknown pass name that some module of the project defines
-with TVM's decorators. Those modules are analysed in a later round, once a
-deferred TVM104 finding exists; a one-file run, a run without TVM104, and the
-editor's buffer never need the others. Every scenario also runs with the cheap
-stage off: the findings must not change.
+with TVM's decorators. The cheap stage reads those names from the stdlib tree
+of every module that uses a decorator (`tvmlint.cheap.Selection.defined_passes`),
+so no module is analysed by libcst only for them. Every scenario also runs with
+the cheap stage off (every module analysed): the findings must not change.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+
+import pytest
 
 from tvmlint.config import Overrides, SettingsResolver
 from tvmlint.runner import check_paths, check_text
@@ -58,12 +60,44 @@ def test_a_module_defining_a_pass_alone_is_not_analysed(tmp_path):
     assert on.findings == [] and on.files_analysed == 0
 
 
-def test_a_pass_list_elsewhere_has_the_defining_module_analysed(tmp_path):
+def test_a_pass_list_elsewhere_knows_the_defining_module_s_names_without_analysing_it(tmp_path):
     on = _same_on_and_off(tmp_path, {"passes.py": PROVIDER, "app.py": USER})
     # 'FuseOpz' is the project's own; 'FuseOP' is a typo
     assert [(path, code) for path, _, code, _ in _findings(on)] == [("app.py", "TVM104")]
     assert "'FuseOP'" in on.findings[0].message
-    assert on.files_analysed == 2
+    assert on.files_analysed == 1  # app.py: passes.py's names come from its stdlib tree
+
+
+# (how a module defines its pass, the names the project gets from it): as tvmlint.analysis reads them
+DEFINITIONS = [
+    # no name given: the decorated function's
+    ("import tvm\n\n\n@tvm.transform.module_pass(opt_level=1)\ndef FuseOpz(mod, ctx):\n    return mod\n", True),
+    # a class, the decorator imported under another name
+    ("from tvm.ir.transform import module_pass as mp\n\n\n@mp(opt_level=1, name='FuseOpz')\n"
+     "class Mine:\n    def transform_module(self, mod, ctx):\n        return mod\n", True),
+    # nested in a function, the name given positionally after opt_level
+    ("import tvm\n\n\ndef make():\n    @tvm.transform.module_pass(1, 'FuseOpz')\n"
+     "    def f(mod, ctx):\n        return mod\n    return f\n", True),
+    # called on a function
+    ("import tvm\n\n\ndef f(mod, ctx):\n    return mod\n\n\n"
+     "p = tvm.transform.module_pass(f, opt_level=1, name='FuseOpz')\n", True),
+    # called on a function without a name: TVM names it after the function, the analysis does not know it
+    ("import tvm\n\n\ndef FuseOpz(mod, ctx):\n    return mod\n\n\n"
+     "p = tvm.transform.module_pass(FuseOpz, opt_level=1)\n", False),
+    # a name that is not a literal is no name
+    ("import tvm\n\nNAME = 'FuseOpz'\n\n\n@tvm.transform.module_pass(opt_level=1, name=NAME + '')\n"
+     "def FuseOpz(mod, ctx):\n    return mod\n", False),
+    # a function of the same name that is not TVM's decorator defines nothing
+    ("def module_pass(**kw):\n    return lambda f: f\n\n\n@module_pass(opt_level=1, name='FuseOpz')\n"
+     "def f(mod, ctx):\n    return mod\n", False),
+]
+
+
+@pytest.mark.parametrize("definition, defines", DEFINITIONS)
+def test_the_names_read_from_the_tree_are_those_the_analysis_reads(tmp_path, definition, defines):
+    on = _same_on_and_off(tmp_path, {"passes.py": definition, "app.py": USER})
+    reported = {f.message.split("'")[1] for f in on.findings}
+    assert reported == ({"FuseOP"} if defines else {"FuseOpz", "FuseOP"})
 
 
 def test_without_the_defining_module_the_name_is_reported(tmp_path):
@@ -126,4 +160,5 @@ def test_a_module_whose_own_pass_lists_kept_its_definitions_is_not_analysed_agai
     mine += "\n\ndef unrelated():\n    return 1\n"
     on = _same_on_and_off(tmp_path, {"mine.py": mine, "app.py": USER})
     assert [f.message.split("'")[1] for f in on.findings] == ["FuseOP", "FuseOP"]
-    assert rounds[0][0] == "cheap" and not any(stage == "providers" for stage, _ in rounds[1:])
+    # no later round in the cheap run (the names were read in its first); "full": the run without it
+    assert [stage for stage, _ in rounds] == ["cheap", "full"]

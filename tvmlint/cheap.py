@@ -414,19 +414,17 @@ def _mentions(names: Iterable[str], defined: Iterable[str]) -> str:
 class Selection:
     """What the selected rules of one run need from the cheap stage, computed once."""
 
-    def __init__(self, rules: Iterable[type], knowledge, providers: bool = False):
+    def __init__(self, rules: Iterable[type], knowledge):
         self.knowledge = knowledge
         self.roots = roots_of(knowledge)
         self.rules = [rule for rule in rules if rule.code != PARSE_ERROR]
         # Modules that define passes with TVM's decorators tell the project which pass names
         # exist, for the rules that judge names (Rule.reads_defined_passes, tvmlint.project).
-        # A module's own definitions are kept whenever such a rule runs on it; the other
-        # modules' matter only once some file asks, and a run's later round analyses them
-        # (`providers`) then: a one-file run, or the editor's buffer, never needs them.
+        # This stage reads every such module's names from its tree (`defined_passes`); a
+        # module's own definitions are also kept for its analysis when such a rule runs on it.
         self.readers = [rule for rule in self.rules if rule.reads_defined_passes]
         self.decorators: FrozenSet[str] = frozenset(knowledge.decorators) if self.readers else frozenset()
-        self.providers: FrozenSet[str] = self.decorators if providers else frozenset()
-        # a module that defines passes is wanted or later asked for (`provides`): its decorators count
+        # a module that defines passes is read for their names: its decorators count
         tokens: Set[str] = {name.rsplit(".", 1)[-1] for name in self.decorators}
         for rule in self.rules:
             tokens.update(rule.tokens(knowledge))
@@ -472,7 +470,7 @@ class Selection:
         return any(token in text for token in self.tokens)
 
     def wanted(self, used: UsedNames) -> bool:
-        return used.uses_any(self.providers) or any(rule.wants(used, self.knowledge) for rule in self.rules)
+        return any(rule.wants(used, self.knowledge) for rule in self.rules)
 
     def wanting(self, used: UsedNames) -> FrozenSet[str]:
         """The codes of the rules that can fire in a module: the others need not even run on it."""
@@ -482,17 +480,12 @@ class Selection:
         """Whether every rule that wants a module can only fire in it under a context written
         below the default level (`Rule.needs_low_context`): the run asks for it again when a
         file of it writes one that can reach it (`tvmlint.low_contexts`)."""
-        if used.uses_any(self.providers):
-            return False
         wanting = [rule for rule in self.rules if rule.wants(used, self.knowledge)]
         return bool(wanting) and all(rule.needs_low_context(tree, self.knowledge, text) for rule in wanting)
 
     def inner_judges(self, module: UsedNames) -> Optional[List[type]]:
         """The rules that decide what inside a module's kept definitions can go: those that
-        want it. None when nothing inside may go (a definer of passes must be seen whole; a
-        rule that reads definitions wants the module, and its hooks keep everything)."""
-        if module.uses_any(self.providers):
-            return None
+        want it (a rule that reads definitions wants the module, and its hooks keep everything)."""
         return [rule for rule in self.rules if rule.wants(module, self.knowledge)]
 
     def function_may_hold(self, function: UsedNames, module: UsedNames, judges: List[type]) -> bool:
@@ -510,11 +503,46 @@ class Selection:
         return any(rule.may_matter_in_body(statement, module, self.knowledge) for rule in judges)
 
     def pass_definers(self, used: UsedNames) -> FrozenSet[str]:
-        """The decorators whose definitions a module's analysis must keep: all of them in a
-        round that asks every module for its passes, or when a rule that reads them runs on it."""
-        if self.providers or any(rule.wants(used, self.knowledge) for rule in self.readers):
+        """The decorators whose definitions a module's analysis must keep: all of them when a
+        rule that reads them runs on it."""
+        if any(rule.wants(used, self.knowledge) for rule in self.readers):
             return self.decorators
         return frozenset()
+
+    def defined_passes(self, tree: ast.Module, used: UsedNames) -> FrozenSet[str]:
+        """The pass names a module defines with TVM's decorators, when a selected rule reads
+        them: what `tvmlint.analysis` records, read from this stage's tree, so that no module
+        is analysed only for its names. A decorator's literal `name=`, else the name of the
+        function or class it decorates; a call `module_pass(f, ..., name="X")` counts with
+        a literal name only. A name given by an expression is no name."""
+        calls = [
+            (call, self.knowledge.decorators[api])
+            for api in self.decorators for call in used.calls_to.get(api, ())
+        ]
+        if not calls:
+            return frozenset()
+        decorating = {
+            id(decorator): unit.name
+            for unit in ast.walk(tree) if isinstance(unit, _UNITS)
+            for decorator in unit.decorator_list if isinstance(decorator, ast.Call)
+        }
+        names: Set[str] = set()
+        for call, spec in calls:
+            default = decorating.get(id(call))
+            if default is not None:
+                params = tuple(param for param in spec.params if param != "pass_func")
+            elif call.args and not isinstance(call.args[0], ast.Starred):
+                params = spec.params
+            else:
+                continue  # `module_pass(opt_level=1)` not decorating: its pass is made elsewhere
+            given = call_arguments(call, params)[0].get("name")
+            if given is None:
+                name = default
+            else:
+                name = given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
+            if name:
+                names.add(name)
+        return frozenset(names)
 
 
 _UNITS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)

@@ -162,9 +162,6 @@ class Checked:
     analysed: bool
     mentions: str = ""  # UNKNOWN_MENTIONS: not worked out (a later round reads the file if it must)
     partial: bool = False  # analysed with some definitions blanked out; `mentions` are theirs
-    # defines passes with TVM's decorators that this check did not keep, for a rule that
-    # reads them elsewhere (tvmlint.cheap.Selection.pass_definers)
-    provides: bool = False
     # left out because its rules need a context below the default level (tvmlint.low_contexts):
     # the run analyses it when a file of it writes one that can reach it
     awaits_low: bool = False
@@ -203,7 +200,6 @@ def check_module(
     is_package: bool = False,
     cheap: bool = True,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
-    providers: bool = False,
     confirm: bool = False,
     defer_low: bool = False,
 ) -> Checked:
@@ -211,7 +207,7 @@ def check_module(
     when one can (`cheap`), or always (`cheap=False`). `follow`: a later round's
     (names whose callers matter, names whose definitions matter): the file is analysed
     whatever the rules want, the definitions naming them kept (`tvmlint.cheap.prune`).
-    `providers`: a round in which every module's pass definitions are wanted. `confirm`: with
+    `confirm`: with
     `follow`, for a file whose mentions were not worked out: analysed only if it names (or
     defines) a followed name. `defer_low`: a run's first round; the lowest level the module
     writes for a context is recorded (`Checked.low_level`), and a module whose rules can only
@@ -220,7 +216,7 @@ def check_module(
     from tvmlint import cheap as stage
 
     with _no_cycle_collection():
-        wanted = not cheap or follow is not None or _may_want(text, codes, version, module_name, is_package, providers)
+        wanted = not cheap or follow is not None or _may_want(text, codes, version, module_name, is_package)
         if not wanted and stage.parses(text):
             # no selected rule can want it, its text says: the parser's verdict is all it needs (TVM001)
             checked = Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
@@ -229,7 +225,7 @@ def check_module(
         tree, error = stage.parse(text)
         low_level = _low_level(text, version, tree) if defer_low and cheap and tree is not None else None
         checked = _check_module(
-            text, path, codes, version, module_name, is_package, cheap, follow, providers, confirm,
+            text, path, codes, version, module_name, is_package, cheap, follow, confirm,
             defer_low and low_level is None, tree, error,
         )
         # gone before collection resumes: a collection that found the tree alive would walk
@@ -249,13 +245,13 @@ def _low_level(text: str, version: Version, tree: Optional["ast.Module"]) -> Opt
 
 
 def _may_want(
-    text: str, codes: FrozenSet[str], version: Version, module_name: str, is_package: bool, providers: bool,
+    text: str, codes: FrozenSet[str], version: Version, module_name: str, is_package: bool,
 ) -> bool:
     """Whether a selected rule may want a module, by its text alone (the first questions of
     `_check_module`, asked before the parser builds a tree)."""
     if _names_no_tvm(text, module_name, version):
         return False
-    return selection_for(codes, version, providers).may_want(None, text, module_name, is_package)
+    return selection_for(codes, version).may_want(None, text, module_name, is_package)
 
 
 def _names_no_tvm(text: str, module_name: str, version: Version) -> bool:
@@ -276,7 +272,6 @@ def _check_module(
     is_package: bool,
     cheap: bool,
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
-    providers: bool,
     confirm: bool,
     defer_low: bool,
     tree: Optional["ast.Module"],
@@ -293,56 +288,66 @@ def _check_module(
         roots = stage.roots_of(get_knowledge(version))
         if follow is None and _names_no_tvm(text, module_name, version):
             return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
-        selection = selection_for(codes, version, providers)
+        selection = selection_for(codes, version)
         if follow is None and not selection.may_want(tree, text, module_name, is_package):
             # no selected rule can want it, nor can it define passes (their decorators are targets)
             return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
         used = stage.UsedNames(tree, module_name, is_package, roots)
-        # defines passes the analysis may leave out: a later round analyses it for them
-        # (not when a rule that reads them runs on it: its definitions are kept already)
-        provides = used.uses_any(selection.decorators) and not selection.pass_definers(used)
+        # the pass names it defines, read here whether or not it is analysed (Rule.reads_defined_passes)
+        defined = selection.defined_passes(tree, used) if used.uses_any(selection.decorators) else frozenset()
+
+        def skipped(**flags: bool) -> Checked:
+            result = FileResult(path, module_name, version, codes)
+            result.defined_passes = sorted(defined)
+            return Checked(result, False, stage.mentions(used), **flags)
+
         if confirm and follow is not None and not (used.uses_any(follow[0]) or not used.defined.isdisjoint(follow[1])):
-            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
+            return skipped()
         if follow is None and not selection.wanted(used):
-            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
+            return skipped()
         if defer_low and follow is None and selection.awaits_low_context(used, tree, text):
-            return Checked(
-                FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides,
-                awaits_low=True,
-            )
+            return skipped(awaits_low=True)
         pruned = stage.prune(text, tree, used, selection, follow)
         if follow is None and pruned is not None and not pruned.holds_findings:
-            return Checked(FileResult(path, module_name, version, codes), False, stage.mentions(used), provides=provides)
+            return skipped()
         running = selection.wanting(used) | (codes & {PARSE_ERROR})
     else:
         pruned = None
         running = codes
+        defined = frozenset()
     too_big = _too_big(*tree_shape(tree))
     if too_big:
         result = FileResult(path, module_name, version, codes)
         result.noqa = suppressions(text)
         result.findings = parse_error(path, codes, 1, 1, f"The file could not be analysed: {too_big}")
+        result.defined_passes = sorted(defined)
         return Checked(result, False)
     if pruned is not None:
-        result = analyze_text(text, path, codes, version, module_name, is_package, pruned.tree, pruned.text, running)
-        return Checked(result, True, pruned.mentions, partial=True, provides=provides)
-    return Checked(analyze_text(text, path, codes, version, module_name, is_package, tree, running=running), True)
+        result = analyze_text(
+            text, path, codes, version, module_name, is_package, pruned.tree, pruned.text, running, whole_tree=tree,
+        )
+        checked = Checked(result, True, pruned.mentions, partial=True)
+    else:
+        checked = Checked(analyze_text(text, path, codes, version, module_name, is_package, tree, running=running), True)
+    if defined:
+        checked.result.defined_passes = sorted(defined.union(checked.result.defined_passes))
+    return checked
 
 
-_SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str, bool], object] = {}
+_SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
 
 
-def selection_for(codes: FrozenSet[str], version: Version, providers: bool = False):
+def selection_for(codes: FrozenSet[str], version: Version):
     """The cheap stage's view of these rules at this release, built once per process."""
     from tvmlint.cheap import Selection
     from tvmlint.checks import all_rules
     from tvmlint.knowledge import rules_dir
 
-    key = (codes, version, str(rules_dir()), providers)
+    key = (codes, version, str(rules_dir()))
     selection = _SELECTIONS.get(key)
     if selection is None:
         knowledge = get_knowledge(version)
-        selection = Selection([cls for code, cls in all_rules().items() if code in codes], knowledge, providers)
+        selection = Selection([cls for code, cls in all_rules().items() if code in codes], knowledge)
         _SELECTIONS[key] = selection
     return selection
 
@@ -368,11 +373,13 @@ def analyze_text(
     tree: Optional["ast.Module"] = None,
     analysed: Optional[str] = None,
     running: Optional[FrozenSet[str]] = None,
+    whole_tree: Optional["ast.Module"] = None,
 ) -> FileResult:
     """Check one module. Never raises for bad input: that becomes TVM001.
     `tree`: the stdlib parser's tree of what is analysed, when the caller has it (positions use it);
     `analysed`: the text with the definitions no rule needs blanked out (`tvmlint.cheap.prune`);
-    `running`: the codes of the rules to run, when the cheap stage knows the others cannot fire."""
+    `running`: the codes of the rules to run, when the cheap stage knows the others cannot fire;
+    `whole_tree`: the stdlib parser's tree of all of `text`, when `tree` is of the pruned text."""
     import libcst as cst
 
     result = FileResult(path, module_name, version, codes)
@@ -393,7 +400,8 @@ def analyze_text(
         result.findings = parse_error(path, codes, 1, 1, "The file could not be parsed: it is too deeply nested")
         return result
     try:
-        return _analyze_module(module, text, result, is_package, tree, codes if running is None else running)
+        whole = whole_tree if whole_tree is not None else tree if analysed is None else None
+        return _analyze_module(module, text, result, is_package, tree, codes if running is None else running, whole)
     except RecursionError:
         result.findings = parse_error(path, codes, 1, 1, "The file could not be analysed: it is too deeply nested")
         return result
@@ -402,6 +410,7 @@ def analyze_text(
 def _analyze_module(
     module: "cst.Module", text: str, result: FileResult, is_package: bool, tree: Optional["ast.Module"],
     running: FrozenSet[str],
+    whole_tree: Optional["ast.Module"] = None,
 ) -> FileResult:
     import libcst as cst
 
@@ -425,7 +434,7 @@ def _analyze_module(
         if exact or positions.hints_hold(analysis.call_counts):
             break
         _let_go(analysis, positions)
-    file = FileContext(result.path, text, module, positions, analysis, knowledge)
+    file = FileContext(result.path, text, module, positions, analysis, knowledge, whole_tree)
     rules = [cls(file) for code, cls in all_rules().items() if code in running and code != PARSE_ERROR]
     for rule in rules:
         rule.start()

@@ -71,8 +71,10 @@ def _target_names(target: ast.AST) -> Set[str]:
 
 class KernelUse:
     def __init__(self, text: str, runners: FrozenSet[str], package: str = "",
-                 inserters: FrozenSet[str] = frozenset(), insert_methods: FrozenSet[str] = frozenset()):
-        self.tree = ast.parse(text)
+                 inserters: FrozenSet[str] = frozenset(), insert_methods: FrozenSet[str] = frozenset(),
+                 tree: Optional[ast.Module] = None):
+        # `tree`: the stdlib tree of `text` when the caller has it (the cheap stage parsed it already)
+        self.tree = tree if tree is not None else ast.parse(text)
         self.runners = runners
         # what puts a kernel into a model that runs it (relax's call_tir, BlockBuilder.add_func):
         # counted only when `reaches_run` is asked with `inserted=True`
@@ -85,19 +87,37 @@ class KernelUse:
         self.declared_global: Set[str] = set()  # names some function declares global or nonlocal
         self.loose: Set[str] = set()  # names read other than as a callee (a function passed on)
         self._words: Dict[int, FrozenSet[str]] = {}
+        parent_statement: Dict[int, ast.stmt] = {}
         self._reaches: Dict[Tuple[int, str, bool], Optional[bool]] = {}
         self._global: Set[str] = set()
         self._sources: Set[int] = set()
         self._runs_memo: Dict[Tuple[int, FrozenSet[str], bool], bool] = {}
         # one pass over the tree: each node's children are listed once (ast.walk would list
-        # them again), recording parents and the names read other than as a callee
+        # them again), recording parents, the names read other than as a callee, and each
+        # statement's own words (`_words_of` adds its inner statements' once, bottom up)
         parent = self.parent
-        queue = deque([self.tree])  # breadth first, in ast.walk's order
+        words: Dict[int, Set[str]] = {}
+        statements: List[ast.stmt] = []
+        queue = deque([(self.tree, None)])  # breadth first, in ast.walk's order; with the statement around
         while queue:
-            node = queue.popleft()
+            node, around = queue.popleft()
+            if isinstance(node, ast.stmt):
+                statements.append(node)
+                if around is not None:
+                    parent_statement[id(node)] = around
+                around = node
+                own = words[id(node)] = set()
+                if isinstance(node, _SCOPES):
+                    own.add(node.name)
+            elif around is not None:
+                kind = type(node)
+                if kind is ast.Name:
+                    words[id(around)].add(node.id)
+                elif kind is ast.Attribute:
+                    words[id(around)].add(node.attr)
             for child in ast.iter_child_nodes(node):
                 parent[id(child)] = node
-                queue.append(child)
+                queue.append((child, around))
                 if type(child) is ast.Name and type(child.ctx) is ast.Load and not (
                     type(node) is ast.Call and node.func is child
                 ):
@@ -128,6 +148,15 @@ class KernelUse:
                     self.calls_by_name.setdefault(func.id, []).append((node, False))
                 elif isinstance(func, ast.Attribute):
                     self.calls_by_name.setdefault(func.attr, []).append((node, True))
+
+        # inner statements come after their outer one in breadth-first order: folding in reverse
+        # gives every statement the words of all it holds, each set joined once
+        for statement in reversed(statements):
+            mine = words[id(statement)]
+            outer = parent_statement.get(id(statement))
+            if outer is not None:
+                words[id(outer)] |= mine
+            self._words[id(statement)] = frozenset(mine)
 
     # -- where -------------------------------------------------------------------------
 

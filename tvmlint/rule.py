@@ -78,9 +78,13 @@ class FileContext:
         positions: Dict[cst.CSTNode, CodeRange],
         analysis: ModuleAnalysis,
         knowledge: Knowledge,
+        stdlib_tree: Optional[ast.Module] = None,
     ):
         self.path = path
         self.text = text
+        # the stdlib parser's tree of all of `text` when the run has it (a rule that reads the
+        # module with `ast` need not parse it again); None otherwise
+        self.stdlib_tree = stdlib_tree
         self.lines = split_lines(text)
         self.module = module
         self.positions = positions

@@ -44,15 +44,15 @@ class _Entry:
     (tvmlint.compact.kept). A run holds one per file to its end: nothing else, and the
     parts of its `Checked` in slots, not the object (a few megabytes in a large tree)."""
 
-    __slots__ = ("path", "result", "analysed", "partial", "mentions", "provides", "awaits_low", "low_level")
+    __slots__ = ("path", "result", "analysed", "partial", "mentions", "awaits_low", "low_level")
 
     def __init__(self, path: str):
         self.path = path
         self.result: Optional[FileResult] = None
 
     def keep(self, checked: Checked) -> None:
-        self.result, self.analysed, self.partial, self.mentions, self.provides = (
-            checked.result, checked.analysed, checked.partial, checked.mentions, checked.provides
+        self.result, self.analysed, self.partial, self.mentions = (
+            checked.result, checked.analysed, checked.partial, checked.mentions
         )
         self.awaits_low, self.low_level = checked.awaits_low, checked.low_level
 
@@ -110,22 +110,18 @@ def check_paths(
             if reached:
                 run.check(reached, "low")
         # Later rounds: files the cheap stage left out (or analysed in part) that name a helper whose
-        # context matters, and, once a finding waits on the project's own pass names, those that
-        # define passes (from then on every round keeps their definitions).
+        # context matters. (The pass names a module defines need none: the cheap stage reads them.)
         done: Set[str] = set()
         done_defined: Set[str] = set()
-        providers = False
         tvm_roots = _tvm_roots(entries) if cheap else frozenset()
         while cheap:
             callers_of, defined = _followed_names(entries, low)
             callers_of -= done
             defined -= done_defined
-            asked = not providers and _asks_for_passes(entries)
-            if not callers_of and not defined and not asked:
+            if not callers_of and not defined:
                 break
             done |= callers_of
             done_defined |= defined
-            providers = providers or asked
             # A function named under TVM's own packages is TVM's API to the analysis: a call of it
             # from another module is never followed into it (tvmlint.analysis records no call site),
             # so only its own module can give it a context.
@@ -135,8 +131,7 @@ def check_paths(
             picked = [
                 entry for entry in entries
                 if (not entry.analysed or entry.partial) and entry.mentions != UNKNOWN_MENTIONS and (
-                    (asked and entry.provides)
-                    or (entry.mentions and mentions_any(entry.mentions, elsewhere, defined))
+                    (entry.mentions and mentions_any(entry.mentions, elsewhere, defined))
                     or (entry.mentions and run.planner.module_name(entry.path)[0] in homes and mentions_any(entry.mentions, local))
                 )
             ]
@@ -149,11 +144,11 @@ def check_paths(
                 break
             # every name followed so far: a file picked again keeps what an earlier round kept
             follow = (frozenset(done), frozenset(done_defined))
-            label = ("providers " if providers else "") + "follow " + _names_digest(follow)
+            label = "follow " + _names_digest(follow)
             if picked:
-                run.check(run.indices(picked), label, follow=follow, providers=providers)
+                run.check(run.indices(picked), label, follow=follow)
             if unknown:
-                run.check(run.indices(unknown), label + " confirm", follow=follow, providers=providers, confirm=True)
+                run.check(run.indices(unknown), label + " confirm", follow=follow, confirm=True)
         report.files_analysed = sum(1 for entry in entries if entry.analysed)
         used: Dict[str, Set[Tuple[int, str]]] = {}
         report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)], used)
@@ -216,14 +211,14 @@ class _Run:
 
     def check(
         self, indices: Sequence[int], stage: str, keys: Optional[List[Optional[str]]] = None, follow: Follow = None,
-        providers: bool = False, confirm: bool = False, defer_low: bool = False,
+        confirm: bool = False, defer_low: bool = False,
     ) -> None:
         todo = []
         total, done = len(indices), 0
         for index in indices:
             entry = self.entries[index]
             if self.cache is not None:
-                task = self.planner.task(index, entry.path, follow, providers, confirm, defer_low)
+                task = self.planner.task(index, entry.path, follow, confirm, defer_low)
                 if keys is not None:
                     key = keys[index]
                 else:
@@ -236,7 +231,7 @@ class _Run:
                     continue
             todo.append(index)
         tasks = (
-            self.planner.task(index, self.entries[index].path, follow, providers, confirm, defer_low)
+            self.planner.task(index, self.entries[index].path, follow, confirm, defer_low)
             for index in self._ordered(todo)
         )
         for index, state, checked in self.workers.execute(tasks, len(todo)):
@@ -503,17 +498,6 @@ def _closure(ctx, home: int, callers: Dict[str, List[Tuple[object, int]]], below
         elif ctx.opt_level is not None and ctx.opt_level < below:
             return names, entering, True
     return names, entering, False
-
-
-def _asks_for_passes(entries: Sequence[_Entry]) -> bool:
-    """Whether a deferred finding waits on the pass names the project defines (tvmlint.project)."""
-    from tvmlint.project import unless_defined
-
-    return any(
-        unless_defined(deferred) is not None
-        for entry in entries if entry.analysed
-        for deferred in entry.result.deferred
-    )
 
 
 def _judges() -> Dict[str, object]:

@@ -36,7 +36,6 @@ class Task:
     cheap: bool
     follow: Follow = None
     cached: bool = False  # the cache wants the file's signature and digest
-    providers: bool = False  # a round that wants every module's pass definitions (tvmlint.cheap.Selection)
     confirm: bool = False  # analysed only if it names a followed name (tvmlint.engine.check_module)
     defer_low: bool = False  # a first round's: left out if only a low context can set its rules off
     max_bytes: Optional[int] = None  # `max-file-size`: a larger file is not parsed (TVM001 says so)
@@ -78,15 +77,14 @@ class Planner:
         self._gated: Dict[Tuple[int, Version], FrozenSet[str]] = {}
 
     def task(
-        self, index: int, path: str, follow: Follow = None, providers: bool = False, confirm: bool = False,
-        defer_low: bool = False,
+        self, index: int, path: str, follow: Follow = None, confirm: bool = False, defer_low: bool = False,
     ) -> Task:
         settings = self.resolver.for_path(path)
         module_name, is_package = self.module_name(path)
         return Task(
             index, path, self.shown(path), module_name, is_package, self._codes(settings, path),
-            settings.target_version, self.cheap, follow=follow, cached=self.cached, providers=providers,
-            confirm=confirm, defer_low=defer_low, max_bytes=settings.max_file_bytes,
+            settings.target_version, self.cheap, follow=follow, cached=self.cached, confirm=confirm,
+            defer_low=defer_low, max_bytes=settings.max_file_bytes,
         )
 
     def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:

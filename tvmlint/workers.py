@@ -59,7 +59,7 @@ def run_task(task: Task) -> Outcome:
     del data
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
-        cheap=task.cheap, follow=task.follow, providers=task.providers, confirm=task.confirm,
+        cheap=task.cheap, follow=task.follow, confirm=task.confirm,
         defer_low=task.defer_low,
     )
     return task.index, state, checked

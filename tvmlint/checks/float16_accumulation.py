@@ -543,7 +543,8 @@ class Float16Accumulation(Rule):
         modules TVM401 sees hold no candidate); None when it cannot be read (nothing is known)."""
         if not hasattr(self, "_use"):
             try:
-                self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""), *_inserters())
+                self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""),
+                                      *_inserters(), tree=self.file.stdlib_tree)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._use = None
         return self._use
