@@ -262,9 +262,17 @@ class LowContexts:
         # out by the first round's workers below every release's default)
         self.written = written
         self._found: Dict[int, Tuple[FrozenSet[int], FrozenSet[int]]] = {}
-        self._named: Dict[int, Tuple[FrozenSet[int], bool]] = {}
+        # file -> the modules it may name (ids of `_members`, sorted) and whether it enters a
+        # context. Kept for every file that names a writer: by module, not by file (a module
+        # name can stand for many files: copies of a package), and one tuple for every file
+        # that names the same modules, so that it does not grow with the square of the tree.
+        self._named: Dict[int, Tuple[Tuple[int, ...], bool]] = {}
+        self._shared: Dict[Tuple[Tuple[int, ...], bool], Tuple[Tuple[int, ...], bool]] = {}
         self._by_last: Optional[Dict[bytes, List[Tuple[Tuple[bytes, ...], int]]]] = None
-        self._unusual: Set[int] = set()
+        self._unusual: Tuple[int, ...] = ()
+        # module id -> the run's files of that module name; file -> its module id
+        self._members: List[Tuple[int, ...]] = []
+        self._module_of: List[int] = []
 
     def _read(self, index: int) -> Optional[bytes]:
         try:
@@ -277,37 +285,55 @@ class LowContexts:
         words.update(part.encode() for part in self.modules[index].split("."))
         return words
 
-    def _names(self, index: int, data: Optional[bytes] = None) -> Tuple[FrozenSet[int], bool]:
-        """The run's files whose module a file may name, and whether it may enter a context
+    def _names(self, index: int, data: Optional[bytes] = None) -> Tuple[Tuple[int, ...], bool]:
+        """The modules (ids of `_members`) a file may name, and whether it may enter a context
         (a `with`, or a call of `__enter__`); worked out once, whatever level is asked about."""
         found = self._named.get(index)
         if found is None:
             data = self._read(index) if data is None else data
             if data is None:
-                found = (frozenset(), False)
+                found = ((), False)
             else:
                 words = self._words(index, data)
-                found = (frozenset(self._named_by(words)), b"with" in words or b"__enter__" in words)
-            self._named[index] = found
+                found = (tuple(sorted(self._named_by(words))), b"with" in words or b"__enter__" in words)
+            found = self._named[index] = self._shared.setdefault(found, found)
         return found
+
+    def _modules(self) -> None:
+        """Every module name of the run once, with its files (names may repeat), and each
+        module under the last part of its name."""
+        ids: Dict[str, int] = {}
+        members: List[List[int]] = []
+        for index, module in enumerate(self.modules):
+            known = ids.get(module)
+            if known is None:
+                known = ids[module] = len(members)
+                members.append([])
+            members[known].append(index)
+            self._module_of.append(known)
+        self._members = [tuple(files) for files in members]
+        self._by_last = {}
+        unusual = []
+        for module, known in ids.items():
+            if not module.isascii():
+                unusual.append(known)  # its encoded name need not be its bytes in another file
+                continue
+            parts = tuple(part.encode() for part in module.split("."))
+            self._by_last.setdefault(parts[-1], []).append((parts, known))
+        self._unusual = tuple(unusual)
 
     def _named_by(self, words: Set[bytes]) -> Set[int]:
         if self._by_last is None:
-            # every module of the run under the last part of its name (its files: names may repeat)
-            self._by_last = {}
-            for index, module in enumerate(self.modules):
-                if not module.isascii():
-                    self._unusual.add(index)  # its encoded name need not be its bytes in another file
-                    continue
-                parts = tuple(part.encode() for part in module.split("."))
-                self._by_last.setdefault(parts[-1], []).append((parts, index))
+            self._modules()
         by_last = self._by_last
-        return {
-            index
+        found = {
+            known
             for last in words.intersection(by_last)
-            for parts, index in by_last[last]
+            for parts, known in by_last[last]
             if all(part in words for part in parts)
-        } | self._unusual
+        }
+        found.update(self._unusual)
+        return found
 
     def sources_and_exposed(self, below: int) -> Tuple[FrozenSet[int], FrozenSet[int]]:
         """The files a context below `below` can start in, and those whose code it can run."""
@@ -317,6 +343,9 @@ class LowContexts:
         writers = {index for index, level in self.written.items() if level < below}
         sources = set(writers)
         if writers:
+            if self._by_last is None:
+                self._modules()
+            written = {self._module_of[index] for index in writers}
             # files that may name a writer's module and enter a context (a `with`, or a call of
             # `__enter__`): they may enter what its helpers return
             lasts = {self.modules[index].rsplit(".", 1)[-1].encode() for index in writers}
@@ -329,15 +358,20 @@ class LowContexts:
                     if data is None or not any(last in data for last in lasts):
                         continue
                 named, enters = self._names(index, data)
-                if enters and not named.isdisjoint(writers):
+                if enters and not written.isdisjoint(named):
                     sources.add(index)
         exposed = set(sources)
         todo = list(sources)
+        reached: Set[int] = set()  # modules whose files are exposed already
         while todo:
-            for named in self._names(todo.pop())[0]:
-                if named not in exposed:
-                    exposed.add(named)
-                    todo.append(named)
+            for module in self._names(todo.pop())[0]:
+                if module in reached:
+                    continue
+                reached.add(module)
+                for named in self._members[module]:
+                    if named not in exposed:
+                        exposed.add(named)
+                        todo.append(named)
         found = self._found[below] = (frozenset(sources), frozenset(exposed))
         return found
 
