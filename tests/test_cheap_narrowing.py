@@ -44,6 +44,17 @@ GEMM = (
     # a dtype given by name may be bound once to a float16 literal: analysed (TVM401 reads such
     # names), and nothing reported here, the name being bound only after the kernel
     (GEMM.format(acc="dtype") + "dtype = 'float16'\n", 1),
+    # an accumulator declared without a dtype has the declaring API's default, float32 (the
+    # shapes of tests/python/s_tir/dlight/test_gpu_rmsnorm.py at v0.26.0: an `sblock_alloc_buffer`
+    # with a shape alone, or with a scope); through a name given after the first argument, kept
+    (GEMM.replace("C: T.Buffer((16, 16), {acc})", "c: T.handle").replace(
+        "    for i", "    C = T.match_buffer(c, (16, 16))\n    for i").format(), 0),
+    (GEMM.replace("C: T.Buffer((16, 16), {acc})", "c: T.handle").replace(
+        "    for i", "    C = T.alloc_buffer((16, 16), scope='local')\n    for i").format(), 0),
+    (GEMM.replace("C: T.Buffer((16, 16), {acc})", "c: T.handle").replace(
+        "    for i", "    C = T.alloc_buffer((16, 16), dtype)\n    for i").format(), 1),
+    (GEMM.replace("C: T.Buffer((16, 16), {acc})", "c: T.handle").replace(
+        "    for i", "    C = T.match_buffer(c, (16, 16), dtype=acc)\n    for i").format(), 1),
     # ... and only one the block adds into after its T.init() stores into it
     (GEMM.format(acc="'float16'").replace("C[vi, vj] + A", "A"), 0),
     (GEMM.format(acc="'float16'").replace("C[vi, vj] = C[vi, vj] + A", "C[vi, vj] += A"), 1),
@@ -86,12 +97,12 @@ def test_the_stage_walk_reaches_every_node_ast_walk_does_but_contexts_and_operat
     import ast
     from pathlib import Path
 
-    from tvmlint.cheap import _LEAVES, nodes
+    from tvmlint.cheap import LEAVES, nodes
 
     root = Path(__file__).resolve().parent.parent
     for path in sorted([*(root / "tvmlint").rglob("*.py"), *(root / "tests").rglob("*.py")]):
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        expected = [node for node in ast.walk(tree) if not isinstance(node, _LEAVES)]
+        expected = [node for node in ast.walk(tree) if not isinstance(node, LEAVES)]
         reached = list(nodes([tree]))
         assert len(reached) == len(expected) and {id(n) for n in reached} == {id(n) for n in expected}, path
 

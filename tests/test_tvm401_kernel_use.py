@@ -147,3 +147,27 @@ def test_a_test_module_that_builds_nothing_reports_nothing_even_with_a_float16_s
     text = "import tvm\nfrom tvm.script import tir as T\n" + textwrap.dedent(KERNEL)
     assert not [f for f in check_tree(tmp_path, {"tests/test_k.py": text}, select=["TVM401"]) if f.code == "TVM401"]
     assert [f for f in check_tree(tmp_path / "lib", {"k.py": text}, select=["TVM401"]) if f.code == "TVM401"]
+
+
+def test_each_statement_s_words_are_those_of_every_node_in_it():
+    # the words are folded bottom up in one pass; a walk of each statement is what they stand for
+    import ast
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    for path in sorted([*(root / "tvmlint").rglob("*.py"), *(root / "tests").glob("test_tvm4*.py")]):
+        text = path.read_text(encoding="utf-8")
+        use = KernelUse(text, _runners())
+        for statement in ast.walk(use.tree):
+            if not isinstance(statement, ast.stmt):
+                continue
+            expected = set()
+            for inner in ast.walk(statement):
+                if isinstance(inner, ast.Name):
+                    expected.add(inner.id)
+                elif isinstance(inner, ast.Attribute):
+                    expected.add(inner.attr)
+                elif isinstance(inner, scopes):
+                    expected.add(inner.name)
+            assert use._words_of(statement) == expected, (path, statement.lineno)

@@ -72,11 +72,12 @@ def parse(text: str) -> Tuple[Optional[ast.Module], Optional[Tuple[int, int, str
 
 
 # Nodes no rule asks about: Load/Store contexts and operators (shared singletons).
-_LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
+LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)
 _CHILD_FIELDS: Dict[type, Tuple[str, ...]] = {}
 
 
-def _child_fields(kind: type) -> Tuple[str, ...]:
+def child_fields(kind: type) -> Tuple[str, ...]:
+    """The fields of a node type that can hold nodes a question asks about (no contexts, operators)."""
     fields = _CHILD_FIELDS.get(kind)
     if fields is None:
         fields = _CHILD_FIELDS[kind] = tuple(f for f in kind._fields if f not in ("ctx", "op", "ops", "type_comment"))
@@ -94,12 +95,12 @@ def nodes(roots: Iterable[ast.AST], inner: Optional[List[ast.stmt]] = None) -> I
     stack = list(roots)
     pop, push = stack.pop, stack.append
     known = _CHILD_FIELDS.get
-    node_type, leaves = ast.AST, _LEAVES
+    node_type, leaves = ast.AST, LEAVES
     while stack:
         node = pop()
         yield node
         kind = type(node)
-        for name in known(kind) or _child_fields(kind):
+        for name in known(kind) or child_fields(kind):
             value = getattr(node, name, None)
             if type(value) is list:
                 if inner is not None and value and isinstance(value[0], ast.stmt):
@@ -112,6 +113,11 @@ def nodes(roots: Iterable[ast.AST], inner: Optional[List[ast.stmt]] = None) -> I
                 push(value)
 
 
+# In `UsedNames.declared`, for a declaration some argument of which (not the first positional)
+# is a bare name: that name may give the dtype (`T.alloc_buffer((n,), dtype)`).
+BY_NAME = "\0by name"
+
+
 def _declare(declared: Dict[str, Set[str]], name: str, value: ast.AST) -> None:
     if type(value) is ast.Call:
         given = [*value.args, *(keyword.value for keyword in value.keywords)]
@@ -119,9 +125,15 @@ def _declare(declared: Dict[str, Set[str]], name: str, value: ast.AST) -> None:
         given = value.slice.elts if type(value.slice) is ast.Tuple else [value.slice]
     else:
         return
-    literals = {item.value for item in given if type(item) is ast.Constant and type(item.value) is str}
-    if literals:
-        declared.setdefault(name, set()).update(literals)
+    # recorded even with no literal: a declaration that gives none leaves the default dtype
+    literals = declared.setdefault(name, set())
+    for item in given:
+        kind = type(item)
+        if kind is ast.Constant:
+            if type(item.value) is str:
+                literals.add(item.value)
+        elif kind is ast.Name and item is not given[0]:
+            literals.add(BY_NAME)
 
 
 def _buffer(node: ast.AST) -> Optional[str]:

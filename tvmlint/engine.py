@@ -109,7 +109,7 @@ def tree_shape(tree) -> Tuple[int, int]:
     it may be deeper than the stack. Contexts and operators are counted, not walked: they have no children."""
     import ast
 
-    from tvmlint.cheap import _LEAVES
+    from tvmlint.cheap import LEAVES
 
     deepest = count = 0
     stack = [(tree, 1)]
@@ -131,7 +131,7 @@ def tree_shape(tree) -> Tuple[int, int]:
             for item in value if type(value) is list else (value,):
                 if not isinstance(item, node_type):
                     continue
-                if isinstance(item, _LEAVES):
+                if isinstance(item, LEAVES):
                     count += 1
                     if below > deepest:
                         deepest = below

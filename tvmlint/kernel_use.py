@@ -20,10 +20,9 @@ blanks the test functions that call `tvm.build`), so the answers do not depend o
 from __future__ import annotations
 
 import ast
-from collections import deque
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from tvmlint.cheap import _dotted
+from tvmlint.cheap import LEAVES, _dotted, child_fields
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -92,63 +91,76 @@ class KernelUse:
         self._global: Set[str] = set()
         self._sources: Set[int] = set()
         self._runs_memo: Dict[Tuple[int, FrozenSet[str], bool], bool] = {}
-        # one pass over the tree: each node's children are listed once (ast.walk would list
-        # them again), recording parents, the names read other than as a callee, and each
-        # statement's own words (`_words_of` adds its inner statements' once, bottom up)
+        # one pass over the tree (breadth first), each node's children listed once from the
+        # fields that can hold nodes (`tvmlint.cheap.child_fields`: no contexts or operators),
+        # recording the parents the questions climb (statements, handlers, stored names), the
+        # names read other than as a callee, and each statement's own words (`_words_of` adds
+        # its inner statements' once, bottom up)
         parent = self.parent
+        loose = self.loose
         words: Dict[int, Set[str]] = {}
         statements: List[ast.stmt] = []
-        queue = deque([(self.tree, None)])  # breadth first, in ast.walk's order; with the statement around
-        while queue:
-            node, around = queue.popleft()
-            if isinstance(node, ast.stmt):
+        stmt, name_type, attribute, call_type, load = ast.stmt, ast.Name, ast.Attribute, ast.Call, ast.Load
+        climbed = (ast.stmt, ast.excepthandler, ast.match_case)
+        fields_of, leaves = child_fields, LEAVES
+        queue: List[Tuple[ast.AST, Optional[ast.stmt]]] = [(self.tree, None)]
+        for node, around in queue:  # the list grows as it is read: breadth first
+            kind = type(node)
+            if isinstance(node, stmt):
                 statements.append(node)
                 if around is not None:
                     parent_statement[id(node)] = around
                 around = node
                 own = words[id(node)] = set()
-                if isinstance(node, _SCOPES):
+                if kind in _SCOPES:
                     own.add(node.name)
-            elif around is not None:
-                kind = type(node)
-                if kind is ast.Name:
+                    if kind is not ast.ClassDef:
+                        self.functions.setdefault(node.name, []).append(node)
+                elif kind is ast.Import:
+                    for alias in node.names:
+                        if alias.asname:
+                            self.bindings.setdefault(alias.asname, set()).add(alias.name)
+                        else:
+                            top = alias.name.split(".")[0]
+                            self.bindings.setdefault(top, set()).add(top)
+                elif kind is ast.ImportFrom:
+                    module = node.module or ""
+                    if node.level:
+                        base = package.split(".") if package else []
+                        base = base[: max(0, len(base) - (node.level - 1))]
+                        module = ".".join([*base, *([module] if module else [])])
+                    for alias in node.names:
+                        if alias.name != "*" and module:
+                            self.bindings.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
+                elif kind is ast.Global or kind is ast.Nonlocal:
+                    self.declared_global.update(node.names)
+            elif kind is name_type:
+                if around is not None:
                     words[id(around)].add(node.id)
-                elif kind is ast.Attribute:
+                continue  # a name holds no node a question asks about
+            elif kind is attribute:
+                if around is not None:
                     words[id(around)].add(node.attr)
-            for child in ast.iter_child_nodes(node):
-                parent[id(child)] = node
-                queue.append((child, around))
-                if type(child) is ast.Name and type(child.ctx) is ast.Load and not (
-                    type(node) is ast.Call and node.func is child
-                ):
-                    self.loose.add(child.id)
-            if isinstance(node, _FUNCTIONS):
-                self.functions.setdefault(node.name, []).append(node)
-            elif isinstance(node, ast.Import):
-                for alias in node.names:
-                    if alias.asname:
-                        self.bindings.setdefault(alias.asname, set()).add(alias.name)
-                    else:
-                        top = alias.name.split(".")[0]
-                        self.bindings.setdefault(top, set()).add(top)
-            elif isinstance(node, ast.ImportFrom):
-                module = node.module or ""
-                if node.level:
-                    base = package.split(".") if package else []
-                    base = base[: max(0, len(base) - (node.level - 1))]
-                    module = ".".join([*base, *([module] if module else [])])
-                for alias in node.names:
-                    if alias.name != "*" and module:
-                        self.bindings.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
-            elif isinstance(node, (ast.Global, ast.Nonlocal)):
-                self.declared_global.update(node.names)
-            elif isinstance(node, ast.Call):
+            elif kind is call_type:
                 func = node.func
-                if isinstance(func, ast.Name):
+                if type(func) is name_type:
                     self.calls_by_name.setdefault(func.id, []).append((node, False))
-                elif isinstance(func, ast.Attribute):
+                elif type(func) is attribute:
                     self.calls_by_name.setdefault(func.attr, []).append((node, True))
-
+            for field in fields_of(kind):
+                value = getattr(node, field, None)
+                for child in (value if type(value) is list else (value,)):
+                    if child is None or not isinstance(child, ast.AST) or isinstance(child, leaves):
+                        continue
+                    queue.append((child, around))
+                    if type(child) is name_type:
+                        if type(child.ctx) is load:
+                            if not (kind is call_type and node.func is child):
+                                loose.add(child.id)
+                        else:
+                            parent[id(child)] = node  # a stored name: the assignment that binds it
+                    elif isinstance(child, climbed):
+                        parent[id(child)] = node
         # inner statements come after their outer one in breadth-first order: folding in reverse
         # gives every statement the words of all it holds, each set joined once
         for statement in reversed(statements):

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from tvmlint.analysis import call_arguments
+from tvmlint.cheap import BY_NAME
 from tvmlint.kernel_use import KernelUse, is_test_path
 from tvmlint.knowledge import load_table
 from tvmlint.lazy import cst
@@ -116,23 +117,26 @@ def _declaring(version) -> frozenset:
 
 
 def _may_accumulate_low(accumulated, part) -> bool:
-    """Whether a buffer some block adds into may be low-precision, by the literals that part's
-    declarations of that name give (`UsedNames.declared`): a low-precision one, or no dtype at
-    all (the dtype is then a name, or the default, which only the libcst walk decides), or no
-    declaration in the part (it lies outside: kept)."""
+    """Whether a buffer some block adds into may be low-precision, by what that part's
+    declarations of that name give (`UsedNames.declared`): a low-precision literal, a bare name
+    (`declared_dtype` reads the dtype through it), or no declaration in the part (it lies
+    outside: kept). A declaration with neither gives another dtype, or none: the declaring
+    API's default, which no row of numerics.toml makes low (`_low_default`)."""
     low = _low()
     for name in accumulated:
         literals = part.declared.get(name)
-        if literals is None or not low.isdisjoint(literals) or not any(_is_dtype(text) for text in literals):
+        if literals is None or not low.isdisjoint(literals) or BY_NAME in literals or _low_default():
             return True
     return False
 
 
-def _is_dtype(text: str) -> bool:
-    return text.startswith(_DTYPE_PREFIXES)
-
-
-_DTYPE_PREFIXES = ("float", "bfloat", "int", "uint", "bool", "e4m3", "e5m2")
+@functools.lru_cache(maxsize=None)
+def _low_default() -> bool:
+    """Whether some declaring API's default dtype is low-precision (then a declaration without
+    a dtype cannot be left out)."""
+    facts = _facts()
+    rows = [*facts.get("buffer_decl", []), *facts.get("te_tensor", [])]
+    return any(row.get("default_dtype", "float32") in _low() for row in rows)
 
 
 class _Walker(Visitor):
