@@ -86,7 +86,8 @@ def memory(goal: Goal, args: argparse.Namespace) -> None:
     if not script.exists():
         goal.measured = "not measured: benchmarks/memory_scale.py is not there yet"
         return
-    done = subprocess.run([PYTHON, str(script), "--json"], cwd=REPO, capture_output=True, text=True)
+    runs = ["--runs", "1"] if args.quick else []
+    done = subprocess.run([PYTHON, str(script), "--json", *runs], cwd=REPO, capture_output=True, text=True)
     print(done.stdout[-3000:], done.stderr[-1500:], sep="\n")
     lines = [line for line in done.stdout.splitlines() if line.strip()]
     try:
@@ -105,6 +106,15 @@ def memory(goal: Goal, args: argparse.Namespace) -> None:
 FOLD = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 
 
+def failed(result: dict, argv: List[str], cwd: Path) -> str:
+    """'' for a run that exited 0 or 1; else why, from its stderr (the command is run again to read it:
+    large_files.measure keeps only its last output line)."""
+    if result["exit"] in ("0", "1") and not result["tracebacks"] and not result["memory_error"]:
+        return ""
+    err = subprocess.run(argv, cwd=cwd, capture_output=True, text=True, timeout=600).stderr.strip().splitlines()
+    return f"exit {result['exit']}: {(err or [''])[-1][:160]}"
+
+
 def huge(goal: Goal, args: argparse.Namespace) -> None:
     """The largest file the default max-file-size lets through (real test files, concatenated by
     large_files.py), checked: peak RSS within 1 GB. A file over the limit beside a small file with a
@@ -118,16 +128,21 @@ def huge(goal: Goal, args: argparse.Namespace) -> None:
     ok = True
     try:
         (work / "pyproject.toml").write_text(large_files.CONFIG.format(target="0.18"))
-        under = 4.9
-        (work / "under.py").write_text(large_files.concatenated(root, under), encoding="utf-8")
+        under, limit = 4.9, 5 * 2**20  # the default max-file-size, 5 MB of 2**20 bytes
+        while True:  # whole test files are added until the size is reached: stay under the limit
+            text = large_files.concatenated(root, under)
+            if len(text.encode("utf-8")) <= limit:
+                break
+            under -= 0.05
+        (work / "under.py").write_text(text, encoding="utf-8")
         size = (work / "under.py").stat().st_size / 2**20
-        r = large_files.measure(large_files.tvmlint("check", "--no-cache", "--format", "concise", "under.py"),
-                                work, args.cap_gb, 600)
+        command = large_files.tvmlint("check", "--no-cache", "--format", "concise", "under.py")
+        r = large_files.measure(command, work, args.cap_gb, 600)
         large_files._show("under.py", size, r)
-        checked = r["exit"] in ("0", "1") and not r["tracebacks"] and not r["memory_error"]
-        ok &= checked and r["peak_rss_mb"] <= 1024
+        why = failed(r, command, work) or ("not analysed: " + r["tail"] if "too large" in r["tail"] else "")
+        ok &= not why and r["peak_rss_mb"] <= 1024
         parts.append(f"{size:.1f} MB checked: {r['wall_s']:.1f} s, {r['peak_rss_mb']:.0f} MB peak"
-                     + ("" if checked else f" (exit {r['exit']})"))
+                     + (f" ({why})" if why else ""))
         (work / "under.py").unlink()
 
         over = 10 if args.quick else 20
@@ -143,6 +158,8 @@ def huge(goal: Goal, args: argparse.Namespace) -> None:
                 and "too large to analyse" in line]
         went_on = any("small.py" in line and "TVM101" in line for line in done.stdout.splitlines())
         ok &= bool(said) and went_on and r["peak_rss_mb"] <= 1024
+        if done.returncode not in (0, 1):
+            parts.append(f"exit {done.returncode}: {(done.stderr.strip().splitlines() or [''])[-1][:160]}")
         parts.append(f"{size:.0f} MB + a small file: {r['wall_s']:.1f} s, {r['peak_rss_mb']:.0f} MB peak, "
                      f"TVM001 too large: {'yes' if said else 'NO'}, small file's TVM101: "
                      f"{'yes' if went_on else 'NO'}")
@@ -158,7 +175,7 @@ def fix(goal: Goal, args: argparse.Namespace) -> None:
     """large_files.py's part 2 (its generated file of fixable findings), in paired runs."""
     work = Path(tempfile.mkdtemp(prefix="tvmlint-goal-fix-"))
     ratios: Dict[str, List[float]] = {"writes": [], "--diff": []}
-    checks = []
+    checks, errors = [], []
     try:
         (work / "pyproject.toml").write_text(large_files.CONFIG.format(target="0.19"))
         text = large_files.fixable(20_000)
@@ -174,6 +191,13 @@ def fix(goal: Goal, args: argparse.Namespace) -> None:
             written = large_files.measure(large_files.tvmlint("fix", "--no-cache", "--unsafe-fixes", "big.py"),
                                           work, args.cap_gb, 600)
             large_files._show("fix (writes)", 0, written)
+            for result, argv in ((check, ["check", "--no-cache", "big.py"]),
+                                 (diff, ["fix", "--no-cache", "--unsafe-fixes", "--diff", "big.py"])):
+                why = failed(result, large_files.tvmlint(*argv), work)
+                if why:
+                    errors.append(f"{argv[0]}: {why}")
+            if written["exit"] not in ("0", "1"):
+                errors.append(f"fix (writes): exit {written['exit']}")
             checks.append(check["wall_s"])
             ratios["writes"].append(written["wall_s"] / check["wall_s"])
             ratios["--diff"].append(diff["wall_s"] / check["wall_s"])
@@ -188,6 +212,9 @@ def fix(goal: Goal, args: argparse.Namespace) -> None:
     goal.measured = (f"fix/check {shown(ratios['writes'])}, fix --diff/check {shown(ratios['--diff'])}; "
                      f"check {statistics.median(checks):.1f} s, {len(checks)} paired run(s), "
                      f"{text.count(chr(10)):,} lines")
+    if errors:
+        goal.measured = "not measured: " + "; ".join(errors)
+        return
     goal.verdict(statistics.median(ratios["writes"]) <= 2 and statistics.median(ratios["--diff"]) <= 2)
 
 
