@@ -73,8 +73,9 @@ def timed_goal(function: Callable[[Goal, argparse.Namespace], None], goal: Goal,
     before = load()
     try:
         function(goal, args)
-    except Exception as error:  # a benchmark that breaks leaves its goal unmeasured, not the run
-        goal.measured, goal.met = f"not measured: {type(error).__name__}: {error}"[:300], "not measured"
+    except (Exception, SystemExit) as error:  # a benchmark that breaks (run.py's measure exits) leaves its
+        # goal unmeasured, not the run
+        goal.measured, goal.met = f"not measured: {type(error).__name__}: {str(error)[-200:]}", "not measured"
     goal.load = f"{before:.2f} -> {load():.2f}"
     print(f"   measured: {goal.measured}; met: {goal.met}; load {goal.load}", flush=True)
 
@@ -379,7 +380,7 @@ def semgrep(goal: Goal, args: argparse.Namespace) -> None:
     bench_run.compile_bytecode()
     runs = 3 if args.quick else 5
     parts, ok = [], True
-    for rules in (bench_run.SEMGREP_RULES, HERE / "semgrep_rules_literal.yml"):
+    for rules in args.semgrep_rules or (bench_run.SEMGREP_RULES, HERE / "semgrep_rules_literal.yml"):
         if not rules.exists():
             parts.append(f"{rules.name}: missing")
             continue
@@ -415,6 +416,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--tree", type=Path, default=Path("/tmp/tvm-v0.26.0"), help="the tree semgrep is paired on")
     parser.add_argument("--target-version", default="0.27", help="tvmlint's target on --tree")
     parser.add_argument("--semgrep", help="semgrep's executable (default: PATH, /tmp/semvenv/bin/semgrep)")
+    parser.add_argument("--semgrep-rules", type=lambda text: Path(text).resolve(), action="append",
+                        help="a semgrep rules file to pair on (default: semgrep_rules.yml and semgrep_rules_literal.yml)")
     parser.add_argument("--cap-gb", type=float, default=6.0, help="address-space cap of a large-file child")
     args = parser.parse_args(argv)
 
