@@ -248,7 +248,7 @@ def daemon(goal: Goal, args: argparse.Namespace) -> None:
     """As tests/test_daemon.py does it: a daemon of our own (its own socket directory), two
     stalled connections (half a request, nothing), then a timed `check --daemon`; and a socket
     that takes a request and never replies, then `check --daemon --daemon-timeout T`."""
-    from tvmlint.daemon import address, client, protocol, server
+    from tvmlint.frontends.daemon import address, client, protocol, server
 
     if not address.supported():
         goal.measured = "not measured: no Unix domain sockets here"

@@ -189,7 +189,7 @@ def fix_cost(args, base: Path) -> None:
     ratios: dict = {"fix --diff": [], "fix (writes)": []}
     for _ in range(args.repeat):
         (work / "big.py").write_text(text)
-        time.sleep(2.1)  # a clock tick old: its signature vouches for its content (tvmlint.filestate)
+        time.sleep(2.1)  # a clock tick old: its signature vouches for its content (tvmlint.base.filestate)
         check = measure(tvmlint("check", "--no-cache", "--format", "concise", "big.py"), work, args.cap_gb, args.timeout)
         _show("check", size, check)
         fix = measure(tvmlint("fix", "--no-cache", "--unsafe-fixes", "--diff", "big.py"), work, args.cap_gb, args.timeout)

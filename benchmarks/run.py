@@ -83,8 +83,8 @@ EDITOR = r"""
 import json, statistics, sys, time
 from pathlib import Path
 start = time.perf_counter()
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.runner import check_text
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.runner import check_text
 path = Path(sys.argv[1]); target = sys.argv[2]; edits = int(sys.argv[3])
 settings = SettingsResolver(Overrides(target_version=target), cwd=path.parent).for_path(path)
 text = path.read_text(encoding="utf-8", errors="replace")
@@ -174,7 +174,7 @@ def measure(command: Sequence[str], cwd: Path, stdin: Optional[str] = None, chec
 
 
 def list_files(root: Path) -> List[Path]:
-    from tvmlint.discovery import discover
+    from tvmlint.run.discovery import discover
 
     return [Path(path) for path in discover([root], lambda _path: False).files]
 
@@ -386,8 +386,8 @@ def compile_bytecode() -> None:
     run with PYTHONDONTWRITEBYTECODE set would compile every module and parse every table each time."""
     import compileall
     import tvmlint
-    from tvmlint.knowledge import rules_dir
-    from tvmlint.tables import load_toml
+    from tvmlint.analysis.knowledge import rules_dir
+    from tvmlint.analysis.tables import load_toml
 
     compileall.compile_dir(str(Path(tvmlint.__file__).parent), quiet=1)
     told, sys.dont_write_bytecode = sys.dont_write_bytecode, False
@@ -400,8 +400,8 @@ def compile_bytecode() -> None:
 
 def analysed_by_libcst(path: Path, target: str) -> bool:
     """Whether a one-file run sends the file to libcst (the cheap stage decides), asked in this process."""
-    from tvmlint.config import Overrides, SettingsResolver
-    from tvmlint.runner import check_paths
+    from tvmlint.run.config import Overrides, SettingsResolver
+    from tvmlint.run.runner import check_paths
 
     resolver = SettingsResolver(Overrides(target_version=target), cwd=path.parent)
     return check_paths([path], resolver, jobs=1, use_cache=False).files_analysed > 0
@@ -427,7 +427,7 @@ def running_daemon() -> Iterator[None]:
 
 
 def daemon_served() -> int:
-    from tvmlint.daemon import client
+    from tvmlint.frontends.daemon import client
 
     reply = client.ask({"kind": "status"})
     return reply["served"] if reply is not None else 0

@@ -51,8 +51,8 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
 
-from tvmlint.catalog import load_catalog  # noqa: E402
-from tvmlint.tables import load_toml  # noqa: E402
+from tvmlint.analysis.catalog import load_catalog  # noqa: E402
+from tvmlint.analysis.tables import load_toml  # noqa: E402
 
 PRECISION_BAR = 0.95
 Key = Tuple[str, str, int, str]  # tree, path, line, code

@@ -8,9 +8,9 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.diagnostics import Finding
-from tvmlint.runner import check_paths
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.base.diagnostics import Finding
+from tvmlint.run.runner import check_paths
 
 REPO = Path(__file__).resolve().parent.parent
 CASE_TARGET = "0.19"  # the default target of a rule's cases (Case.target overrides it)

@@ -15,8 +15,8 @@ from typing import List, Optional
 
 import pytest
 
-from tvmlint.diagnostics import Finding
-from tvmlint.fixer import fix_text
+from tvmlint.base.diagnostics import Finding
+from tvmlint.run.fixer import fix_text
 
 from helpers import check_tree
 
@@ -101,8 +101,8 @@ def test_entry_at_release(tmp_path, entry, release, code, source, line):
 
 
 def _assert_fix_clears(tmp_path, source: str, release: str, line: int) -> None:
-    from tvmlint.config import Overrides, SettingsResolver
-    from tvmlint.runner import check_text
+    from tvmlint.run.config import Overrides, SettingsResolver
+    from tvmlint.run.runner import check_text
 
     resolver = SettingsResolver(Overrides(target_version=release, select=CODES), cwd=tmp_path)
     path = tmp_path / "case.py"

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from helpers import check_tree
 
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.fixer import fix_text
-from tvmlint.runner import check_text
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.fixer import fix_text
+from tvmlint.run.runner import check_text
 
 CODES = ["TVM201", "TVM202"]
 

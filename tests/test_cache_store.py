@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-import tvmlint.cache as cache_module
-from tvmlint import filestate
-from tvmlint.cache import ResultCache
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.runner import check_paths
+import tvmlint.run.cache as cache_module
+from tvmlint.base import filestate
+from tvmlint.run.cache import ResultCache
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.runner import check_paths
 
 from helpers import CASE_TARGET, run_cli, write_tree
 
@@ -124,7 +124,7 @@ def test_a_run_where_nothing_changed_imports_no_rule_and_no_libcst(tmp_path):
     assert first.returncode == 1, first.stderr
     probe = (
         "import json, sys\n"
-        "from tvmlint.cli import main\n"
+        "from tvmlint.frontends.cli import main\n"
         f"code = main({args!r})\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] == 'libcst' or m.startswith('tvmlint.checks'))))\n"
     )

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.runner import check_paths
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.runner import check_paths
 
 from helpers import write_tree
 
@@ -97,7 +97,7 @@ def test_the_stage_walk_reaches_every_node_ast_walk_does_but_contexts_and_operat
     import ast
     from pathlib import Path
 
-    from tvmlint.cheap import LEAVES, nodes
+    from tvmlint.analysis.used_names import LEAVES, nodes
 
     root = Path(__file__).resolve().parent.parent
     for path in sorted([*(root / "tvmlint").rglob("*.py"), *(root / "tests").rglob("*.py")]):
@@ -111,7 +111,7 @@ def test_pass_levels_follow_the_rules_directory(tmp_path, monkeypatch):
     # the gate, TVM101's triggers and TVM303 read their bounds from passes.toml, not from code
     import shutil
 
-    from tvmlint.knowledge import pass_levels, rules_dir
+    from tvmlint.analysis.knowledge import pass_levels, rules_dir
 
     assert pass_levels() == (0, 5)
     rules = tmp_path / "rules"

@@ -11,7 +11,7 @@ from urllib.parse import unquote, urljoin, urlparse
 import jsonschema
 import pytest
 
-from tvmlint.catalog import load_catalog
+from tvmlint.analysis.catalog import load_catalog
 from tvmlint.output.github import escape_data, escape_property
 
 from helpers import run_cli, write_tree

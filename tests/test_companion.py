@@ -370,7 +370,7 @@ def test_registry_without_tvm_is_an_error_line(tmp_path, cache_dir):
 def test_the_checking_process_never_imports_tvm(tmp_path, cache_dir):
     write_tree(tmp_path, {"lower.py": RELAX_AT_0})
     script = (
-        "import sys\nfrom tvmlint.cli import main\n"
+        "import sys\nfrom tvmlint.frontends.cli import main\n"
         "code = main(['check', '--confirm', '--target-version', '0.27', '--format', 'json', 'lower.py'])\n"
         "assert 'tvm' not in sys.modules, 'the parent imported tvm'\n"
         "sys.exit(code)\n"
@@ -419,7 +419,7 @@ def test_verify_checks_the_default_levels(tmp_path, cache_dir):
 def test_after_a_hang_the_other_findings_do_not_wait_again(tmp_path):
     from tvmlint.companion.confirm import Confirmer
     from tvmlint.companion.registry import Snapshot
-    from tvmlint.diagnostics import Finding, Position
+    from tvmlint.base.diagnostics import Finding, Position
 
     starts = tmp_path / "starts"
     fake = _fake_python(tmp_path, f"echo started >> {starts}\nexec sleep 30")
@@ -440,7 +440,7 @@ def test_after_a_hang_the_other_findings_do_not_wait_again(tmp_path):
 def test_config_key_confirmation_on_constructed_findings(cache_dir, monkeypatch):
     from tvmlint.companion.confirm import Confirmer
     from tvmlint.companion.registry import load_snapshot
-    from tvmlint.diagnostics import Finding, Position
+    from tvmlint.base.diagnostics import Finding, Position
 
     monkeypatch.setenv("TVMLINT_CACHE_DIR", str(cache_dir))
     snapshot = load_snapshot(None, 300)

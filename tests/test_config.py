@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from tvmlint.config import ConfigError, Overrides, SettingsResolver, default_target
-from tvmlint.versions import format_version
+from tvmlint.run.config import ConfigError, Overrides, SettingsResolver, default_target
+from tvmlint.base.versions import format_version
 
 from helpers import check_tree, run_cli, write_tree
 

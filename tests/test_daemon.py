@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import REPO, drain_pty
-from tvmlint.daemon import address, client
+from tvmlint.frontends.daemon import address, client
 
 pytestmark = pytest.mark.skipif(not address.supported(), reason="the daemon needs Unix domain sockets")
 
@@ -347,7 +347,7 @@ def _stalled_client(payload: bytes):
 
 
 def test_a_client_that_sends_half_a_request_holds_up_nobody(env, tmp_path):
-    from tvmlint.daemon import server
+    from tvmlint.frontends.daemon import server
 
     root = project(tmp_path, {"model.py": FOLD})
     start(env)
@@ -395,7 +395,7 @@ def test_a_daemon_that_takes_a_run_and_never_answers_is_left_after_the_timeout(e
     """A daemon that reads the request and says it has it, then never replies (a run stuck)."""
     import socket
 
-    from tvmlint.daemon import protocol
+    from tvmlint.frontends.daemon import protocol
 
     root = project(tmp_path, {"model.py": FOLD})
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -17,7 +17,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from tvmlint.tables import toml
+from tvmlint.analysis.tables import toml
 
 from helpers import REPO
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.explain import explain_all
-from tvmlint.rule import Case
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.frontends.explain import explain_all
+from tvmlint.checks.rule import Case
 
 from helpers import CASE_TARGET, REPO, check_tree, run_cli
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.fixer import FileChanged, fix_file, fix_text, write_atomic
-from tvmlint.runner import check_text
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.run.fixer import FileChanged, fix_file, fix_text, write_atomic
+from tvmlint.run.runner import check_text
 
 from helpers import REPO, run_cli, write_tree
 

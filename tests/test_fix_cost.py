@@ -8,10 +8,10 @@ from __future__ import annotations
 import random
 import time
 
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.fixer import choose, fix_file, fix_text, offsets, to_offset
-from tvmlint.runner import check_text
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.run.fixer import choose, fix_file, fix_text, offsets, to_offset
+from tvmlint.run.runner import check_text
 
 from helpers import run_cli, write_tree
 
@@ -64,7 +64,7 @@ def _insert(line: int, content: str, code: str = "TVM999") -> Finding:
 
 
 def test_broken_fixes_among_many_are_found_by_halving(tmp_path, monkeypatch):
-    import tvmlint.fixer as fixer
+    import tvmlint.run.fixer as fixer
 
     text = "".join(f"x{i} = {i}\n" for i in range(400))
     fixes = [_insert(line, "# fine\n") for line in range(1, 400, 2)]
@@ -113,8 +113,8 @@ def test_choose_agrees_with_pairwise_overlap():
 
 
 def test_a_run_of_one_file_fixes_it_from_the_runs_findings(tmp_path, monkeypatch, capsys):
-    import tvmlint.fixer as fixer
-    from tvmlint.cli import main
+    import tvmlint.run.fixer as fixer
+    from tvmlint.frontends.cli import main
 
     path = _project(tmp_path)
     time.sleep(2.1)  # its signature vouches for its content once its last change is a clock tick old

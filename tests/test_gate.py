@@ -1,10 +1,10 @@
-"""The project gate (tvmlint.gate): a rule no file of a run can set off leaves the run, losing nothing."""
+"""The project gate (tvmlint.run.gate): a rule no file of a run can set off leaves the run, losing nothing."""
 
 from __future__ import annotations
 
-from tvmlint import gate
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.runner import check_paths
+from tvmlint.run import gate
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.runner import check_paths
 
 from helpers import write_tree
 
@@ -70,7 +70,7 @@ def test_a_file_that_starts_setting_the_key_reopens_the_rule_through_the_cache(t
 
 def test_one_buffer_is_its_own_project():
     # the editor and stdin follow contexts within the buffer only: its text decides alone
-    from tvmlint.versions import parse_version
+    from tvmlint.base.versions import parse_version
 
     version, codes = parse_version("0.27"), frozenset({"TVM302", "TVM101"})
     assert gate.withheld_in(HELPER, codes, version) == {"TVM302"}

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from helpers import run_cli, write_tree
-from tvmlint.config import DEFAULT_MAX_FILE_SIZE, ConfigError, Overrides, SettingsResolver
-from tvmlint.runner import check_paths, check_text
+from tvmlint.run.config import DEFAULT_MAX_FILE_SIZE, ConfigError, Overrides, SettingsResolver
+from tvmlint.run.runner import check_paths, check_text
 
 FINDING = "import tvm\nfrom tvm import relay\n\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 # over 2 KB, with the same finding and a syntax error it never gets to report

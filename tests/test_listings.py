@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tvmlint.catalog import load_catalog
+from tvmlint.analysis.catalog import load_catalog
 
 from helpers import REPO, drain_pty, run_cli
 

@@ -1,4 +1,4 @@
-"""tvmlint.low_contexts: a waiting finding that no low context can reach is not followed, and
+"""tvmlint.run.low_contexts: a waiting finding that no low context can reach is not followed, and
 no finding is lost for it."""
 
 from __future__ import annotations
@@ -8,15 +8,15 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tvmlint.analysis import ModuleAnalysis
+from tvmlint.analysis.module import ModuleAnalysis
 from tvmlint.checks import all_rules
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.knowledge import get_knowledge
-from tvmlint.low_contexts import Factories, lowest_written_level
-from tvmlint.rule import Case
-from tvmlint.runner import check_paths
-from tvmlint.versions import parse_version
-from tvmlint.walk import walk
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.analysis.knowledge import get_knowledge
+from tvmlint.run.low_contexts import Factories, lowest_written_level
+from tvmlint.checks.rule import Case
+from tvmlint.run.runner import check_paths
+from tvmlint.base.versions import parse_version
+from tvmlint.analysis.walk import walk
 
 from helpers import CASE_TARGET, REPO, write_tree
 
@@ -185,7 +185,7 @@ def test_a_module_left_for_a_low_context_has_no_run_the_default_skips(code, targ
     import ast
 
     from tvmlint.checks.gated_pass_skipped import GatedPassSkipped, _highest
-    from tvmlint.knowledge import lowest_default_level
+    from tvmlint.analysis.knowledge import lowest_default_level
 
     try:
         tree = ast.parse(code)
@@ -236,7 +236,7 @@ def test_a_cached_helper_is_analysed_once_a_low_context_appears_elsewhere(tmp_pa
 def test_a_first_round_leaves_out_only_files_that_write_no_low_context(tmp_path):
     # a file that writes one can reach itself: it is analysed at once, not asked for again;
     # outside a run's first round (the editor, a later round) nothing is recorded or left out
-    from tvmlint.engine import check_module
+    from tvmlint.run.engine import check_module
 
     version, codes = parse_version("0.27"), frozenset({"TVM101"})
     waiting = check_module(HELPER, "helper.py", codes, version, "helper", defer_low=True)

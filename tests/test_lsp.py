@@ -325,7 +325,7 @@ def test_without_pygls_one_clear_line_and_exit_2(tmp_path):
 
 def test_check_does_not_import_pygls(tmp_path):
     probe = (
-        "import sys\nfrom tvmlint.cli import main\n"
+        "import sys\nfrom tvmlint.frontends.cli import main\n"
         "code = main(['check', sys.argv[1]])\n"
         "print('pygls' in sys.modules, 'lsprotocol' in sys.modules)\n"
     )

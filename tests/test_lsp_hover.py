@@ -1,5 +1,5 @@
 """Hover and inlay hints of `tvmlint lsp`, through a real LSP client (pytest-lsp): the explanation
-of a pass call (tvmlint.explain) in Markdown, a rule's documentation on a `# noqa` code."""
+of a pass call (tvmlint.frontends.explain) in Markdown, a rule's documentation on a `# noqa` code."""
 
 from __future__ import annotations
 

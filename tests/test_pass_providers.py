@@ -2,7 +2,7 @@
 
 TVM104 drops an unknown pass name that some module of the project defines
 with TVM's decorators. The cheap stage reads those names from the stdlib tree
-of every module that uses a decorator (`tvmlint.cheap.Selection.defined_passes`),
+of every module that uses a decorator (`tvmlint.run.cheap.Selection.defined_passes`),
 so no module is analysed by libcst only for them. Every scenario also runs with
 the cheap stage off (every module analysed): the findings must not change.
 """
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.runner import check_paths, check_text
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.runner import check_paths, check_text
 
 from helpers import write_tree
 
@@ -68,7 +68,7 @@ def test_a_pass_list_elsewhere_knows_the_defining_module_s_names_without_analysi
     assert on.files_analysed == 1  # app.py: passes.py's names come from its stdlib tree
 
 
-# (how a module defines its pass, the names the project gets from it): as tvmlint.analysis reads them
+# (how a module defines its pass, the names the project gets from it): as tvmlint.analysis.module reads them
 DEFINITIONS = [
     # no name given: the decorated function's
     ("import tvm\n\n\n@tvm.transform.module_pass(opt_level=1)\ndef FuseOpz(mod, ctx):\n    return mod\n", True),
@@ -144,7 +144,7 @@ def test_through_the_cache_a_definition_removed_brings_the_finding_back(tmp_path
 
 
 def test_a_module_whose_own_pass_lists_kept_its_definitions_is_not_analysed_again(tmp_path, monkeypatch):
-    import tvmlint.runner as runner
+    import tvmlint.run.runner as runner
 
     rounds = []
     check = runner._Run.check

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tvmlint.compact import LazyFacts
-from tvmlint.contexts import FromCall, Inherited, PassCtx
-from tvmlint.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.engine import CallFact, FileResult
-from tvmlint.pickling import by_fields
-from tvmlint.rule import Deferred
+from tvmlint.run.compact import LazyFacts
+from tvmlint.analysis.contexts import FromCall, Inherited, PassCtx
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.analysis.results import CallFact, FileResult
+from tvmlint.base.pickling import by_fields
+from tvmlint.analysis.results import Deferred
 
 WHERE = Position(3, 7)
 

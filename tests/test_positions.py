@@ -1,4 +1,4 @@
-"""Lazy positions (tvmlint.positions) must equal libcst's PositionProvider for every node and call."""
+"""Lazy positions (tvmlint.analysis.positions) must equal libcst's PositionProvider for every node and call."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from tvmlint.analysis import ModuleAnalysis, call_key
-from tvmlint.knowledge import get_knowledge
-from tvmlint.positions import LazyPositions
-from tvmlint.walk import walk
-from tvmlint.versions import parse_version
+from tvmlint.analysis.module import ModuleAnalysis, call_key
+from tvmlint.analysis.knowledge import get_knowledge
+from tvmlint.analysis.positions import LazyPositions
+from tvmlint.analysis.walk import walk
+from tvmlint.base.versions import parse_version
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -175,7 +175,7 @@ def test_each_block_pairs_with_the_stdlib_parsers_statements(text, blocks):
 
     import libcst
 
-    from tvmlint.positions import _blocks
+    from tvmlint.analysis.positions import _blocks
 
     pairs = _blocks(libcst.parse_module(text).body[0], ast.parse(text).body[0])
     assert pairs is not None and len(pairs) == blocks

@@ -185,7 +185,7 @@ def test_only_python_files_are_passed():
 def _daemons(directory: Path, message: dict) -> list:
     """What every daemon with a socket in `directory` answers (the hook's runs from pre-commit's
     own virtualenv, whose interpreter names a socket of its own)."""
-    from tvmlint.daemon import client, protocol
+    from tvmlint.frontends.daemon import client, protocol
 
     replies = []
     for path in directory.glob("*.sock"):

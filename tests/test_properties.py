@@ -16,11 +16,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tvmlint.checks import all_rules
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.fixer import fix_file, fix_text
-from tvmlint.rule import Case
-from tvmlint.runner import check_text
-from tvmlint.source import decode
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.fixer import fix_file, fix_text
+from tvmlint.checks.rule import Case
+from tvmlint.run.runner import check_text
+from tvmlint.base.source import decode
 
 from helpers import REPO
 

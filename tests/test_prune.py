@@ -1,4 +1,4 @@
-"""The cheap stage blanks top-level definitions no selected rule can need (tvmlint.cheap.prune).
+"""The cheap stage blanks top-level definitions no selected rule can need (tvmlint.run.cheap.prune).
 
 Blanking must never change a finding: what is kept is checked here, and every
 scenario is run with the cheap stage off as well.
@@ -9,12 +9,14 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tvmlint.cheap import UsedNames, prune, roots_of
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.engine import check_module, selection_for
-from tvmlint.knowledge import get_knowledge
-from tvmlint.runner import check_paths
-from tvmlint.versions import parse_version
+from tvmlint.analysis.used_names import UsedNames, roots_of
+
+from tvmlint.run.cheap import prune
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.engine import check_module, selection_for
+from tvmlint.analysis.knowledge import get_knowledge
+from tvmlint.run.runner import check_paths
+from tvmlint.base.versions import parse_version
 
 from helpers import CASE_TARGET, write_tree
 
@@ -408,8 +410,8 @@ def test_a_call_in_a_blanked_statement_still_gives_its_helper_the_callers_contex
 def _scanned_whole(used: UsedNames, statement: ast.stmt) -> UsedNames:
     """A part as a scan of every node under the statement gives it (what `part` joins from the
     statement's own nodes and its blocks' parts)."""
-    from tvmlint.cheap import nodes
-    from tvmlint.reach import define
+    from tvmlint.analysis.used_names import nodes
+    from tvmlint.analysis.reach import define
 
     part = used._empty_part()
     part.uses_roots = used.uses_roots

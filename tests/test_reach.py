@@ -1,4 +1,4 @@
-"""tvmlint.reach: may say yes too often, never no where UsedNames names a target."""
+"""tvmlint.analysis.reach: may say yes too often, never no where UsedNames names a target."""
 
 from __future__ import annotations
 
@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from tvmlint.cheap import UsedNames, roots_of
+from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.checks import all_rules
-from tvmlint.engine import selection_for
-from tvmlint.knowledge import get_knowledge
-from tvmlint.reach import Imports, Reach, TextImports
-from tvmlint.rule import Case
-from tvmlint.versions import parse_version
+from tvmlint.run.engine import selection_for
+from tvmlint.analysis.knowledge import get_knowledge
+from tvmlint.analysis.reach import Imports, Reach, TextImports
+from tvmlint.checks.rule import Case
+from tvmlint.base.versions import parse_version
 
 from helpers import CASE_TARGET, REPO
 
@@ -173,6 +173,6 @@ def test_text_imports_read_hostile_text_at_once(code):
     import subprocess
     import sys
 
-    probe = f"from tvmlint.reach import TextImports\nprint(TextImports({code!r}, 'm', False).complete)\n"
+    probe = f"from tvmlint.analysis.reach import TextImports\nprint(TextImports({code!r}, 'm', False).complete)\n"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=20, cwd=REPO)
     assert done.stdout.strip() in ("True", "False"), done.stderr

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from tvmlint.checks import all_rules
-from tvmlint.edits import apply_edits
-from tvmlint.rule import Case
+from tvmlint.analysis.edits import apply_edits
+from tvmlint.checks.rule import Case
 
 from helpers import CASE_TARGET, check_tree
 
@@ -42,7 +42,7 @@ def test_invalid(tmp_path, code, case):
 
 
 def test_every_rule_has_cases_and_docs():
-    from tvmlint.catalog import load_catalog
+    from tvmlint.analysis.catalog import load_catalog
 
     catalog = load_catalog()
     for code, rule in all_rules().items():

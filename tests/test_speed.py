@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from tvmlint.checks import all_rules
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.rule import Case
-from tvmlint.runner import check_paths
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.checks.rule import Case
+from tvmlint.run.runner import check_paths
 
 from helpers import CASE_TARGET, REPO, run_cli, write_tree
 
@@ -66,7 +66,7 @@ def test_one_buffer_gets_what_a_whole_run_gets(tmp_path, case):
     # blanks must come back when a helper's finding depends on it, as check_paths' rounds do
     if case.files:
         pytest.skip("a case with other modules needs a run")
-    from tvmlint.runner import check_text
+    from tvmlint.run.runner import check_text
 
     write_tree(tmp_path, {"case.py": case.code})
     target = case.target or CASE_TARGET
@@ -105,10 +105,10 @@ def test_a_caller_without_tvm_is_followed_into_its_helper(tmp_path):
 
 
 def test_a_rule_with_no_triggers_sees_every_tvm_module():
-    from tvmlint.cheap import UsedNames, roots_of
-    from tvmlint.knowledge import get_knowledge
-    from tvmlint.rule import Rule
-    from tvmlint.versions import parse_version
+    from tvmlint.analysis.used_names import UsedNames, roots_of
+    from tvmlint.analysis.knowledge import get_knowledge
+    from tvmlint.checks.rule import Rule
+    from tvmlint.base.versions import parse_version
     import ast
 
     class Anything(Rule):
@@ -211,7 +211,7 @@ def test_cache_dir_comes_from_the_config(tmp_path):
 
 
 def test_cache_notices_changed_rules_data(tmp_path):
-    from tvmlint.knowledge import rules_dir
+    from tvmlint.analysis.knowledge import rules_dir
 
     rules = tmp_path / "rules"
     shutil.copytree(rules_dir(), rules)
@@ -235,7 +235,7 @@ def test_cache_notices_changed_rules_data(tmp_path):
 
 def test_cache_notices_a_new_tvmlint(tmp_path, monkeypatch):
     import tvmlint
-    import tvmlint.cache
+    import tvmlint.run.cache
 
     write_tree(tmp_path, {"a.py": "x = 1\n"})
     _cached_run(tmp_path)
@@ -270,7 +270,7 @@ def test_no_cache_writes_nothing(tmp_path):
 def test_files_never_resolved_are_asked_only_when_they_may_name_a_followed_helper(tmp_path):
     # app.py, unrelated.py and words.py name no TVM: the cheap stage never resolves their
     # names. The later round asks those that spell both `helpers` and `fold`.
-    from tvmlint import runner
+    from tvmlint.run import runner
 
     files = {
         "helpers.py": "from tvm import relay\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
@@ -301,9 +301,9 @@ def test_files_never_resolved_are_asked_only_when_they_may_name_a_followed_helpe
 
 
 def test_may_mention_asks_for_every_part_of_a_name(tmp_path):
-    from tvmlint.config import Overrides, SettingsResolver
-    from tvmlint.runner import _Entry, _may_mention
-    from tvmlint.tasks import Planner
+    from tvmlint.run.config import Overrides, SettingsResolver
+    from tvmlint.run.runner import _Entry, _may_mention
+    from tvmlint.run.tasks import Planner
 
     write_tree(tmp_path, {
         "pkg/__init__.py": "",
@@ -349,7 +349,7 @@ def test_a_check_leaves_no_cycle_holding_its_trees(example):
     # trees, through the analysis) would wait for a collection that walks all of it.
     import gc
 
-    from tvmlint.engine import check_module, module_name_for
+    from tvmlint.run.engine import check_module, module_name_for
 
     path = REPO / "examples" / example
     settings = SettingsResolver(Overrides(target_version=CASE_TARGET), cwd=REPO).for_path(path)
@@ -376,10 +376,10 @@ def test_a_check_leaves_no_cycle_holding_its_trees(example):
     ("x = '\\d'\n", False),  # a warning, not an error
 ])
 def test_a_file_no_rule_wants_gets_the_parsers_verdict_without_a_tree(code, broken):
-    from tvmlint import cheap
-    from tvmlint.engine import check_module
+    from tvmlint.analysis import used_names
+    from tvmlint.run.engine import check_module
 
     settings = SettingsResolver(Overrides(target_version=CASE_TARGET), cwd=REPO).for_path(REPO / "m.py")
     checked = check_module(code, "m.py", settings.codes_for(REPO / "m.py"), settings.target_version, "m")
     assert [finding.code for finding in checked.result.findings] == (["TVM001"] if broken else [])
-    assert (cheap.parse(code)[0] is None) == broken and not checked.analysed
+    assert (used_names.parse(code)[0] is None) == broken and not checked.analysed

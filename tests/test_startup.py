@@ -8,13 +8,13 @@ import os
 import subprocess
 import sys
 
-from tvmlint.commands import COMMANDS
+from tvmlint.frontends.commands import COMMANDS
 from tvmlint.output.text import render
 
 from helpers import run_cli, write_tree
 
-UNUSED = ("libcst", "rich", "multiprocessing", "concurrent.futures", "tvm", "tvmlint.commands.registry",
-          "tvmlint.commands.lsp", "tvmlint.checks", "tvmlint.cache")
+UNUSED = ("libcst", "rich", "multiprocessing", "concurrent.futures", "tvm", "tvmlint.frontends.commands.registry",
+          "tvmlint.frontends.commands.lsp", "tvmlint.checks", "tvmlint.run.cache")
 
 
 class Terminal(io.StringIO):
@@ -27,7 +27,7 @@ class Terminal(io.StringIO):
 def _modules_after(args, cwd):
     probe = (
         "import json, sys\n"
-        "from tvmlint.cli import main\n"
+        "from tvmlint.frontends.cli import main\n"
         f"code = main({list(args)!r})\n"
         "print(json.dumps([code, sorted(sys.modules)]))\n"
     )
@@ -51,7 +51,7 @@ def test_a_file_naming_tvm_that_no_rule_wants_is_checked_without_libcst(tmp_path
     write_tree(tmp_path, {"script.py": "import tvm\nprint(tvm.__version__)\n"})
     code, output, modules = _modules_after(["check", "script.py", "--no-cache", "--target-version", "0.27"], tmp_path)
     assert code == 0 and output == "All checks passed (1 file checked)."
-    assert "tvmlint.checks.gated_pass_skipped" in modules and "tvmlint.analysis" in modules
+    assert "tvmlint.checks.gated_pass_skipped" in modules and "tvmlint.analysis.module" in modules
     assert not {name for name in modules if name == "libcst" or name.startswith("libcst.")}
 
 
@@ -80,7 +80,7 @@ SOURCE = (
 
 
 def _findings(path: str, with_tab: bool):
-    from tvmlint.diagnostics import Edit, Finding, Fix, Position
+    from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
 
     def at(line, start, end, message, **more):
         return Finding(path, Position(line, start), Position(line, end), "TVM101", "warning", message, **more)
@@ -173,7 +173,7 @@ def test_every_command_is_listed_and_runs(tmp_path):
 
 
 def test_the_command_leaves_without_teardown_but_with_all_its_output(tmp_path):
-    # `tvmlint` ends with os._exit (tvmlint.cli.entry): whatever was still buffered must be out
+    # `tvmlint` ends with os._exit (tvmlint.frontends.cli.entry): whatever was still buffered must be out
     # first, more than a pipe holds, and the exit code must be main's
     files = {f"m{i:03d}.py": "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n" for i in range(300)}
     write_tree(tmp_path, files)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tvmlint.catalog import load_catalog
+from tvmlint.analysis.catalog import load_catalog
 
 from helpers import REPO, run_cli, write_tree
 

@@ -6,8 +6,8 @@ import sys
 
 import pytest
 
-import tvmlint.tables as tables
-from tvmlint import filestate
+import tvmlint.analysis.tables as tables
+from tvmlint.base import filestate
 
 TABLE = '[[pass]]\nname = "FoldScaleAxis"\nopt_level = 3\n'
 

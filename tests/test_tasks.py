@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint.discovery import discover
-from tvmlint.engine import module_name_for
-from tvmlint.tasks import Planner, display_path
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.discovery import discover
+from tvmlint.run.engine import module_name_for
+from tvmlint.run.tasks import Planner, display_path
 
 from helpers import write_tree
 
@@ -73,7 +73,7 @@ def test_a_symlink_gets_the_settings_where_it_leads(tree):
 
 
 def test_the_default_target_is_looked_up_only_when_a_file_has_no_configuration(tree, monkeypatch):
-    import tvmlint.config as config
+    import tvmlint.run.config as config
 
     asked = []
     real = config.default_target

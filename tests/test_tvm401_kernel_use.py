@@ -1,4 +1,4 @@
-"""TVM401's reading of what a module does with its kernels (tvmlint/kernel_use.py), and what
+"""TVM401's reading of what a module does with its kernels (tvmlint/analysis/kernel_use.py), and what
 the rule's cases cannot express: the flows a test module builds a kernel through, the names a
 dtype is bound through, and one finding per repeated shape."""
 
@@ -9,7 +9,7 @@ import textwrap
 import pytest
 
 from tvmlint.checks.float16_accumulation import _runners
-from tvmlint.kernel_use import KernelUse, is_test_path
+from tvmlint.analysis.kernel_use import KernelUse, is_test_path
 
 from helpers import check_tree
 

@@ -1,4 +1,4 @@
-"""The read-only walk (tvmlint.walk) must reach what libcst's `visit` reaches, in the same order."""
+"""The read-only walk (tvmlint.analysis.walk) must reach what libcst's `visit` reaches, in the same order."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import libcst as cst
 import pytest
 
-from tvmlint.walk import Batched, Visitor, trivia, walk
+from tvmlint.analysis.walk import Batched, Visitor, trivia, walk
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -158,7 +158,7 @@ class TheirBatchable(Dispatch, cst.BatchableCSTVisitor):
         Dispatch.__init__(self, log)
 
 
-@pytest.mark.parametrize("text", ["f(a, skip(b), x.y(c))\nskip(g(d))\n", (ROOT / "tvmlint" / "walk.py").read_text()])
+@pytest.mark.parametrize("text", ["f(a, skip(b), x.y(c))\nskip(g(d))\n", (ROOT / "tvmlint" / "analysis" / "walk.py").read_text()])
 def test_our_visitor_dispatches_as_libcsts_does(text):
     module = cst.parse_module(text)
     theirs, ours = [], []

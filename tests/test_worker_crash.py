@@ -55,9 +55,9 @@ def test_a_killed_worker_is_replaced_and_every_file_still_reported(tmp_path):
 
 def test_the_rounds_of_a_run_share_its_worker_processes(tmp_path):
     # a later round of a few files would otherwise fork new workers that import libcst again
-    from tvmlint.config import Overrides, SettingsResolver
-    from tvmlint.tasks import Planner
-    from tvmlint.workers import Workers
+    from tvmlint.run.config import Overrides, SettingsResolver
+    from tvmlint.run.tasks import Planner
+    from tvmlint.run.workers import Workers
 
     write_tree(tmp_path, {f"m{index}.py": SILENT for index in range(6)})
     planner = Planner(SettingsResolver(Overrides(target_version="0.19"), cwd=tmp_path))

@@ -4,17 +4,17 @@ Usage: python tools/explain_agreement.py TREE TARGET FINDINGS_JSON
   (FINDINGS_JSON from `tvmlint check TREE --select TVM101 --target-version TARGET --format json`, run in TREE)
 
 Every module whose text holds one of TVM101's trigger words is explained site by site
-(tvmlint.explain.explain_all, the tree as the project); the sites explain says TVM101 reports
+(tvmlint.frontends.explain.explain_all, the tree as the project); the sites explain says TVM101 reports
 (`Explanation.reported`) must be the findings, no more and no fewer. The project's files are read
 and checked once for the whole tree (shared caches), not once per module.
 """
 import json, os, sys, time
 from pathlib import Path
-from tvmlint.config import Overrides, SettingsResolver
-from tvmlint import explain as ex
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.frontends import explain as ex
 from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
-from tvmlint.knowledge import get_knowledge
-from tvmlint.versions import parse_version
+from tvmlint.analysis.knowledge import get_knowledge
+from tvmlint.base.versions import parse_version
 
 tree, target, findings = sys.argv[1], sys.argv[2], sys.argv[3]
 os.chdir(tree)
@@ -38,7 +38,7 @@ tokens = GatedPassSkipped.tokens(get_knowledge(parse_version(target)))
 reported = {(f["path"], f["line"], f["column"]) for f in json.load(open(findings)) if f["code"] == "TVM101"}
 mine, sites, errors = set(), 0, 0
 start = time.time()
-from tvmlint.discovery import discover
+from tvmlint.run.discovery import discover
 for path in discover([Path(".")], lambda p: False).files:
     try:
         text = open(path, encoding="utf-8").read()

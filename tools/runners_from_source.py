@@ -680,7 +680,7 @@ def hand_entries(path: str) -> List[dict]:
 
 
 def runners_at(src: Source, tables: Tables, hand: List[dict], version: str, notes: List[str]) -> Dict[str, Found]:
-    from tvmlint.versions import in_range, parse_version
+    from tvmlint.base.versions import in_range, parse_version
     funcs = read_functions(src, tables)
     found: Dict[str, Found] = {}
     for qual, info in funcs.items():
@@ -746,7 +746,7 @@ CPP_FILES = {
 
 
 def confirm_hand(git: Git, src: Source, tables: Tables, hand: List[dict], tag: str, version: str) -> List[str]:
-    from tvmlint.versions import in_range, parse_version
+    from tvmlint.base.versions import in_range, parse_version
     lines = []
     funcs = None
     for raw in hand:
@@ -900,8 +900,8 @@ def literal_levels_above(src: Source, tables: Tables) -> List[str]:
 
 
 def main():
-    from tvmlint.knowledge import Knowledge
-    from tvmlint.versions import parse_version
+    from tvmlint.analysis.knowledge import Knowledge
+    from tvmlint.base.versions import parse_version
     args = sys.argv[1:]
     gitdir = args[0]
     write = args[args.index("--write") + 1] if "--write" in args else None

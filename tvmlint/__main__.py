@@ -1,3 +1,3 @@
-from tvmlint.cli import entry
+from tvmlint.frontends.cli import entry
 
 entry()

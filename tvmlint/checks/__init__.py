@@ -1,6 +1,6 @@
 """The checks: one module per rule (or per small family), found by discovery.
 
-A module defines one or more `tvmlint.rule.Rule` subclasses; adding a rule
+A module defines one or more `tvmlint.checks.rule.Rule` subclasses; adding a rule
 means adding a module here and its docs in rules/catalog/.
 """
 
@@ -12,13 +12,19 @@ import inspect
 import pkgutil
 from typing import Dict, Type
 
-from tvmlint.rule import Rule
+from tvmlint.checks.rule import Rule
+
+
+# the modules here that say what a rule is, or what a family of rules shares, rather than being one
+_FRAMEWORK = frozenset({"rule", "api_usage", "context_args"})
 
 
 @functools.lru_cache(maxsize=None)
 def all_rules() -> Dict[str, Type[Rule]]:
     found: Dict[str, Type[Rule]] = {}
     for module_info in pkgutil.iter_modules(__path__):
+        if module_info.name in _FRAMEWORK:
+            continue
         module = importlib.import_module(f"{__name__}.{module_info.name}")
         for _, value in inspect.getmembers(module, inspect.isclass):
             if issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:

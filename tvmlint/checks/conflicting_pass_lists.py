@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tvmlint.context_args import ContextSettingsRule, context_calls, string_elements
-from tvmlint.rule import Case
+from tvmlint.checks.context_args import ContextSettingsRule, context_calls, string_elements
+from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 

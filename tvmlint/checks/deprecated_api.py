@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tvmlint.api_history import DEPRECATED
-from tvmlint.api_usage import HistoryRule
-from tvmlint.rule import Case
+from tvmlint.analysis.api_history import DEPRECATED
+from tvmlint.checks.api_usage import HistoryRule
+from tvmlint.checks.rule import Case
 
 RELAY = "import tvm\nfrom tvm import relay\n"
 

@@ -7,12 +7,12 @@ import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from tvmlint.context_args import context_calls
-from tvmlint.contexts import Gated, PassCtx
-from tvmlint.knowledge import load_table
-from tvmlint.lazy import cst
-from tvmlint.rule import Case, Rule
-from tvmlint.versions import in_range, parse_version
+from tvmlint.checks.context_args import context_calls
+from tvmlint.analysis.contexts import Gated, PassCtx
+from tvmlint.analysis.knowledge import load_table
+from tvmlint.analysis.lazy import cst
+from tvmlint.checks.rule import Case, Rule
+from tvmlint.base.versions import in_range, parse_version
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"

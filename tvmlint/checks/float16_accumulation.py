@@ -7,7 +7,7 @@ type. The accumulator's dtype is followed through `T.Buffer` annotations,
 `T.match_buffer`, `T.alloc_buffer` and `te.placeholder`; the store into the
 buffer casts whatever is added back to the buffer's dtype, so the buffer is
 what decides. A dtype given as a name counts where the name is bound to one
-literal (`tvmlint.kernel_use.KernelUse.literal`).
+literal (`tvmlint.analysis.kernel_use.KernelUse.literal`).
 
 In a test module a kernel is reported only when the module visibly builds or
 runs it (`KernelUse.reaches_run`): transform tests' Before/Expected modules are
@@ -24,14 +24,14 @@ from collections import ChainMap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
-from tvmlint.analysis import call_arguments
-from tvmlint.cheap import BY_NAME
-from tvmlint.kernel_use import KernelUse, is_test_path
-from tvmlint.knowledge import load_table
-from tvmlint.lazy import cst
-from tvmlint.rule import Case, Rule
-from tvmlint.versions import in_range
-from tvmlint.walk import Visitor, walk
+from tvmlint.analysis.module import call_arguments
+from tvmlint.analysis.used_names import BY_NAME
+from tvmlint.analysis.kernel_use import KernelUse, is_test_path
+from tvmlint.analysis.knowledge import load_table
+from tvmlint.analysis.lazy import cst
+from tvmlint.checks.rule import Case, Rule
+from tvmlint.base.versions import in_range
+from tvmlint.analysis.walk import Visitor, walk
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from tvmlint.contexts import Gated, PassCtx, and_list, gate, leaves
-from tvmlint.diagnostics import Fix
-from tvmlint.edits import tvm_import_edit, wrap_in_with
-from tvmlint.knowledge import highest_gated_level, level_positions, lowest_default_level, pass_levels
-from tvmlint.low_contexts import literal_levels
-from tvmlint.rule import Case, Rule
+from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate, leaves
+from tvmlint.base.diagnostics import Fix
+from tvmlint.analysis.edits import tvm_import_edit, wrap_in_with
+from tvmlint.analysis.knowledge import highest_gated_level, level_positions, lowest_default_level, pass_levels
+from tvmlint.analysis.written_levels import literal_levels
+from tvmlint.checks.rule import Case, Rule
 
 
 @dataclass(frozen=True)

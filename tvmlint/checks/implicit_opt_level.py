@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from tvmlint.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.rule import Case, Rule
+from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
+from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 

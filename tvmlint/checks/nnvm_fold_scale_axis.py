@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tvmlint.analysis import call_arguments, int_literal
-from tvmlint.context_args import string_elements
-from tvmlint.knowledge import load_table
-from tvmlint.lazy import cst
-from tvmlint.rule import Case, Rule
-from tvmlint.versions import parse_version
+from tvmlint.analysis.module import call_arguments, int_literal
+from tvmlint.checks.context_args import string_elements
+from tvmlint.analysis.knowledge import load_table
+from tvmlint.analysis.lazy import cst
+from tvmlint.checks.rule import Case, Rule
+from tvmlint.base.versions import parse_version
 
 HEAD = "import nnvm.compiler\n"
 

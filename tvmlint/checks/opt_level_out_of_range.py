@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tvmlint.analysis import int_literal
-from tvmlint.context_args import context_calls
-from tvmlint.knowledge import pass_levels
-from tvmlint.lazy import cst
-from tvmlint.rule import Case, Rule
+from tvmlint.analysis.module import int_literal
+from tvmlint.checks.context_args import context_calls
+from tvmlint.analysis.knowledge import pass_levels
+from tvmlint.analysis.lazy import cst
+from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 
@@ -47,7 +47,7 @@ class OptLevelOutOfRange(Rule):
         """Only a call whose opt_level is a literal this rule would report."""
         import ast
 
-        from tvmlint.cheap import call_arguments as ast_arguments
+        from tvmlint.analysis.used_names import call_arguments as ast_arguments
 
         callees = {**knowledge.context_factories, **knowledge.sequential_classes}
         for qualname, spec in callees.items():

@@ -1,6 +1,6 @@
 """TVM001: the engine reports files it cannot decode or parse; this holds the cases."""
 
-from tvmlint.rule import Case, Rule
+from tvmlint.checks.rule import Case, Rule
 
 
 class ParseError(Rule):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tvmlint.rule import Case, Rule
+from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tvmlint.api_history import REMOVED
-from tvmlint.api_usage import HistoryRule
-from tvmlint.rule import Case
+from tvmlint.analysis.api_history import REMOVED
+from tvmlint.checks.api_usage import HistoryRule
+from tvmlint.checks.rule import Case
 
 
 class RemovedApi(HistoryRule):

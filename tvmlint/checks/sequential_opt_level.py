@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Tuple
 
-from tvmlint.analysis import int_literal
-from tvmlint.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.knowledge import pass_levels
-from tvmlint.rule import Case, Rule
+from tvmlint.analysis.module import int_literal
+from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
+from tvmlint.analysis.knowledge import pass_levels
+from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 
@@ -59,7 +59,7 @@ class SequentialOptLevel(Rule):
     @classmethod
     def wants(cls, used, knowledge) -> bool:
         # only a Sequential given an opt_level can be reported
-        from tvmlint.cheap import call_arguments as ast_arguments
+        from tvmlint.analysis.used_names import call_arguments as ast_arguments
 
         for qualname, spec in knowledge.sequential_classes.items():
             for call in used.calls_to.get(qualname, ()):

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import difflib
 
-from tvmlint.knowledge import load_table
+from tvmlint.analysis.knowledge import load_table
 
-from tvmlint.context_args import ContextSettingsRule, context_calls, literal_keys, replace_string
-from tvmlint.diagnostics import Fix
-from tvmlint.registry import config_key_verdict, keys_at
-from tvmlint.rule import Case
+from tvmlint.checks.context_args import ContextSettingsRule, context_calls, literal_keys, replace_string
+from tvmlint.base.diagnostics import Fix
+from tvmlint.analysis.registry import config_key_verdict, keys_at
+from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\n"
 
@@ -57,7 +57,7 @@ class UnknownConfigKey(ContextSettingsRule):
         # judged, so a module whose config dicts hold registered keys only cannot be reported
         import ast
 
-        from tvmlint.cheap import call_arguments as ast_arguments
+        from tvmlint.analysis.used_names import call_arguments as ast_arguments
 
         for qualname, factory in knowledge.context_factories.items():
             if "config" not in factory.params:

@@ -1,7 +1,7 @@
 """TVM002: a `# noqa: TVMxxx` that suppresses nothing (ruff's RUF100, for tvmlint's own codes).
 
 Which directives are used is known only once a run has judged and suppressed its
-findings, so the runner asks `unused_noqa` after its noqa step (tvmlint.runner);
+findings, so the runner asks `unused_noqa` after its noqa step (tvmlint.run.runner);
 the rule itself never analyses a module.
 """
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
-from tvmlint.catalog import rule_info
-from tvmlint.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.noqa import UNUSED_NOQA, Directive, directives, noqa_lines, written_codes
-from tvmlint.rule import Case, Rule
-from tvmlint.source import split_lines
+from tvmlint.analysis.catalog import rule_info
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.base.noqa import UNUSED_NOQA, Directive, directives, noqa_lines, written_codes
+from tvmlint.checks.rule import Case, Rule
+from tvmlint.base.source import split_lines
 
 HEAD = "import tvm\n"
 # TVM303 (opt_level out of range) and TVM106 run beside TVM002 in the cases: TVM002 judges only selected codes

@@ -1,7 +1,7 @@
 """The registry snapshot, kept on disk per TVM install.
 
 Where: $TVMLINT_CACHE_DIR/registry/, else registry/ in the user cache directory
-(tvmlint.user_dirs: $XDG_CACHE_HOME/tvmlint or ~/.cache/tvmlint on Linux).
+(tvmlint.run.user_dirs: $XDG_CACHE_HOME/tvmlint or ~/.cache/tvmlint on Linux).
 One JSON file per key; the key hashes the interpreter, TVM's location, version
 and install time, the child's code and the request (build arguments from rules/),
 so a reinstall, another TVM or changed build arguments never reuse a stale answer.
@@ -18,7 +18,7 @@ from typing import Optional
 
 
 def cache_root() -> Path:
-    from tvmlint.user_dirs import user_cache_dir
+    from tvmlint.run.user_dirs import user_cache_dir
 
     return user_cache_dir() / "registry"
 

@@ -15,10 +15,10 @@ from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tupl
 from tvmlint.companion import CompanionError
 from tvmlint.companion.registry import LivePass, Snapshot, build_recipe
 from tvmlint.companion.process import ChildSession
-from tvmlint.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.diagnostics import Finding
-from tvmlint.knowledge import entries_at, get_knowledge, load_table
-from tvmlint.versions import Version, format_version
+from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
+from tvmlint.base.diagnostics import Finding
+from tvmlint.analysis.knowledge import entries_at, get_knowledge, load_table
+from tvmlint.base.versions import Version, format_version
 
 
 
@@ -163,7 +163,7 @@ def relay_names(target: Version) -> Set[str]:
 
 def literal_at(finding: Finding) -> object:
     """The Python literal the finding points at (a pass name, a config key), read from the file."""
-    from tvmlint.source import decode, read_file, split_lines
+    from tvmlint.base.source import decode, read_file, split_lines
 
     # read as the check read it: in the file's declared encoding, lines ended as Python ends them
     try:

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Callable, List, Optional, Sequence, TextIO, Tuple
 
 from tvmlint.companion import CompanionError
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 
 
 def add_companion_options(parser: argparse.ArgumentParser) -> None:

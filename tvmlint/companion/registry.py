@@ -7,8 +7,8 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 from tvmlint.companion import CompanionError, cache
 from tvmlint.companion.process import default_timeout, interpreter, run_child
-from tvmlint.knowledge import load_table
-from tvmlint.versions import Version, format_version, parse_version
+from tvmlint.analysis.knowledge import load_table
+from tvmlint.base.versions import Version, format_version, parse_version
 
 
 @dataclass(frozen=True)

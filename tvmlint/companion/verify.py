@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from typing import Iterable, List, Sequence
 
 from tvmlint.companion.registry import LivePass, Snapshot
-from tvmlint.knowledge import entries_at, load_table
-from tvmlint.versions import Version
+from tvmlint.analysis.knowledge import entries_at, load_table
+from tvmlint.base.versions import Version
 
 
 @dataclass(frozen=True)

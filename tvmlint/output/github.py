@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Sequence, TextIO
 
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 from tvmlint.output.safe import printable
 from tvmlint.output.summary import summary_line
 

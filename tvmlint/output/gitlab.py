@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Dict, Sequence, Set, TextIO
 
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 from tvmlint.output.safe import json_text
 
 SEVERITY = {"error": "major", "warning": "minor", "info": "info"}

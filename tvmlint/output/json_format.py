@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Sequence, TextIO
 
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 from tvmlint.output.safe import json_text
 
 

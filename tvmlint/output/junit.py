@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from itertools import groupby
 from typing import Sequence, TextIO
 
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 from tvmlint.output.safe import printable, printable_path
 
 PACKAGE = "org.tvmlint"

@@ -15,8 +15,8 @@ from typing import Dict, List, Sequence, TextIO
 from urllib.parse import quote
 
 from tvmlint import __version__
-from tvmlint.catalog import RuleInfo, load_catalog
-from tvmlint.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.analysis.catalog import RuleInfo, load_catalog
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
 from tvmlint.output.safe import json_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

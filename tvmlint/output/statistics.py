@@ -13,14 +13,14 @@ import os
 from collections import Counter
 from typing import List, Sequence, TextIO
 
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 from tvmlint.output.summary import summary_line
 
 FORMATS = ("text", "concise", "json")
 
 
 def statistics(findings: Sequence[Finding], unsafe_fixes: bool = False) -> List[dict]:
-    from tvmlint.catalog import load_catalog
+    from tvmlint.analysis.catalog import load_catalog
 
     catalog = load_catalog()
     counts = Counter(f.code for f in findings)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 
 
 def summary_line(findings: Sequence[Finding], files: int) -> str:

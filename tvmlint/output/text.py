@@ -6,10 +6,10 @@ import os
 from itertools import groupby
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
-from tvmlint.diagnostics import Finding
+from tvmlint.base.diagnostics import Finding
 from tvmlint.output.safe import printable, printable_path, quoted
 from tvmlint.output.summary import summary_line
-from tvmlint.source import decode, read_file, split_lines
+from tvmlint.base.source import decode, read_file, split_lines
 
 STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 

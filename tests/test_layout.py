@@ -1,0 +1,124 @@
+"""The package's folders show the flow, and imports only go down it (docs/architecture.md).
+
+Every import counts, those inside functions too (they are how a module avoids
+paying for another at start-up, not a way around the layering); only imports
+under `if TYPE_CHECKING:` are left out, since they never run.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+from typing import Dict, Iterator, Set, Tuple
+
+PACKAGE = Path(__file__).resolve().parent.parent / "tvmlint"
+# From the top down: a folder imports from the folders below it, and from itself.
+LAYERS = ["frontends", "companion", "run", "output", "checks", "analysis", "base"]
+# tvmlint/__init__.py holds the version alone; __main__.py starts the command line
+TOP = {"tvmlint": len(LAYERS), "tvmlint.__main__": -1}
+
+
+def _modules() -> Dict[str, Path]:
+    found = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        found[name] = path
+    return found
+
+
+def _imports(name: str, path: Path) -> Iterator[Tuple[str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    skipped: Set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            skipped.update(id(inner) for inner in ast.walk(node))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield alias.name, node.lineno
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                base = ".".join([*parts, *([node.module] if node.module else [])])
+            for alias in node.names:
+                yield f"{base}.{alias.name}", node.lineno
+
+
+def _owner(target: str, modules: Dict[str, Path]) -> str:
+    while target and target not in modules:
+        target = target.rpartition(".")[0]
+    return target
+
+
+def _layer(module: str) -> int:
+    if module in TOP:
+        return TOP[module]
+    return LAYERS.index(module.split(".")[1])
+
+
+def _edges() -> Iterator[Tuple[str, str, int]]:
+    modules = _modules()
+    for name, path in modules.items():
+        for target, line in _imports(name, path):
+            owner = _owner(target, modules) if target.startswith("tvmlint") else ""
+            if owner and owner != name:
+                yield name, owner, line
+
+
+def test_every_module_sits_in_a_folder_of_the_flow():
+    loose = [name for name in _modules() if name not in TOP and name.split(".")[1] not in LAYERS]
+    assert loose == []
+
+
+def test_imports_only_go_down_the_layers():
+    upward = [
+        f"{name} imports {target} (line {line})"
+        for name, target, line in _edges()
+        if _layer(target) < _layer(name)
+    ]
+    assert upward == []
+
+
+def test_no_import_cycle():
+    graph: Dict[str, Set[str]] = {}
+    for name, target, _ in _edges():
+        graph.setdefault(name, set()).add(target)
+    # depth-first search for a back edge
+    state: Dict[str, int] = {}
+    cycle = []
+
+    def visit(node: str, path: list) -> bool:
+        state[node] = 1
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                cycle.extend(path[path.index(nxt):] + [nxt] if nxt in path else [node, nxt])
+                return True
+            if nxt not in state and visit(nxt, path + [nxt]):
+                return True
+        state[node] = 2
+        return False
+
+    for start in sorted(graph):
+        if start not in state and visit(start, [start]):
+            break
+    assert cycle == []
+
+
+def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch):
+    # the test above must be able to fail: a base module that imported the runner would be caught
+    fake = tmp_path / "tvmlint"
+    (fake / "base").mkdir(parents=True)
+    (fake / "run").mkdir()
+    for folder in (fake, fake / "base", fake / "run"):
+        (folder / "__init__.py").write_text("")
+    (fake / "base" / "leaf.py").write_text("def f():\n    from tvmlint.run.runner import check_paths\n")
+    (fake / "run" / "runner.py").write_text("from tvmlint.base.leaf import f\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    edges = list(_edges())
+    assert ("tvmlint.base.leaf", "tvmlint.run.runner", 2) in edges
+    assert [e for e in edges if _layer(e[1]) < _layer(e[0])] == [("tvmlint.base.leaf", "tvmlint.run.runner", 2)]

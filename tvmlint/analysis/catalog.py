@@ -1,0 +1,82 @@
+"""The rule catalog: rules/catalog/TVMnnn.toml, one file per rule.
+
+Each file holds the rule's metadata and its documentation (what it does, why it
+is bad, an example, what to use instead). The docs are data so that
+`tvmlint rule`, SARIF and the language server can serve them without importing
+the checks.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+from typing import Dict, Optional
+
+from tvmlint.analysis.knowledge import rules_dir
+from tvmlint.analysis.tables import load_toml
+
+SEVERITIES = ("error", "warning", "info")
+DOCS_URL = "https://github.com/tvmlint/tvmlint/blob/main/rules/catalog/{code}.toml"
+
+
+@dataclass(frozen=True)
+class RuleInfo:
+    code: str
+    name: str
+    severity: str
+    default: bool  # selected when the user selects nothing
+    fix: Optional[str]  # None | "safe" | "unsafe" | "sometimes"
+    summary: str
+    what: str
+    why: str
+    example: str
+    instead: str
+
+    @property
+    def url(self) -> str:
+        return DOCS_URL.format(code=self.code)
+
+    def render_markdown(self) -> str:
+        fix = {None: "no", "safe": "yes (safe)", "unsafe": "yes (unsafe: `--unsafe-fixes`)", "sometimes": "sometimes"}
+        return (
+            f"# {self.code} {self.name}\n\n"
+            f"Severity: {self.severity}. Selected by default: {'yes' if self.default else 'no'}. "
+            f"Fix: {fix.get(self.fix, self.fix)}.\n\n"
+            f"## What it does\n{self.what.strip()}\n\n"
+            f"## Why is this bad?\n{self.why.strip()}\n\n"
+            f"## Example\n```python\n{self.example.strip()}\n```\n\n"
+            f"## Use instead\n```python\n{self.instead.strip()}\n```\n"
+        )
+
+
+@functools.lru_cache(maxsize=None)
+def _load(directory: str) -> Dict[str, RuleInfo]:
+    from pathlib import Path
+
+    catalog: Dict[str, RuleInfo] = {}
+    for path in sorted((Path(directory) / "catalog").glob("TVM*.toml")):
+        raw = load_toml(path)
+        info = RuleInfo(
+            code=raw["code"],
+            name=raw["name"],
+            severity=raw["severity"],
+            default=bool(raw.get("default", True)),
+            fix=raw.get("fix"),
+            summary=raw["summary"],
+            what=raw.get("what", ""),
+            why=raw.get("why", ""),
+            example=raw.get("example", ""),
+            instead=raw.get("instead", ""),
+        )
+        if info.severity not in SEVERITIES:
+            raise ValueError(f"{path}: severity must be one of {SEVERITIES}")
+        catalog[info.code] = info
+    return catalog
+
+
+def load_catalog() -> Dict[str, RuleInfo]:
+    return _load(str(rules_dir()))
+
+
+def rule_info(code: str) -> RuleInfo:
+    return load_catalog()[code]

@@ -1,0 +1,617 @@
+"""What a module visibly does with a kernel, read from its stdlib syntax tree (TVM401).
+
+Two questions, both answered from the syntax alone (the linter never imports the code):
+
+- `KernelUse.reaches_run`: whether a kernel (a TVMScript function, the `ir_module`
+  class holding it, or the tensor a `te.compute` makes) flows into a call that builds
+  or runs it (`tvm.build`, `tvm.compile`, `relax.build`, a tuner, ...), through
+  assignments, containers, helper functions of the same module and functions that
+  return it. A transform test's Before/Expected modules only ever reach
+  `assert_structural_equal`, and do not.
+- `KernelUse.literal`: the string a name bound once to a literal stands for where it
+  is read (a module constant, a local assigned once, a parameter whose literal default
+  every visible call keeps, or the literal every visible call passes); None where the
+  value is not fixed.
+
+The tree is the original text's, not the cheap stage's pruned one (`tvmlint.run.cheap.prune`
+blanks the test functions that call `tvm.build`), so the answers do not depend on it.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from tvmlint.analysis.used_names import LEAVES, _dotted, child_fields
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_SELF = ("self", "cls")
+# decorators that parse the function they decorate when the module is imported (TVMScript)
+_PARSING_DECORATORS = frozenset({"prim_func", "ir_module", "function", "macro"})
+_DEPTH = 4  # how many names deep a literal is followed (`dtype = DTYPE`)
+
+
+def is_test_path(path: str) -> bool:
+    """A test module by its path: `test_*.py`, `*_test.py`, `conftest.py`, or under a `tests` folder."""
+    parts = path.replace("\\", "/").split("/")
+    name = parts[-1]
+    if name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py":
+        return True
+    return any(part in ("tests", "test") for part in parts[:-1])
+
+
+def _params(function: ast.AST) -> List[ast.arg]:
+    args = function.args
+    out = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    if args.vararg is not None:
+        out.append(args.vararg)
+    if args.kwarg is not None:
+        out.append(args.kwarg)
+    return out
+
+
+def _target_names(target: ast.AST) -> Set[str]:
+    """The names an assignment target binds or changes (`x`, `a, b`, `self.x`, `d[k]`)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(_target_names(element) for element in target.elts)) if target.elts else set()
+    if isinstance(target, ast.Starred):
+        return _target_names(target.value)
+    if isinstance(target, ast.Attribute):
+        if isinstance(target.value, ast.Name) and target.value.id in _SELF:
+            return {target.attr}
+        return _target_names(target.value)
+    if isinstance(target, ast.Subscript):
+        return _target_names(target.value)
+    return set()
+
+
+class KernelUse:
+    def __init__(self, text: str, runners: FrozenSet[str], package: str = "",
+                 inserters: FrozenSet[str] = frozenset(), insert_methods: FrozenSet[str] = frozenset(),
+                 tree: Optional[ast.Module] = None):
+        # `tree`: the stdlib tree of `text` when the caller has it (the cheap stage parsed it already)
+        self.tree = tree if tree is not None else ast.parse(text)
+        self.runners = runners
+        # what puts a kernel into a model that runs it (relax's call_tir, BlockBuilder.add_func):
+        # counted only when `reaches_run` is asked with `inserted=True`
+        self.inserters, self.insert_methods = inserters, insert_methods
+        self._inserting = False
+        self.parent: Dict[int, ast.AST] = {}
+        self.functions: Dict[str, List[ast.AST]] = {}
+        self.bindings: Dict[str, Set[str]] = {}
+        self.calls_by_name: Dict[str, List[Tuple[ast.Call, bool]]] = {}  # name -> (call, through an attribute)
+        self.declared_global: Set[str] = set()  # names some function declares global or nonlocal
+        self.loose: Set[str] = set()  # names read other than as a callee (a function passed on)
+        self._words: Dict[int, FrozenSet[str]] = {}
+        parent_statement: Dict[int, ast.stmt] = {}
+        self._reaches: Dict[Tuple[int, str, bool], Optional[bool]] = {}
+        self._global: Set[str] = set()
+        self._sources: Set[int] = set()
+        self._runs_memo: Dict[Tuple[int, FrozenSet[str], bool], bool] = {}
+        # one pass over the tree (breadth first), each node's children listed once from the
+        # fields that can hold nodes (`tvmlint.run.cheap.child_fields`: no contexts or operators),
+        # recording the parents the questions climb (statements, handlers, stored names), the
+        # names read other than as a callee, and each statement's own words (`_words_of` adds
+        # its inner statements' once, bottom up)
+        parent = self.parent
+        loose = self.loose
+        words: Dict[int, Set[str]] = {}
+        statements: List[ast.stmt] = []
+        stmt, name_type, attribute, call_type, load = ast.stmt, ast.Name, ast.Attribute, ast.Call, ast.Load
+        climbed = (ast.stmt, ast.excepthandler, ast.match_case)
+        fields_of, leaves = child_fields, LEAVES
+        queue: List[Tuple[ast.AST, Optional[ast.stmt]]] = [(self.tree, None)]
+        for node, around in queue:  # the list grows as it is read: breadth first
+            kind = type(node)
+            if isinstance(node, stmt):
+                statements.append(node)
+                if around is not None:
+                    parent_statement[id(node)] = around
+                around = node
+                own = words[id(node)] = set()
+                if kind in _SCOPES:
+                    own.add(node.name)
+                    if kind is not ast.ClassDef:
+                        self.functions.setdefault(node.name, []).append(node)
+                elif kind is ast.Import:
+                    for alias in node.names:
+                        if alias.asname:
+                            self.bindings.setdefault(alias.asname, set()).add(alias.name)
+                        else:
+                            top = alias.name.split(".")[0]
+                            self.bindings.setdefault(top, set()).add(top)
+                elif kind is ast.ImportFrom:
+                    module = node.module or ""
+                    if node.level:
+                        base = package.split(".") if package else []
+                        base = base[: max(0, len(base) - (node.level - 1))]
+                        module = ".".join([*base, *([module] if module else [])])
+                    for alias in node.names:
+                        if alias.name != "*" and module:
+                            self.bindings.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
+                elif kind is ast.Global or kind is ast.Nonlocal:
+                    self.declared_global.update(node.names)
+            elif kind is name_type:
+                if around is not None:
+                    words[id(around)].add(node.id)
+                continue  # a name holds no node a question asks about
+            elif kind is attribute:
+                if around is not None:
+                    words[id(around)].add(node.attr)
+            elif kind is call_type:
+                func = node.func
+                if type(func) is name_type:
+                    self.calls_by_name.setdefault(func.id, []).append((node, False))
+                elif type(func) is attribute:
+                    self.calls_by_name.setdefault(func.attr, []).append((node, True))
+            for field in fields_of(kind):
+                value = getattr(node, field, None)
+                for child in (value if type(value) is list else (value,)):
+                    if child is None or not isinstance(child, ast.AST) or isinstance(child, leaves):
+                        continue
+                    queue.append((child, around))
+                    if type(child) is name_type:
+                        if type(child.ctx) is load:
+                            if not (kind is call_type and node.func is child):
+                                loose.add(child.id)
+                        else:
+                            parent[id(child)] = node  # a stored name: the assignment that binds it
+                    elif isinstance(child, climbed):
+                        parent[id(child)] = node
+        # inner statements come after their outer one in breadth-first order: folding in reverse
+        # gives every statement the words of all it holds, each set joined once
+        for statement in reversed(statements):
+            mine = words[id(statement)]
+            outer = parent_statement.get(id(statement))
+            if outer is not None:
+                words[id(outer)] |= mine
+            self._words[id(statement)] = frozenset(mine)
+
+    # -- where -------------------------------------------------------------------------
+
+    def chain_at(self, line: int) -> List[ast.AST]:
+        """The statements around `line`, outermost first (definitions with their decorators)."""
+        chain: List[ast.AST] = []
+        body: Iterable[ast.AST] = self.tree.body
+        while True:
+            inner = None
+            for statement in body:
+                first = min([statement.lineno, *(d.lineno for d in getattr(statement, "decorator_list", ()))])
+                if first <= line <= statement.end_lineno:
+                    inner = statement
+                    break
+            if inner is None:
+                return chain
+            chain.append(inner)
+            body = [child for name in ("body", "orelse", "finalbody", "handlers") for child in _statements(inner, name)]
+
+    def qualname(self, node: ast.AST) -> Set[str]:
+        text = _dotted(node)
+        if text is None:
+            return set()
+        head, _, rest = text.partition(".")
+        return {f"{q}.{rest}" if rest else q for q in self.bindings.get(head, ())}
+
+    def scope_of(self, node: ast.AST) -> ast.AST:
+        """The function or module whose names a statement binds (classes do not nest scopes for this)."""
+        parent = self.parent.get(id(node))
+        while parent is not None and not isinstance(parent, (*_FUNCTIONS, ast.Module)):
+            parent = self.parent.get(id(parent))
+        return parent if parent is not None else self.tree
+
+    # -- does a kernel reach a build or a run? -------------------------------------------
+
+    def kernel_start(self, chain: List[ast.AST], line: int) -> Optional[Tuple[ast.AST, Set[str]]]:
+        """The scope a TVMScript block's kernel is named in, and its names there: the function
+        holding the block, or the class (an `ir_module`) holding that function."""
+        functions = [node for node in chain if isinstance(node, _FUNCTIONS)]
+        if not functions:
+            return None
+        kernel = functions[-1]
+        parent = self.parent.get(id(kernel))
+        if isinstance(parent, ast.ClassDef):
+            return self.scope_of(parent), {parent.name}
+        return self.scope_of(kernel), {kernel.name}
+
+    def tensor_start(self, chain: List[ast.AST]) -> Optional[Tuple[ast.AST, Set[str]]]:
+        """The scope a tensor expression's result is named in, and its names: what the statement
+        holding the sum assigns, or the function that returns it."""
+        statements = [node for node in chain if not isinstance(node, _SCOPES)]
+        if not statements:
+            return None
+        statement = statements[-1]
+        if isinstance(statement, ast.Return):
+            function = self.scope_of(statement)
+            if isinstance(function, _FUNCTIONS):
+                return self.scope_of(function), {function.name}
+            return None
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            names = set().union(*(_target_names(t) for t in targets))
+            if not names:
+                return None
+            self._sources.add(id(statement))  # where the names get the tensor: not a rebinding
+            return self.scope_of(statement), names
+        return None
+
+    def reaches_run(self, scope: ast.AST, names: Set[str], inserted: bool = False) -> bool:
+        """Whether what `names` hold in `scope` flows into a call that builds or runs it (or, with
+        `inserted`, that puts it into a model: `inserters`, `insert_methods`)."""
+        key = (id(scope), frozenset(names), inserted)
+        known = self._runs_memo.get(key)
+        if known is None:
+            self._inserting = inserted
+            try:
+                known = self._runs_memo[key] = self._reaches_run(scope, names)
+            finally:
+                self._inserting = False
+        return known
+
+    def _reaches_run(self, scope: ast.AST, names: Set[str]) -> bool:
+        for _ in range(8):  # a function that returns the kernel: its callers, one scope out
+            tainted = set(names)
+            if isinstance(scope, ast.Module):
+                # module-level names are every function's: a test reads the module's kernel, a
+                # fixture of the same name hands it over, and a function returning it taints its name
+                self._global = tainted
+                try:
+                    for _ in range(3):
+                        before = set(tainted)
+                        if self._block(scope.body, tainted)[0]:
+                            return True
+                        if tainted == before:
+                            break
+                    return False
+                finally:
+                    self._global = set()
+            built, returned = self._block(scope.body, tainted)
+            if built:
+                return True
+            if not returned:
+                return False
+            names = {scope.name}
+            parent = self.parent.get(id(scope))
+            scope = self.scope_of(scope) if not isinstance(parent, ast.ClassDef) else self.scope_of(parent)
+        return False
+
+    def _words_of(self, node: ast.AST) -> FrozenSet[str]:
+        known = self._words.get(id(node))
+        if known is None:
+            words = set()
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.Name):
+                    words.add(inner.id)
+                elif isinstance(inner, ast.Attribute):
+                    words.add(inner.attr)
+                elif isinstance(inner, _SCOPES):
+                    words.add(inner.name)
+            known = self._words[id(node)] = frozenset(words)
+        return known
+
+    def _mentions(self, node: Optional[ast.AST], tainted: Set[str]) -> bool:
+        if node is None or self._words_of(node).isdisjoint(tainted):
+            return False
+        for inner in ast.walk(node):
+            if isinstance(inner, ast.Name) and inner.id in tainted:
+                return True
+            if (isinstance(inner, ast.Attribute) and inner.attr in tainted and isinstance(inner.value, ast.Name)
+                    and inner.value.id in _SELF):
+                return True
+        return False
+
+    def _block(self, statements: Iterable[ast.stmt], tainted: Set[str]) -> Tuple[bool, bool]:
+        built = returned = False
+        for statement in statements:
+            if self._words_of(statement).isdisjoint(tainted):
+                continue
+            b, r = self._statement(statement, tainted)
+            if b:
+                return True, returned
+            returned = returned or r
+        return built, returned
+
+    def _statement(self, statement: ast.stmt, tainted: Set[str]) -> Tuple[bool, bool]:
+        if isinstance(statement, _FUNCTIONS):
+            params = {arg.arg for arg in _params(statement)}
+            inner = tainted - params
+            if any(self._mentions(d, tainted) for d in statement.decorator_list):
+                inner |= params  # parametrized with the kernel
+            inner |= params & self._global  # a pytest fixture of the module's, by its name
+            built, returned = self._block(statement.body, inner)
+            if returned:
+                tainted.add(statement.name)
+            return built, False
+        if isinstance(statement, ast.ClassDef):
+            return self._block(statement.body, tainted)[0], False
+        if self._runs(statement, tainted):
+            return True, False
+        if isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if id(statement) in self._sources or self._mentions(statement.value, tainted):
+                for target in targets:
+                    tainted |= _target_names(target)
+            elif not isinstance(statement, ast.AugAssign) and statement.value is not None and id(statement) not in self._sources:
+                for target in targets:
+                    if isinstance(target, ast.Name):
+                        tainted.discard(target.id)
+            return False, False
+        if isinstance(statement, ast.Return):
+            return False, self._mentions(statement.value, tainted)
+        if isinstance(statement, (ast.For, ast.AsyncFor)):
+            if self._mentions(statement.iter, tainted):
+                tainted |= _target_names(statement.target)
+        if isinstance(statement, (ast.With, ast.AsyncWith)):
+            for item in statement.items:
+                if item.optional_vars is not None and self._mentions(item.context_expr, tainted):
+                    tainted |= _target_names(item.optional_vars)
+        if isinstance(statement, ast.If):
+            # either branch may run: what either leaves tainted stays tainted
+            branches = [statement.body, statement.orelse]
+        else:
+            branches = [_statements(statement, "body"), *(h.body for h in getattr(statement, "handlers", ())),
+                        _statements(statement, "orelse"), _statements(statement, "finalbody")]
+            branches = [[s for branch in branches for s in branch]]
+        returned = False
+        after: Set[str] = set()
+        for branch in branches:
+            mine = set(tainted)
+            built, r = self._block(branch, mine)
+            if built:
+                return True, returned
+            returned = returned or r
+            after |= mine
+        tainted.clear()
+        tainted.update(after)
+        return False, returned
+
+    def _own_expressions(self, statement: ast.stmt) -> List[ast.AST]:
+        """A statement's expressions, not those of the statements nested in it."""
+        out = []
+        for name, value in ast.iter_fields(statement):
+            if name in ("body", "orelse", "finalbody", "handlers"):
+                continue
+            if isinstance(value, ast.AST):
+                out.append(value)
+            elif isinstance(value, list):
+                out.extend(item for item in value if isinstance(item, ast.AST))
+        return out
+
+    def _runs(self, statement: ast.stmt, tainted: Set[str]) -> bool:
+        """Whether a statement's own calls build or run what `tainted` holds; a method of a local
+        object called with it (`bb.add_func(f, "f")`, `mod.update_func(gv, f)`) taints the object."""
+        for expression in self._own_expressions(statement):
+            if self._words_of(expression).isdisjoint(tainted):
+                continue
+            for node in ast.walk(expression):
+                if not isinstance(node, ast.Call):
+                    continue
+                given = [*node.args, *(k.value for k in node.keywords)]
+                if not any(self._mentions(arg, tainted) for arg in given):
+                    continue
+                callee = self.qualname(node.func)
+                if not callee.isdisjoint(self.runners):
+                    return True
+                if self._inserting and (not callee.isdisjoint(self.inserters) or (
+                        isinstance(node.func, ast.Attribute) and node.func.attr in self.insert_methods)):
+                    return True
+                if self._helper_runs(node, tainted):
+                    return True
+                owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+                while isinstance(owner, (ast.Attribute, ast.Subscript)):
+                    owner = owner.value
+                if isinstance(owner, ast.Name) and owner.id not in self.bindings and owner.id not in _SELF:
+                    tainted.add(owner.id)
+        return False
+
+    def _helper_runs(self, call: ast.Call, tainted: Set[str]) -> bool:
+        """Whether a function of this module, called with the kernel, builds or runs it."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            name, method = func.id, False
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in _SELF:
+            name, method = func.attr, True
+        else:
+            return False
+        for function in self.functions.get(name, ()):
+            params = [arg.arg for arg in (*function.args.posonlyargs, *function.args.args)]
+            if method and params and params[0] in _SELF:
+                params = params[1:]
+            passed: Set[str] = set()
+            for position, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    if self._mentions(arg, tainted):
+                        passed |= {a.arg for a in _params(function)}
+                    break
+                if self._mentions(arg, tainted):
+                    if position < len(params):
+                        passed.add(params[position])
+                    elif function.args.vararg is not None:
+                        passed.add(function.args.vararg.arg)
+            for keyword in call.keywords:
+                if self._mentions(keyword.value, tainted):
+                    if keyword.arg is None:
+                        passed |= {a.arg for a in _params(function)}
+                    elif keyword.arg in {a.arg for a in _params(function)}:
+                        passed.add(keyword.arg)
+                    elif function.args.kwarg is not None:
+                        passed.add(function.args.kwarg.arg)
+            for param in passed:
+                if self._param_runs(function, param):
+                    return True
+        return False
+
+    def _param_runs(self, function: ast.AST, param: str) -> bool:
+        key = (id(function), param, self._inserting)
+        if key in self._reaches:
+            return bool(self._reaches[key])  # None while being worked out: a recursive call adds nothing
+        self._reaches[key] = None
+        saved, self._global = self._global, set()
+        built = self._block(function.body, {param})[0]
+        self._global = saved
+        self._reaches[key] = built
+        return built
+
+    # -- what a name bound to a literal stands for -------------------------------------------
+
+    def literal(self, name: str, line: int, depth: int = 0) -> Optional[Tuple[str, int]]:
+        """The string literal `name` stands for where line `line` reads it, and the line that
+        binds it; None when the value is not one fixed literal."""
+        if depth > _DEPTH:
+            return None
+        chain = self.chain_at(line)
+        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
+        for scope in reversed(scopes):
+            found = self._bound_in(scope, name, depth)
+            if found is not False:
+                if found is not None and scope is self.tree and found[1] > line and self._read_on_import(chain):
+                    return None  # read when the module is imported, before the line that binds it
+                return found
+        return None
+
+    @staticmethod
+    def _read_on_import(chain: List[ast.AST]) -> bool:
+        """Whether a name read inside `chain` is read as the module is imported: at module level,
+        in a class body, or by a decorator that parses its function (TVMScript's `T.prim_func`)."""
+        outer = chain[0] if chain else None
+        if not isinstance(outer, _FUNCTIONS):
+            return True
+        for decorator in outer.decorator_list:
+            text = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
+            if text.rsplit(".", 1)[-1] in _PARSING_DECORATORS:
+                return True
+        return False
+
+    def _bound_in(self, scope: ast.AST, name: str, depth: int):
+        """What binds `name` in `scope`: False when nothing does (look further out), None when the
+        value is not one fixed literal, else (literal, line)."""
+        bindings: List[ast.AST] = []
+        param = None
+        if isinstance(scope, _FUNCTIONS):
+            for arg in _params(scope):
+                if arg.arg == name:
+                    param = arg
+        for node in self._own_nodes(scope):
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return None
+            if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, (ast.Store, ast.Del)):
+                bindings.append(node)
+            elif isinstance(node, _SCOPES) and node.name == name:
+                bindings.append(node)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)) and any(
+                (alias.asname or alias.name.split(".")[0]) == name for alias in node.names
+            ):
+                bindings.append(node)
+            elif isinstance(node, ast.ExceptHandler) and node.name == name:
+                bindings.append(node)
+        if param is None and not bindings:
+            return False
+        if name in self.declared_global:
+            return None  # a nested function may rebind it (global, nonlocal)
+        if param is not None:
+            return None if bindings else self._param_literal(scope, param, depth)
+        if len(bindings) != 1:
+            return None
+        store = bindings[0]
+        assign = self.parent.get(id(store))
+        if not isinstance(store, ast.Name) or not isinstance(assign, (ast.Assign, ast.AnnAssign)):
+            return None
+        targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+        if not any(target is store for target in targets):
+            return None  # unpacked, or a name inside a subscript target
+        return self._value(assign.value, assign.lineno, depth)
+
+    def _value(self, value: Optional[ast.AST], line: int, depth: int) -> Optional[Tuple[str, int]]:
+        if isinstance(value, ast.Constant) and isinstance(value.value, str):
+            return value.value, line
+        if isinstance(value, ast.Name):
+            found = self.literal(value.id, line, depth + 1)
+            return (found[0], line) if found else None
+        return None
+
+    def _own_nodes(self, scope: ast.AST) -> Iterable[ast.AST]:
+        """The nodes of a scope, not those of the functions and classes nested in it (their names
+        and decorators are the scope's)."""
+        stack = list(scope.body)
+        while stack:
+            node = stack.pop()
+            yield node
+            if isinstance(node, _SCOPES):
+                stack.extend(node.decorator_list)
+                if isinstance(node, _FUNCTIONS):
+                    stack.extend(d for d in (*node.args.defaults, *node.args.kw_defaults) if d is not None)
+                else:
+                    stack.extend(node.bases)
+                    stack.extend(k.value for k in node.keywords)
+                continue
+            if isinstance(node, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)):
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+
+    def _param_literal(self, function: ast.AST, param: ast.arg, depth: int) -> Optional[Tuple[str, int]]:
+        """A parameter's literal: its literal default when every visible call keeps it, or the
+        literal every visible call passes. None when the function is passed on (its calls are
+        not visible), or a decorator may supply it (pytest's parametrize)."""
+        args = function.args
+        if param is args.vararg or param is args.kwarg:
+            return None
+        for decorator in function.decorator_list:
+            for node in ast.walk(decorator):
+                if isinstance(node, ast.Constant) and isinstance(node.value, str) and param.arg in node.value.replace(" ", "").split(","):
+                    return None
+        if function.name in self.loose:
+            return None
+        positional = [*args.posonlyargs, *args.args]
+        default = None
+        if param in positional:
+            index = positional.index(param)
+            offset = len(positional) - len(args.defaults)
+            if index >= offset:
+                default = args.defaults[index - offset]
+        else:
+            index = None
+            default = args.kw_defaults[args.kwonlyargs.index(param)]
+        method = isinstance(self.parent.get(id(function)), ast.ClassDef)
+        if method and positional and positional[0].arg in _SELF and index is not None:
+            index -= 1
+        values: List[Optional[Tuple[str, int]]] = []
+        for call, through_attribute in self.calls_by_name.get(function.name, ()):
+            if through_attribute and not method:
+                continue  # `x.name(...)`: some other object's
+            passed = None
+            hidden = False
+            for position, arg in enumerate(call.args):
+                if isinstance(arg, ast.Starred):
+                    hidden = True
+                    break
+                if index is not None and position == index:
+                    passed = arg
+            for keyword in call.keywords:
+                if keyword.arg is None:
+                    hidden = True
+                elif keyword.arg == param.arg:
+                    passed = keyword.value
+            if passed is None and hidden:
+                return None
+            if passed is None:
+                if default is None:
+                    return None
+                values.append(self._value(default, function.lineno, depth))
+            else:
+                values.append(self._value(passed, call.lineno, depth + 1) if isinstance(passed, ast.Name)
+                              else self._value(passed, call.lineno, depth))
+        if not values:
+            if default is None:
+                return None
+            return self._value(default, function.lineno, depth)
+        if any(value is None for value in values) or len({value[0] for value in values}) != 1:
+            return None
+        return values[0]
+
+
+def _statements(node: ast.AST, name: str) -> List[ast.stmt]:
+    value = getattr(node, name, None)
+    return value if isinstance(value, list) and (not value or isinstance(value[0], (ast.stmt, ast.excepthandler))) else []
+

@@ -1,0 +1,121 @@
+"""Following contexts across the project's own functions and modules.
+
+A pass run inside a function with no `with` of its own runs under its callers'
+contexts. A function is judged under every context some call of it provides;
+a function that nothing in the analysed code calls by name (a public API, a
+callback handed to TVM, a decorated hook) has an unknown context and is not
+judged at all: precision first.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Dict, List, Optional, Sequence, Set, Tuple
+
+from tvmlint.analysis.catalog import rule_info
+from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
+from tvmlint.base.diagnostics import Finding
+from tvmlint.analysis.results import CallFact, Deferred, FileResult, unless_defined
+
+# (context, the chain of calls that brought it: "fold is called from app.py:12")
+Reached = Tuple[PassCtx, Tuple[str, ...]]
+
+
+class Project:
+    def __init__(self, results: Sequence[FileResult]):
+        self.results = results
+        owners: Dict[str, List[str]] = defaultdict(list)
+        for result in results:
+            for function in result.functions:
+                owners[function].append(result.path)
+        # a name defined by two files cannot be resolved to one of them
+        self.functions = {name for name, paths in owners.items() if len(paths) == 1}
+        self.escaped: Set[str] = {name for result in results for name in result.escaped}
+        self.calls: Dict[str, List[Tuple[FileResult, CallFact]]] = defaultdict(list)
+        for result in results:
+            for call in result.callsites:
+                if call.callee in self.functions:
+                    self.calls[call.callee].append((result, call))
+        self.returns: Dict[str, List[PassCtx]] = {}
+        for result in results:
+            self.returns.update(result.context_returns)
+        self._memo: Dict[str, List[Reached]] = {}
+        # a pass-list entry naming a pass some module of the project defines is not unknown
+        self.defined_passes: Set[str] = {name for result in results for name in result.defined_passes}
+
+    def reach(self, ctx: ContextRef, seen: frozenset = frozenset()) -> List[Reached]:
+        if isinstance(ctx, PassCtx):
+            return [(ctx, ())]
+        if isinstance(ctx, FromCall):
+            returned = self.returns.get(ctx.function)
+            if returned:
+                return [(c, ()) for c in returned]
+            return self.reach(ctx.outer, seen)
+        return self._callers_of(ctx.function, seen)
+
+    def _callers_of(self, function: str, seen: frozenset) -> List[Reached]:
+        if function in seen or function in self.escaped or function not in self.functions:
+            return []
+        if function in self._memo:
+            return self._memo[function]
+        reached: List[Reached] = []
+        for result, call in self.calls.get(function, ()):
+            link = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
+            for found, chain in self.reach(call.ctx, seen | {function}):
+                reached.append((found, (link,) + chain))
+        self._memo[function] = reached
+        return reached
+
+    @staticmethod
+    def _display(function: str, caller_module: str) -> str:
+        # the module part is noise when the caller is in the same module
+        prefix = caller_module + "."
+        return function[len(prefix):] if function.startswith(prefix) else function
+
+    def findings(self, judges) -> Dict[str, List[Finding]]:
+        """Deferred findings judged under every context that reaches them, per file."""
+        out: Dict[str, List[Finding]] = defaultdict(list)
+        for result in self.results:
+            for deferred in result.deferred:
+                if unless_defined(deferred) in self.defined_passes:
+                    continue
+                finding = judged(result, deferred, judges, self.reach(deferred.ctx))
+                if finding is not None:
+                    out[result.path].append(finding)
+        return out
+
+
+def judged(result: FileResult, deferred: Deferred, judges, reached: Sequence[Reached]) -> Optional[Finding]:
+    """The finding a deferred one makes under the first context that gets it wrong (one per site), or None."""
+    judge = judges.get(deferred.code)
+    if judge is None:
+        return None
+    for ctx, chain in reached:
+        message = judge(deferred.payload, ctx)
+        if message is None:
+            continue
+        if chain:
+            message = f"{message} ({'; '.join(chain)})"
+        fix = deferred.fix if isinstance(deferred.ctx, PassCtx) else None
+        return Finding(
+            result.path, deferred.start, deferred.end, deferred.code,
+            rule_info(deferred.code).severity, message, fix,
+            facts={"payload": deferred.payload, "ctx": ctx, "target": result.version},
+        )
+    return None
+
+
+def settle(result: FileResult, judges) -> None:
+    """Judge now what needs nothing from other files: a deferred finding whose context the
+    file itself knows (a PassCtx), unless it waits for the pass names the project defines.
+    The project step would judge it the same; until then it would hold its payload (whole
+    pass lists) in memory, for every file of the run."""
+    waiting = []
+    for deferred in result.deferred:
+        if isinstance(deferred.ctx, PassCtx) and unless_defined(deferred) is None:
+            finding = judged(result, deferred, judges, [(deferred.ctx, ())])
+            if finding is not None:
+                result.findings.append(finding)
+        else:
+            waiting.append(deferred)
+    result.deferred = waiting

@@ -1,0 +1,108 @@
+"""Findings and fixes: what every check produces and every output format reads."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Tuple
+
+from tvmlint.base.pickling import by_fields
+
+
+@by_fields
+@dataclass(frozen=True, order=True)
+class Position:
+    """1-based line, 1-based column counted in characters (as ruff does)."""
+
+    line: int
+    column: int
+
+
+@by_fields
+@dataclass(frozen=True)
+class Edit:
+    """Replace the text between `start` and `end` (exclusive) with `content`."""
+
+    start: Position
+    end: Position
+    content: str
+
+    def to_json(self) -> dict:
+        return {
+            "line": self.start.line,
+            "column": self.start.column,
+            "end_line": self.end.line,
+            "end_column": self.end.column,
+            "content": self.content,
+        }
+
+
+@by_fields
+@dataclass(frozen=True)
+class Fix:
+    message: str
+    edits: Tuple[Edit, ...]
+    safe: bool
+
+    @property
+    def applicability(self) -> str:
+        return "safe" if self.safe else "unsafe"
+
+    def to_json(self) -> dict:
+        return {
+            "message": self.message,
+            "applicability": self.applicability,
+            "safe": self.safe,
+            "edits": [edit.to_json() for edit in self.edits],
+        }
+
+
+@by_fields
+@dataclass(frozen=True)
+class Finding:
+    path: str
+    start: Position
+    end: Position
+    code: str
+    severity: str  # "error" | "warning" | "info"
+    message: str
+    fix: Optional[Fix] = None
+    # Set by the runtime companion (`check --confirm`): True, False or None with why.
+    confirmed: Optional[bool] = None
+    confirmation: Optional[str] = field(default=None, compare=False)
+    # What the finding rests on, for the companion to check (a deferred finding's
+    # payload and resolved context); never printed, not part of equality.
+    facts: Optional[Mapping[str, Any]] = field(default=None, compare=False, repr=False)
+    # Other lines whose `# noqa` also suppresses the finding: where what it rests on is
+    # written, when that is not the reported line (the `with` that sets an opt_level a
+    # build below it runs at). Never printed, not part of equality.
+    noqa_lines: Tuple[int, ...] = field(default=(), compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        # One rule on the same name in many files says the same thing: a run that holds
+        # thousands of findings keeps one copy of each message, not one per finding.
+        for name in ("code", "severity", "message"):
+            value = getattr(self, name)
+            if type(value) is str:
+                object.__setattr__(self, name, sys.intern(value))
+
+    @property
+    def sort_key(self) -> tuple:
+        return (self.path, self.start.line, self.start.column, self.code, self.message)
+
+    def to_json(self) -> dict:
+        data = {
+            "path": self.path,
+            "line": self.start.line,
+            "column": self.start.column,
+            "end_line": self.end.line,
+            "end_column": self.end.column,
+            "code": self.code,
+            "severity": self.severity,
+            "message": self.message,
+            "fix": self.fix.to_json() if self.fix else None,
+        }
+        if self.confirmation is not None:
+            data["confirmed"] = self.confirmed
+            data["confirmation"] = self.confirmation
+        return data

@@ -1,0 +1,380 @@
+"""Where a module uses API the target release no longer has or deprecates, and the renames that fix it.
+
+(PassContext config keys renamed between releases are TVM107's: it reports and renames them.)
+
+Read from the analysis' resolved names, so aliases, `from ... import` and
+attribute paths reached through `import tvm` all count, and names the module
+binds itself (a local class called `relay`) never do. Each use is reported where
+it stands: the import, or the attribute path / call.
+
+A porting user needs every line that must change, without the same message down
+the file:
+- a use under the same entry as an import of the file (reported, or guarded by a
+  `try` that handles ImportError), with nothing more to say, is left to the import
+  (`transform.FoldScaleAxis()` after `from tvm.relay import transform`);
+- a use whose entry differs from its import's (`nnvm.compiler.build(...)` after
+  `import nnvm.compiler`, `relay.ir_pass.infer_type` after `from tvm import relay`),
+  or whose replacement does (`tir.Schedule` after `from tvm import tir` ->
+  `tvm.s_tir.Schedule`), is reported;
+- the uses of one entry (with one replacement) in a file are reported once, at the
+  first, whose message lists the other lines and whose fix renames them all.
+
+Fixes are text edits rendered from the source's own nodes; `import tvm` is
+added once when a replacement needs it. A rename is only written where it is
+exact: a conditional entry (build_config) only when the call's arguments are
+ones the replacement takes.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import ClassVar, Dict, List, Optional, Set, Tuple
+
+from tvmlint.analysis.module import dotted
+from tvmlint.analysis.api_history import REMOVED, History, Use, get_history
+from tvmlint.base.diagnostics import Edit, Fix
+from tvmlint.analysis.edits import tvm_import_edit
+from tvmlint.analysis.lazy import cst
+from tvmlint.checks.rule import FileContext, Rule
+from tvmlint.base.versions import format_version
+
+
+@dataclass
+class ApiFinding:
+    node: cst.CSTNode
+    status: str  # removed | deprecated
+    message: str
+    fix: Optional[Fix]
+
+
+MAX_LINES = 12  # other lines listed in a message
+
+_cache: "weakref.WeakKeyDictionary[FileContext, List[ApiFinding]]" = weakref.WeakKeyDictionary()
+
+
+def api_findings(file: FileContext) -> List[ApiFinding]:
+    """Every removed/deprecated use in the file (TVM201 and TVM202 share one pass)."""
+    if file not in _cache:
+        _cache[file] = _Collector(file).collect()
+    return _cache[file]
+
+
+class HistoryRule(Rule):
+    """TVM201 and TVM202: the same uses, split by what the target says about them."""
+
+    status: ClassVar[str]
+
+    @classmethod
+    def triggers(cls, knowledge):
+        version = knowledge.version
+        return frozenset(s.old for s in get_history().symbols if s.status(version) is not None)
+
+    @classmethod
+    def wants(cls, used, knowledge) -> bool:
+        # entries cover what lies under a module or class too: ask the history about every name
+        history = get_history()
+        return any(history.use(name, knowledge.version) is not None for name in used.names)
+
+    def start(self) -> None:
+        for finding in api_findings(self.file):
+            if finding.status == self.status:
+                self.report(finding.node, finding.message, finding.fix)
+
+
+def _head(node: cst.BaseExpression) -> Optional[cst.Name]:
+    while isinstance(node, cst.Attribute):
+        node = node.value
+    return node if isinstance(node, cst.Name) else None
+
+
+class _Collector:
+    def __init__(self, file: FileContext):
+        self.file = file
+        self.history: History = get_history()
+        self.version = file.knowledge.version
+        self.target = format_version(self.version)
+        self.analysis = file.analysis
+        self.calls: Dict[cst.CSTNode, cst.Call] = {
+            call.func: call for call in self.analysis.context_at if isinstance(call, cst.Call)
+        }
+        self._tvm_ok: Optional[Tuple[Optional[Edit], bool]] = None
+        self.out: List[ApiFinding] = []
+
+    def collect(self) -> List[ApiFinding]:
+        imports = [(alias, use) for alias, full in self.analysis.import_refs for use in [self.history.use(full, self.version)] if use]
+        guarded = _guarded_imports(self.file.module) if imports else set()
+        for alias, use in imports:
+            if alias not in guarded:
+                self.out.append(ApiFinding(alias, use.status, self._message(use), self._import_fix(alias, use)))
+        inner = {node.value for node in self.analysis.qualnames if isinstance(node, cst.Attribute)}
+        candidates = []
+        for node, qualname in self.analysis.qualnames.items():
+            if node not in inner:
+                use = self.history.use(qualname, self.version)
+                if use is not None:
+                    candidates.append((node, use))
+        if candidates:  # most modules have none: the import walk below is only paid for when needed
+            in_imports = self._import_nodes()
+            said: Dict[tuple, Set[Optional[str]]] = {}
+            for _, use in imports:
+                said.setdefault((use.symbol, use.status), set()).add(use.replacement)
+            groups: Dict[tuple, List[Tuple[cst.CSTNode, Use, Optional[Fix]]]] = {}
+            kept = [(node, use) for node, use in candidates
+                    if node not in in_imports and not self._said_at_import(use, said)]
+            kept.sort(key=lambda pair: self.file.span(pair[0])[0])
+            for node, use in kept:
+                fix = self._use_fix(node, use)
+                key = (use.symbol, use.status, self._new_path(use), fix is not None)
+                groups.setdefault(key, []).append((node, use, fix))
+            for members in groups.values():
+                node, use, fix = members[0]
+                message = self._message(use) + self._also(members[1:])
+                self.out.append(ApiFinding(node, use.status, message, _merged(members)))
+        return self.out
+
+    def _also(self, others: List[Tuple[cst.CSTNode, Use, Optional[Fix]]]) -> str:
+        """The other lines where the same entry is used, so the porting user sees every one."""
+        lines = sorted({self.file.span(node)[0].line for node, _, _ in others})
+        if not lines:
+            return ""
+        shown = ", ".join(str(line) for line in lines[:MAX_LINES])
+        more = f" and {len(lines) - MAX_LINES} more" if len(lines) > MAX_LINES else ""
+        word = "line" if len(lines) == 1 else "lines"
+        return f" Also used on {word} {shown}{more}."
+
+    # -- which uses to report --------------------------------------------------------
+
+    def _import_nodes(self) -> Set[cst.CSTNode]:
+        """Name chains inside import statements: they are reported as imports."""
+        found: Set[cst.CSTNode] = set()
+
+        def add(expr: Optional[cst.CSTNode]) -> None:
+            while isinstance(expr, cst.Attribute):
+                found.add(expr)
+                expr = expr.value
+            if expr is not None:
+                found.add(expr)
+
+        for alias, _ in self.analysis.import_refs:
+            if isinstance(alias, cst.ImportAlias):
+                add(alias.name)
+                if alias.asname is not None:
+                    add(alias.asname.name)
+            elif isinstance(alias, cst.ImportFrom):
+                add(alias.module)
+        for statement in self.analysis.import_froms:
+            add(statement.module)
+        return found
+
+    @staticmethod
+    def _said_at_import(use: Use, said: Dict[tuple, Set[Optional[str]]]) -> bool:
+        """An import in the file was reported (or guarded) under the same entry and the use adds
+        nothing to it. `import nnvm.compiler` reports `nnvm.compiler`: `nnvm.compiler.build(...)`
+        has an entry of its own and is reported too, `nnvm.compiler.OPT_PASS_LEVEL` is not."""
+        replacements = said.get((use.symbol, use.status))
+        if replacements is None:
+            return False  # `import tvm` is fine: what is reached through it is reported where it is used
+        return use.replacement is None or use.replacement in replacements
+
+    def _new_path(self, use: Use) -> Optional[str]:
+        if use.replacement is None or use.replaced is None:
+            return None
+        return use.replacement + use.qualname[len(use.replaced):] if use.fixable else use.replacement
+
+    # -- messages --------------------------------------------------------------------
+
+    def _message(self, use: Use) -> str:
+        symbol = use.symbol
+        where = "" if symbol.old == use.qualname else f" (`{symbol.old}`)"
+        if use.status == REMOVED:
+            text = f"`{use.qualname}` does not exist in TVM {self.target}: removed in {symbol.removed}{where}: {_sentence(symbol.advice)}"
+        else:
+            text = f"`{use.qualname}` is deprecated since TVM {symbol.deprecated}{where}"
+            if symbol.removed:
+                text += f" and removed in {symbol.removed}"
+            text += f": {_sentence(symbol.advice)}"
+        new_path = self._new_path(use)  # not fixable: what is under it may have been renamed on the way
+        if new_path is not None:
+            if new_path not in symbol.advice:
+                text += f" At {self.target} it is `{new_path}`." if use.fixable else f" Its successor: `{new_path}`."
+        return text
+
+    # -- fixes -----------------------------------------------------------------------
+
+    def _tvm_name(self) -> Tuple[Optional[Edit], bool]:
+        """(edit adding `import tvm` or None, whether `tvm` can be written here)."""
+        if self._tvm_ok is None:
+            file = self.file
+            edit, possible = tvm_import_edit(file.module, self.analysis._module_scope().bindings, file.positions, file.lines)
+            # a `tvm` bound to anything else somewhere in the module (a parameter, a loop variable)
+            if possible and "tvm" in self.analysis.bound_otherwise:
+                possible = False
+            if possible:
+                possible = not any(
+                    resolved != "tvm" for node, resolved in self.analysis.qualnames.items()
+                    if isinstance(node, cst.Name) and node.value == "tvm"
+                )
+            self._tvm_ok = (edit, possible)
+        return self._tvm_ok
+
+    def _replace(self, node: cst.CSTNode, text: str) -> Edit:
+        start, end = self.file.span(node)
+        return Edit(start, end, text)
+
+    def _fix(self, use: Use, edits: List[Edit]) -> Fix:
+        return Fix(f"Replace `{use.replaced}` with `{use.replacement}`", tuple(edits), safe=True)
+
+    def _use_fix(self, node: cst.CSTNode, use: Use) -> Optional[Fix]:
+        if not use.fixable or use.replacement is None or use.replaced is None:
+            return None
+        if use.symbol.conditional and use.replaced == use.symbol.old and not self._call_allows(node, use):
+            return None
+        target = node
+        while isinstance(target, cst.Attribute) and self.analysis.qualnames.get(target) != use.replaced:
+            target = target.value
+        if self.analysis.qualnames.get(target) != use.replaced:
+            return None
+        head = _head(target)
+        head_q = self.analysis.qualnames.get(head) if head is not None else None
+        if head is not None and head is not target and head_q and use.replacement.startswith(head_q + "."):
+            return self._fix(use, [self._replace(target, head.value + use.replacement[len(head_q):])])
+        if not use.replacement.startswith("tvm."):
+            return None
+        import_edit, possible = self._tvm_name()
+        if not possible:
+            return None
+        edits = [self._replace(target, use.replacement)]
+        if import_edit is not None:
+            edits.insert(0, import_edit)
+        return self._fix(use, edits)
+
+    def _call_allows(self, node: cst.CSTNode, use: Use) -> bool:
+        symbol = use.symbol
+        call = self.calls.get(node)
+        if call is None:
+            return symbol.kind == "class" and symbol.fix_positional is not None  # a class named, not called
+        if symbol.fix_positional is None or symbol.fix_keywords is None:
+            return False
+        positional = 0
+        for arg in call.args:
+            if arg.star:
+                return False
+            if arg.keyword is None:
+                positional += 1
+            elif arg.keyword.value not in symbol.fix_keywords:
+                return False
+        return positional <= symbol.fix_positional
+
+    def _import_fix(self, alias: cst.CSTNode, use: Use) -> Optional[Fix]:
+        if not use.fixable or use.replacement is None or use.replaced is None or use.symbol.conditional:
+            return None
+        replaced, new = use.replaced, use.replacement
+        if isinstance(alias, cst.ImportAlias) and isinstance(alias.name, (cst.Name, cst.Attribute)):
+            statement = self._statement_of(alias)
+            if isinstance(statement, cst.Import):
+                full = dotted(alias.name) or ""
+                new_full = new + full[len(replaced):]
+                if alias.asname is None and new_full.split(".")[0] != full.split(".")[0]:
+                    return None
+                return self._fix(use, [self._replace(alias.name, new_full)])
+            if isinstance(statement, cst.ImportFrom):
+                return self._from_fix(statement, alias, use)
+        return None
+
+    def _statement_of(self, alias: cst.ImportAlias) -> Optional[cst.CSTNode]:
+        return self.analysis.import_statement.get(alias)
+
+    def _from_fix(self, statement: cst.ImportFrom, alias: cst.ImportAlias, use: Use) -> Optional[Fix]:
+        if statement.relative or statement.module is None or isinstance(statement.names, cst.ImportStar):
+            return None
+        module = dotted(statement.module) or ""
+        name = dotted(alias.name) or ""
+        replaced, new = use.replaced, use.replacement
+        if module == replaced or module.startswith(replaced + "."):
+            # every name of the statement must move the same way
+            for other in statement.names:
+                other_use = self.history.use(f"{module}.{dotted(other.name)}", self.version)
+                if other_use is None or (other_use.replaced, other_use.replacement) != (replaced, new):
+                    return None
+            new_module = new + module[len(replaced):]
+            if new_module in self.history.not_modules or other_first(statement, alias):
+                return None
+            return self._fix(use, [self._replace(statement.module, new_module)])
+        if f"{module}.{name}" != replaced:
+            return None
+        local = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) else name
+        new_parent, _, new_name = new.rpartition(".")
+        imported = new_name if new_name == local else f"{new_name} as {local}"
+        if new_parent == module:
+            return self._fix(use, [self._replace(alias, imported)])
+        if len(statement.names) != 1 or new_parent in self.history.not_modules or not new_parent:
+            return None
+        return self._fix(use, [self._replace(statement.module, new_parent), self._replace(alias, imported)])
+
+
+_IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+
+
+def _handles_import_error(node: cst.Try) -> bool:
+    for handler in node.handlers:
+        kinds = handler.type
+        names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
+        if kinds is None or any(dotted(name) in _IMPORT_ERRORS for name in names):
+            return True
+    return False
+
+
+def _guarded_imports(module: cst.Module) -> Set[cst.CSTNode]:
+    """Imports in a `try` that handles ImportError, or in its handler: code written for several releases."""
+    found: Set[cst.CSTNode] = set()
+    # Imports are statements: the walk descends through statements and their blocks only,
+    # never into expressions (a full visit of a large module costs seconds).
+    blocks = (cst.BaseSuite, cst.BaseCompoundStatement, cst.ExceptHandler, cst.ExceptStarHandler, cst.Else,
+              cst.Finally, cst.MatchCase)
+
+    def walk(node: cst.CSTNode, guarded: bool) -> None:
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
+            if guarded:
+                for small in node.body:
+                    if isinstance(small, cst.Import):
+                        found.update(small.names)
+                    elif isinstance(small, cst.ImportFrom):
+                        found.add(small)  # a star import's reference is the statement
+                        if not isinstance(small.names, cst.ImportStar):
+                            found.update(small.names)
+            return
+        guarded = guarded or (isinstance(node, cst.Try) and _handles_import_error(node))
+        for child in node.children:
+            if isinstance(child, blocks) or isinstance(child, cst.SimpleStatementLine):
+                walk(child, guarded)
+
+    for statement in module.body:
+        walk(statement, False)
+    return found
+
+
+def other_first(statement: cst.ImportFrom, alias: cst.ImportAlias) -> bool:
+    """The module rewrite is carried by the statement's first name only, so it is applied once."""
+    names = statement.names
+    return not isinstance(names, cst.ImportStar) and names[0] is not alias
+
+
+def _merged(members: List[Tuple[cst.CSTNode, Use, Optional[Fix]]]) -> Optional[Fix]:
+    """One fix for every use of an entry in the file (the `import tvm` edit they share, once)."""
+    first = members[0][2]
+    if first is None:
+        return None
+    if len(members) == 1:
+        return first
+    edits: List[Edit] = []
+    for _, _, fix in members:
+        for edit in fix.edits if fix is not None else ():
+            if edit not in edits:
+                edits.append(edit)
+    return Fix(f"{first.message} ({len(members)} uses)", tuple(edits), safe=first.safe)
+
+
+def _sentence(text: str) -> str:
+    text = text.strip()
+    return text if not text or text.endswith(".") else text + "."

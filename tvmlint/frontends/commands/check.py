@@ -1,0 +1,112 @@
+"""`tvmlint check`: report findings."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_FINDINGS
+from tvmlint.frontends.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
+from tvmlint.frontends.commands.fix import add_fix_options
+from tvmlint.frontends.commands.reporting import add_output_options, progress_for, quiet
+from tvmlint.frontends.commands.stdin import add_stdin_option, check_stdin, reads_stdin
+from tvmlint.companion.options import add_companion_options
+from tvmlint.output import FORMATS
+from tvmlint.output.safe import printable_path
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("check", help="check files and report findings")
+    add_selection_options(parser)
+    parser.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="text",
+                        help="how findings are written (default: text)")
+    add_stdin_option(parser)
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    add_run_options(parser)
+    parser.add_argument("--confirm", action="store_true", help="confirm or refute each finding with the installed TVM (run in a child process)")
+    add_companion_options(parser)
+    parser.add_argument("--fix", action="store_true", help="apply fixes, as `tvmlint fix` does")
+    parser.add_argument("--daemon", action="store_true",
+                        help="hand the run to `tvmlint daemon` (started in the background when none runs; "
+                             "this run then checks in its own process)")
+    parser.add_argument("--daemon-timeout", type=_seconds, metavar="SECONDS",
+                        help="with --daemon: how long to wait for the daemon's reply before checking in this "
+                             "process instead (default: $TVMLINT_DAEMON_TIMEOUT, else 60)")
+    add_fix_options(parser)
+    from tvmlint.frontends.commands.settings_options import add_show_options
+
+    add_show_options(parser)
+    add_output_options(parser)
+
+
+def _seconds(text: str) -> float:
+    import math
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"not a positive number of seconds: {text!r}")
+    return value
+
+
+def run(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.commands.settings_actions import run_show
+
+    shown = run_show(args)  # --show-settings, --show-files, --add-noqa
+    if shown is not None:
+        return shown
+    from tvmlint.frontends.commands.reporting import check_usage, report_stream, watch
+
+    check_usage(args, reads_stdin(args))
+    if args.watch:
+        return watch(existing_paths(args), lambda: _run(args))
+    with report_stream(args):
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.fix or getattr(args, "diff", False):  # --diff implies --fix, as in ruff
+        from tvmlint.frontends.commands import UsageError, fix
+
+        if args.confirm:
+            raise UsageError("--confirm cannot be combined with --fix")
+        if args.daemon:
+            raise UsageError("--daemon cannot be combined with --fix: the daemon only reports")
+
+        return fix.run(args)
+    from tvmlint.run.config import SettingsResolver
+    from tvmlint.output import renderer
+    from tvmlint.run.runner import check_paths
+
+    if reads_stdin(args):
+        resolver = SettingsResolver(overrides_from(args))
+        findings, source = check_stdin(args, resolver)
+        files, sources = 1, ({source.shown: source.text} if source.text is not None else {})
+    else:
+        paths = existing_paths(args)
+        resolver = SettingsResolver(overrides_from(args))
+        progress = progress_for(args)
+        try:
+            report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache, progress=progress)
+        finally:
+            if progress is not None:
+                progress.close()
+        for note in report.notes if not quiet(args) else ():  # they name directories of the tree
+            print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
+        findings, files, sources = report.findings, report.files_seen, {}
+    if args.confirm:
+        from tvmlint.companion.options import confirm_findings, print_refuted, target_resolver
+
+        findings, refuted = confirm_findings(args, findings, target_resolver(resolver))
+        print_refuted(refuted)
+    if args.statistics:
+        from tvmlint.output import statistics
+
+        statistics.render(findings, files, sys.stdout, args.format, args.unsafe_fixes, summary=not quiet(args))
+    else:
+        renderer(args.format)(findings, files, sys.stdout, sources=sources, summary=not quiet(args))
+    if args.exit_zero:
+        return EXIT_CLEAN
+    return EXIT_FINDINGS if findings else EXIT_CLEAN

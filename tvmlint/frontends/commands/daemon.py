@@ -1,0 +1,110 @@
+"""`tvmlint daemon start|stop|status|run`: the process `tvmlint check --daemon` hands runs to."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+
+# how long `start` and `stop` wait for the daemon to come up or go
+WAIT = 20.0
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser(
+        "daemon", help="a background process that keeps tvmlint loaded for `tvmlint check --daemon`"
+    )
+    parser.add_argument("action", choices=("start", "stop", "status", "run"),
+                        help="start it in the background, stop it, report on it, or run it in the foreground")
+    parser.add_argument("--idle-timeout", type=float, default=None, metavar="SECONDS",
+                        help="exit after this long without a request (default: 3600)")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.daemon import address
+
+    if not address.supported():
+        print("tvmlint daemon: needs Unix domain sockets, which this system does not have; "
+              "`check --daemon` checks in its own process here", file=sys.stderr)
+        return EXIT_ERROR
+    return {"start": _start, "stop": _stop, "status": _status, "run": _run}[args.action](args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.daemon.server import DEFAULT_IDLE_TIMEOUT, run_daemon
+
+    return run_daemon(args.idle_timeout if args.idle_timeout is not None else DEFAULT_IDLE_TIMEOUT)
+
+
+def _start(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.daemon import client
+
+    reply = client.ask({"kind": "status"})
+    if reply is not None:
+        print(f"tvmlint daemon: already running (pid {reply['pid']})")
+        return EXIT_CLEAN
+    process = client.start_in_background(args.idle_timeout)
+    if process is None:
+        print("tvmlint daemon: could not start (no private directory for its socket)", file=sys.stderr)
+        return EXIT_ERROR
+    last = {}
+
+    def answered() -> bool:
+        last["reply"] = client.ask({"kind": "status"})
+        # exit 2: it could not start; exit 0: another daemon had the lock, and that one will answer
+        return last["reply"] is not None or process.poll() not in (None, 0)
+
+    _wait(answered)
+    reply = last.get("reply")
+    if reply is not None:
+        print(f"tvmlint daemon: started (pid {reply['pid']}, socket {reply['socket']})")
+        return EXIT_CLEAN
+    print("tvmlint daemon: did not come up; see the log beside its socket", file=sys.stderr)
+    return EXIT_ERROR
+
+
+def _stop(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.daemon import client
+
+    reply = client.ask({"kind": "stop"})
+    if reply is None:
+        print("tvmlint daemon: not running")
+        return EXIT_CLEAN
+    _wait(lambda: not _alive(reply["pid"]))
+    print(f"tvmlint daemon: stopped (pid {reply['pid']})")
+    return EXIT_CLEAN
+
+
+def _status(args: argparse.Namespace) -> int:
+    """Exit 0 when one is running, 1 when none is."""
+    from tvmlint.frontends.daemon import address, client
+
+    reply = client.ask({"kind": "status"})
+    if reply is None:
+        print("tvmlint daemon: not running")
+        return EXIT_FINDINGS
+    current = reply["fingerprint"] == address.fingerprint()
+    print(f"tvmlint daemon: running (pid {reply['pid']}, socket {reply['socket']})")
+    print(f"  served {reply['served']} runs in {reply['uptime']:.0f} s; exits after {reply['idle_timeout']:g} s idle")
+    print("  code and rules data: " + ("current" if current else "changed since it started (the next run replaces it)"))
+    return EXIT_CLEAN
+
+
+def _wait(done) -> None:
+    deadline = time.monotonic() + WAIT
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: the daemon (ours) is gone, its pid reused
+        return False
+    return True

@@ -1,0 +1,67 @@
+"""Options several commands share."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import List
+
+
+def codes(text: str) -> List[str]:
+    return [part.strip() for part in text.split(",") if part.strip()]
+
+
+def positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected 1 or more, got {value}")
+    return value
+
+
+def add_selection_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
+    parser.add_argument("--target-version", metavar="X.Y", help="the TVM release to check against, e.g. 0.18")
+    parser.add_argument("--select", type=codes, metavar="CODES", help="comma-separated rule codes or prefixes to check (replaces the defaults)")
+    parser.add_argument("--extend-select", type=codes, default=[], metavar="CODES", help="rules to add to the selection")
+    parser.add_argument("--ignore", type=codes, default=[], metavar="CODES", help="rules to leave out")
+    parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this pyproject.toml for every file")
+    # pre-commit can call a hook with no file names; checking `.` then would check the whole repository
+    parser.add_argument("--no-default-path", action="store_true", help="with no PATHS, check nothing instead of `.` (for pre-commit hooks)")
+    from tvmlint.frontends.commands.settings_options import add_settings_options
+
+    add_settings_options(parser)
+
+
+def add_run_options(parser: argparse.ArgumentParser) -> None:
+    """How a run over files goes (`check`, `fix`): worker processes and the result cache."""
+    parser.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the number of cores)")
+    parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (.tvmlint_cache)")
+
+
+def overrides_from(args: argparse.Namespace):
+    from tvmlint.frontends.commands.settings_options import override_fields
+    from tvmlint.run.config import Overrides
+
+    return Overrides(
+        target_version=args.target_version,
+        select=tuple(args.select) if args.select is not None else None,
+        ignore=tuple(args.ignore),
+        extend_select=tuple(args.extend_select),
+        config=args.config,
+        **override_fields(args),
+    )
+
+
+def existing_paths(args: argparse.Namespace) -> List[Path]:
+    from tvmlint.frontends.commands import UsageError
+
+    if not args.paths and getattr(args, "no_default_path", False):
+        return []
+    paths = args.paths or [Path(".")]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise UsageError(f"no such file or directory: {', '.join(missing)}")
+    return paths

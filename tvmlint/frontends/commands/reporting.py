@@ -1,0 +1,216 @@
+"""How `tvmlint check` reports, as ruff's `check` does: `--output-file`, `-q`/`-qq`,
+`--statistics`, `--show-fixes`, `--exit-non-zero-on-fix`, `--watch`, and the progress
+bar a long run shows on a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Callable, Iterator, Optional
+
+from tvmlint.frontends.commands import UsageError
+
+
+def add_output_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-o", "--output-file", type=Path, metavar="PATH",
+                        help="write the report to PATH (replaced whole, never half-written); the terminal gets only errors")
+    parser.add_argument("-q", "--quiet", action="count", default=0,
+                        help="print the findings and nothing else (no closing line, no notes); -qq: print nothing")
+    parser.add_argument("-s", "--silent", dest="quiet", action="store_const", const=2,
+                        help="print nothing; the exit code still tells whether findings remain (same as -qq)")
+    parser.add_argument("--statistics", action="store_true",
+                        help="print how many findings each rule made, the most frequent first, instead of the findings")
+    parser.add_argument("--show-fixes", action="store_true", help="with --fix: list the fixes made, per file and rule")
+    parser.add_argument("--exit-non-zero-on-fix", action="store_true",
+                        help="with --fix: exit 1 when a file was changed, even if no finding remains")
+    parser.add_argument("--watch", action="store_true",
+                        help="check again whenever a Python file or pyproject.toml under PATHS changes (Ctrl-C to stop)")
+
+
+def check_usage(args: argparse.Namespace, stdin: bool) -> None:
+    """Refuse combinations that cannot work, before anything runs."""
+    from tvmlint.output.statistics import FORMATS
+
+    if args.statistics and args.format not in FORMATS:
+        raise UsageError(f"--statistics prints as text or JSON: use it with --format {', '.join(FORMATS)}")
+    if args.statistics and args.fix:
+        raise UsageError("--statistics cannot be combined with --fix")
+    if args.watch:
+        for flag, given in (("--fix", args.fix), ("--daemon", args.daemon), ("--output-file", args.output_file),
+                            ("stdin", stdin), ("--confirm", args.confirm)):
+            if given:
+                raise UsageError(f"--watch cannot be combined with {flag}")
+    if args.output_file is not None and args.fix and stdin and not args.diff:
+        raise UsageError("--output-file cannot be combined with --fix on stdin: the fixed source goes to stdout")
+    if args.output_file is not None and args.output_file.is_dir():
+        raise UsageError(f"--output-file {args.output_file} is a directory")
+
+
+def silent(args: argparse.Namespace) -> bool:
+    return getattr(args, "quiet", 0) >= 2
+
+
+def quiet(args: argparse.Namespace) -> bool:
+    return getattr(args, "quiet", 0) >= 1
+
+
+# -- where the report goes ---------------------------------------------------------------
+
+@contextlib.contextmanager
+def report_stream(args: argparse.Namespace) -> Iterator[None]:
+    """sys.stdout for the run: the terminal, nothing (-qq), or a buffer that becomes
+    --output-file once the run has finished (a failed run leaves the file as it was)."""
+    if silent(args):
+        saved = sys.stdout
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+        try:
+            yield
+        finally:
+            sys.stdout.close()
+            sys.stdout = saved
+        return
+    if args.output_file is None:
+        yield
+        return
+    buffer = io.BytesIO()
+    saved = sys.stdout
+    sys.stdout = io.TextIOWrapper(buffer, encoding="utf-8", errors="surrogateescape", newline="", write_through=True)
+    try:
+        yield
+        sys.stdout.flush()
+        data = buffer.getvalue()
+    finally:
+        sys.stdout = saved
+    try:
+        write_atomically(args.output_file, data)
+    except OSError as error:
+        raise UsageError(f"cannot write {args.output_file}: {error.strerror or error}") from None
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Replace `path` with `data`: a reader (a CI step picking up the report) sees the old
+    file or the whole new one. A new file gets the permissions the umask gives; an existing
+    one keeps its own."""
+    import tempfile
+
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        mode = target.stat().st_mode & 0o7777
+    except FileNotFoundError:
+        mask = os.umask(0)
+        os.umask(mask)
+        mode = 0o666 & ~mask
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tvmlint")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise
+
+
+# -- progress ------------------------------------------------------------------------------
+
+# a run shorter than this shows no progress at all
+PROGRESS_DELAY = 1.0
+
+
+class Progress:
+    """Files checked out of the run's total, on stderr, once the run has lasted PROGRESS_DELAY;
+    gone from the screen when the run ends (rich's transient progress)."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self.started = time.monotonic()
+        self.bar = None
+        self.task = None
+
+    def __call__(self, done: int, total: int) -> None:
+        if self.bar is None:
+            if time.monotonic() - self.started < PROGRESS_DELAY:
+                return
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+
+            console = Console(file=self.stream, stderr=True)
+            self.bar = Bar(TextColumn("Checking"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),
+                           TimeElapsedColumn(), console=console, transient=True)
+            self.bar.start()
+            self.task = self.bar.add_task("check", total=total)
+        self.bar.update(self.task, completed=done, total=total)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+            self.bar = None
+
+
+def progress_for(args: argparse.Namespace) -> Optional[Progress]:
+    """A progress display, or None: only on a terminal, never in CI, with -q, when the report
+    goes to a file, or in the daemon (its stderr is a client's, relayed after the run)."""
+    from tvmlint.frontends import daemon
+
+    if quiet(args) or getattr(args, "output_file", None) is not None or daemon.SERVING or os.environ.get("CI"):
+        return None
+    try:
+        if not sys.stderr.isatty():
+            return None
+    except (OSError, ValueError):
+        return None
+    return Progress(sys.stderr)
+
+
+# -- --watch -------------------------------------------------------------------------------
+
+CLEAR = "\x1b[2J\x1b[3J\x1b[H"
+
+
+def watch(paths, once: Callable[[], int]) -> int:
+    """Run `once` (a check that prints its report), then again after each change to a Python
+    file or a .toml under `paths`, until interrupted. On a terminal the screen is cleared first."""
+    try:
+        import watchfiles
+    except ImportError:
+        raise UsageError("--watch needs the watchfiles package: pip install 'tvmlint[watch]'") from None
+
+    watched = [str(path) for path in paths]
+    terminal = _isatty(sys.stdout)
+    try:
+        _once(once, terminal)
+        for _changes in watchfiles.watch(*watched, watch_filter=watchfiles.PythonFilter(extra_extensions=(".toml",)),
+                                         raise_interrupt=True):
+            _once(once, terminal)
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+def _once(once: Callable[[], int], terminal: bool) -> None:
+    from tvmlint.run.config import ConfigError
+
+    if terminal:
+        sys.stdout.write(CLEAR)
+    try:
+        once()
+    except (ConfigError, UsageError) as error:  # a pyproject.toml half-edited, a path removed: wait for the next change
+        print(f"tvmlint: error: {error}", file=sys.stderr)
+    sys.stdout.flush()
+    print("tvmlint: watching for file changes (Ctrl-C to stop)", file=sys.stderr, flush=True)
+
+
+def _isatty(stream) -> bool:
+    try:
+        return bool(stream.isatty())
+    except (OSError, ValueError):
+        return False

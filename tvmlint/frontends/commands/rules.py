@@ -1,0 +1,57 @@
+"""`tvmlint rules`: every rule. A table on a terminal; on a pipe a header line, then one
+rule per line, tab-separated (code, name, severity, fix, default, summary), so `cut`,
+`awk -F'\\t'` and csv.DictReader read it; `--format json` for programs."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from tvmlint.frontends.commands import EXIT_CLEAN
+
+FIELDS = ("code", "name", "severity", "fix", "default", "summary")
+SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+
+
+def add_parser(subparsers) -> None:
+    parser = subparsers.add_parser("rules", help="list every rule")
+    parser.add_argument("--format", choices=("text", "json"), default="text",
+                        help="text: a table on a terminal, tab-separated lines on a pipe (the default); json: a list of objects")
+
+
+def run(args: argparse.Namespace) -> int:
+    from tvmlint.analysis.catalog import load_catalog
+
+    rows = [
+        {"code": info.code, "name": info.name, "severity": info.severity, "fix": info.fix or "-",
+         "default": "yes" if info.default else "no", "summary": info.summary}
+        for info in load_catalog().values()
+    ]
+    if args.format == "json":
+        data = [{**row, "fix": None if row["fix"] == "-" else row["fix"], "default": row["default"] == "yes"} for row in rows]
+        sys.stdout.write(json.dumps(data, indent=2) + "\n")
+    elif sys.stdout.isatty():
+        _table(rows)
+    else:
+        # a header line, then one line per rule: csv.DictReader(delimiter="\t") reads it as it is
+        sys.stdout.write("\t".join(FIELDS) + "\n")
+        sys.stdout.write("".join("\t".join(row[field] for field in FIELDS) + "\n" for row in rows))
+    return EXIT_CLEAN
+
+
+def _table(rows) -> None:
+    from rich.console import Console
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for field in FIELDS:
+        table.add_column(field, no_wrap=field != "summary", overflow="fold")
+    for row in rows:
+        table.add_row(
+            Text(row["code"], style="bold"), Text(row["name"]), Text(row["severity"], style=SEVERITY_STYLE.get(row["severity"], "")),
+            Text(row["fix"], style="dim" if row["fix"] == "-" else "cyan"), Text(row["default"], style="" if row["default"] == "yes" else "dim"),
+            Text(row["summary"]),
+        )
+    Console(highlight=False).print(table)

@@ -1,0 +1,89 @@
+"""What `check --show-settings`, `--show-files` and `--add-noqa` do instead of a check."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+
+def run_show(args: argparse.Namespace) -> Optional[int]:
+    """`--show-settings`, `--show-files` or `--add-noqa` when given: their exit code; else None."""
+    if getattr(args, "show_settings", False):
+        return show_settings(args)
+    if getattr(args, "show_files", False):
+        return show_files(args)
+    if getattr(args, "add_noqa", False):
+        return add_noqa(args)
+    return None
+
+
+def _refuse_with(args: argparse.Namespace, flag: str) -> None:
+    from tvmlint.frontends.commands import UsageError
+
+    for other, given in (("--fix", getattr(args, "fix", False)), ("--watch", getattr(args, "watch", False)),
+                         ("--daemon", getattr(args, "daemon", False)), ("--confirm", getattr(args, "confirm", False))):
+        if given:
+            raise UsageError(f"{flag} cannot be combined with {other}")
+    if getattr(args, "stdin_filename", None) is not None or [str(p) for p in args.paths] == ["-"]:
+        raise UsageError(f"{flag} reads files, not stdin")
+
+
+def show_settings(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.commands import EXIT_CLEAN
+    from tvmlint.frontends.commands.options import existing_paths, overrides_from
+    from tvmlint.run.config import SettingsResolver, describe_settings
+
+    _refuse_with(args, "--show-settings")
+    path = existing_paths(args)[0] if args.paths else Path(".")
+    resolver = SettingsResolver(overrides_from(args))
+    sys.stdout.write(describe_settings(resolver.for_path(path), path))
+    return EXIT_CLEAN
+
+
+def show_files(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.commands import EXIT_CLEAN
+    from tvmlint.frontends.commands.options import existing_paths, overrides_from
+    from tvmlint.run.config import SettingsResolver
+    from tvmlint.output.safe import printable_path
+    from tvmlint.run.runner import discover_files
+    from tvmlint.run.tasks import display_path
+
+    _refuse_with(args, "--show-files")
+    resolver = SettingsResolver(overrides_from(args))
+    found = discover_files(existing_paths(args), resolver)
+    for note in found.problems:
+        print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
+    # a path as walked from a relative PATH is shown as it is (resolving each costs more than the walk)
+    shown_paths = (os.path.normpath(path) if not os.path.isabs(path) else display_path(path, resolver.cwd) for path in found.files)
+    for shown in sorted(shown_paths):
+        print(printable_path(shown))
+    return EXIT_CLEAN
+
+
+def add_noqa(args: argparse.Namespace) -> int:
+    from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR
+    from tvmlint.frontends.commands.options import existing_paths, overrides_from
+    from tvmlint.run.config import SettingsResolver
+    from tvmlint.run.fixer import by_path
+    from tvmlint.run.fixer import add_noqa_to_file
+    from tvmlint.output.safe import printable_path
+    from tvmlint.run.runner import check_paths
+
+    _refuse_with(args, "--add-noqa")
+    resolver = SettingsResolver(overrides_from(args))
+    report = check_paths(existing_paths(args), resolver, jobs=args.jobs, use_cache=not args.no_cache)
+    for note in report.notes:
+        print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
+    added, failed = 0, False
+    for shown, findings in sorted(by_path(report.findings).items()):
+        path = Path(shown) if Path(shown).is_absolute() else resolver.cwd / shown
+        count, problem = add_noqa_to_file(path, findings)
+        if problem:
+            failed = True
+            print(f"tvmlint: {printable_path(shown)}: {problem}", file=sys.stderr)
+        added += count
+    print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    return EXIT_ERROR if failed else EXIT_CLEAN

@@ -1,0 +1,71 @@
+"""Source from standard input (`--stdin-filename PATH -`), for editor and formatter integrations.
+
+The text comes from stdin; PATH decides which pyproject.toml applies and names
+the file in messages. Only that buffer is analysed, so contexts are followed
+within it (as in the language server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import List, Optional, Tuple
+
+from tvmlint.frontends.commands import UsageError
+
+STDIN = "-"
+
+
+def add_stdin_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--stdin-filename", type=Path, metavar="PATH",
+        help="read the source from stdin (path `-`); PATH picks the settings and names the file in messages",
+    )
+
+
+def reads_stdin(args: argparse.Namespace) -> bool:
+    given = [str(path) for path in args.paths]
+    if STDIN in given and given != [STDIN]:
+        raise UsageError("`-` (read stdin) cannot be combined with other paths")
+    return given == [STDIN] or (args.stdin_filename is not None and not given)
+
+
+@dataclass
+class StdinSource:
+    path: Path  # where the buffer would live: settings are looked up from here
+    shown: str  # how messages name it
+    text: Optional[str]  # None when the bytes are not Python source text
+    problem: Optional[str] = None
+    where: Tuple[int, int] = (1, 1)  # of the problem
+
+
+def read_stdin(args: argparse.Namespace, cwd: Path) -> StdinSource:
+    from tvmlint.run.tasks import display_path
+    from tvmlint.base.source import decode, undecodable_at
+
+    if args.stdin_filename is not None:
+        path = args.stdin_filename
+        shown = display_path(path, cwd)
+    else:
+        path, shown = cwd / "stdin.py", STDIN
+    data = sys.stdin.buffer.read()
+    source, why = decode(data)
+    if source is None:
+        return StdinSource(path, shown, None, f"The input could not be decoded: {why}", undecodable_at(data))
+    return StdinSource(path, shown, source.text)
+
+
+def check_stdin(args: argparse.Namespace, resolver) -> Tuple[List, StdinSource]:
+    """The findings for the buffer on stdin, and the source (for formats that quote lines)."""
+    from tvmlint.run.engine import parse_error
+    from tvmlint.run.runner import check_text
+
+    source = read_stdin(args, resolver.cwd)
+    settings = resolver.for_path(source.path)
+    if settings.skips_named(source.path):  # force-exclude: an excluded file is never reported
+        return [], source
+    if source.text is None:
+        return parse_error(source.shown, settings.codes_for(source.path), *source.where, source.problem), source
+    return check_text(source.text, source.path, settings, shown=source.shown), source

@@ -1,0 +1,399 @@
+"""The cheap stage: the stdlib parser decides which files the libcst analysis must see.
+
+libcst costs about ten times the stdlib `ast` parser, and most files of a large
+tree cannot hold a finding. For each file this stage checks the syntax (TVM001),
+asks `tvmlint.analysis.reach` whether the file can use any name a selected rule needs (its
+imports and the attribute chains its text spells), and only then resolves the
+names the file uses through its imports the way
+`tvmlint.analysis.module` does, but over-approximating (every binding in every scope
+counts), and asks each selected rule whether it `wants` the module. A rule that
+says nothing wants any module that uses a TVM name, so a new rule is never
+starved. A file whose text names no TVM package root and that lives outside
+TVM's own packages cannot use a TVM name at all: it is skipped before any rule
+is even imported. It never imports or runs the code it reads.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import re
+from dataclasses import dataclass
+from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+
+from tvmlint.analysis.reach import Reach
+from tvmlint.analysis.used_names import UsedNames, call_arguments, mentions_of, merged, roots_of
+
+PARSE_ERROR = "TVM001"
+
+
+class Selection:
+    """What the selected rules of one run need from the cheap stage, computed once."""
+
+    def __init__(self, rules: Iterable[type], knowledge):
+        self.knowledge = knowledge
+        self.roots = roots_of(knowledge)
+        self.rules = [rule for rule in rules if rule.code != PARSE_ERROR]
+        # Modules that define passes with TVM's decorators tell the project which pass names
+        # exist, for the rules that judge names (Rule.reads_defined_passes, tvmlint.analysis.project).
+        # This stage reads every such module's names from its tree (`defined_passes`); a
+        # module's own definitions are also kept for its analysis when such a rule runs on it.
+        self.readers = [rule for rule in self.rules if rule.reads_defined_passes]
+        self.decorators: FrozenSet[str] = frozenset(knowledge.decorators) if self.readers else frozenset()
+        # a module that defines passes is read for their names: its decorators count
+        tokens: Set[str] = {name.rsplit(".", 1)[-1] for name in self.decorators}
+        for rule in self.rules:
+            tokens.update(rule.tokens(knowledge))
+        self.tokens: FrozenSet[str] = frozenset(tokens)
+        self._patterns = [
+            (rule.code, re.compile(pattern)) for rule in self.rules
+            for pattern in [rule.text_pattern(knowledge)] if pattern is not None
+        ]
+        self._reaches: Dict[FrozenSet[str], Optional[Reach]] = {}
+        self.reach = self._reach_without(frozenset())
+
+    def _reach_without(self, out: FrozenSet[str]) -> Optional[Reach]:
+        """The question for the rules not in `out` (None when nothing is left to look for)."""
+        if out not in self._reaches:
+            targets: Set[str] = set(self.decorators)
+            for rule in self.rules:
+                if rule.code not in out:
+                    names = rule.trigger_names(self.knowledge)
+                    targets |= self.roots if names is None else names  # none: any module using TVM
+            # every rule's `wants` asks for one of its triggers or a name under one (a history entry)
+            self._reaches[out] = Reach(targets) if targets else None
+        return self._reaches[out]
+
+    def may_want(self, tree: Optional[ast.Module], text: str, module_name: str, is_package: bool) -> bool:
+        """Whether a selected rule may want a module (or it may define passes): its text holds a
+        token, and the module can use a name of a rule whose text pattern it matches. Without
+        the parser's tree (None) the text's imports answer: False only where the tree's would."""
+        if not self.text_may_need(text, module_name):
+            return False
+        out = frozenset(code for code, pattern in self._patterns if pattern.search(text) is None)
+        reach = self._reach_without(out) if out else self.reach
+        if reach is None:
+            return False
+        if tree is None:
+            return reach.may_use_text(text, module_name, is_package)
+        return reach.may_use(tree, text, module_name, is_package)
+
+    def text_may_need(self, text: str, module_name: str) -> bool:
+        if not self.rules:
+            return False
+        if module_name.split(".")[0] in self.roots:
+            return True  # relative imports inside TVM's own package name no root
+        return any(token in text for token in self.tokens)
+
+    def wanted(self, used: UsedNames) -> bool:
+        return any(rule.wants(used, self.knowledge) for rule in self.rules)
+
+    def wanting(self, used: UsedNames) -> FrozenSet[str]:
+        """The codes of the rules that can fire in a module: the others need not even run on it."""
+        return frozenset(rule.code for rule in self.rules if rule.wants(used, self.knowledge))
+
+    def awaits_low_context(self, used: UsedNames, tree: ast.Module, text: str) -> bool:
+        """Whether every rule that wants a module can only fire in it under a context written
+        below the default level (`Rule.needs_low_context`): the run asks for it again when a
+        file of it writes one that can reach it (`tvmlint.run.low_contexts`)."""
+        wanting = [rule for rule in self.rules if rule.wants(used, self.knowledge)]
+        return bool(wanting) and all(rule.needs_low_context(tree, self.knowledge, text) for rule in wanting)
+
+    def inner_judges(self, module: UsedNames) -> Optional[List[type]]:
+        """The rules that decide what inside a module's kept definitions can go: those that
+        want it (a rule that reads definitions wants the module, and its hooks keep everything)."""
+        return [rule for rule in self.rules if rule.wants(module, self.knowledge)]
+
+    def function_may_hold(self, function: UsedNames, module: UsedNames, judges: List[type]) -> bool:
+        """Whether a function nested in a kept definition may hold a finding of one of `judges`
+        (`Rule.may_hold_in_function`), or matter to one elsewhere."""
+        if function.binds:
+            return True  # an import in it may bind a name the analysis resolves elsewhere
+        return any(rule.may_hold_in_function(function, module, self.knowledge) for rule in judges)
+
+    def statement_may_matter(self, statement: UsedNames, module: UsedNames, judges: List[type]) -> bool:
+        """Whether a statement of a kept function (or of a loop or `if` in it) may hold a finding
+        of one of `judges`, or declare what one depends on (`Rule.may_matter_in_body`)."""
+        if statement.binds:
+            return True
+        return any(rule.may_matter_in_body(statement, module, self.knowledge) for rule in judges)
+
+    def pass_definers(self, used: UsedNames) -> FrozenSet[str]:
+        """The decorators whose definitions a module's analysis must keep: all of them when a
+        rule that reads them runs on it."""
+        if any(rule.wants(used, self.knowledge) for rule in self.readers):
+            return self.decorators
+        return frozenset()
+
+    def defined_passes(self, tree: ast.Module, used: UsedNames) -> FrozenSet[str]:
+        """The pass names a module defines with TVM's decorators, when a selected rule reads
+        them: what `tvmlint.analysis.module` records, read from this stage's tree, so that no module
+        is analysed only for its names. A decorator's literal `name=`, else the name of the
+        function or class it decorates; a call `module_pass(f, ..., name="X")` counts with
+        a literal name only. A name given by an expression is no name."""
+        calls = [
+            (call, self.knowledge.decorators[api])
+            for api in self.decorators for call in used.calls_to.get(api, ())
+        ]
+        if not calls:
+            return frozenset()
+        decorating = {
+            id(decorator): unit.name
+            for unit in ast.walk(tree) if isinstance(unit, _UNITS)
+            for decorator in unit.decorator_list if isinstance(decorator, ast.Call)
+        }
+        names: Set[str] = set()
+        for call, spec in calls:
+            default = decorating.get(id(call))
+            if default is not None:
+                params = tuple(param for param in spec.params if param != "pass_func")
+            elif call.args and not isinstance(call.args[0], ast.Starred):
+                params = spec.params
+            else:
+                continue  # `module_pass(opt_level=1)` not decorating: its pass is made elsewhere
+            given = call_arguments(call, params)[0].get("name")
+            if given is None:
+                name = default
+            else:
+                name = given.value if isinstance(given, ast.Constant) and isinstance(given.value, str) else None
+            if name:
+                names.add(name)
+        return frozenset(names)
+
+
+_UNITS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
+@dataclass
+class Pruned:
+    """A module with what no selected rule can need blanked out (definitions, and inside kept
+    definitions, functions and statements)."""
+
+    text: str  # line for line the original: blanked lines keep only their line ending (and a string over them)
+    tree: ast.Module  # the stdlib tree of `text` (the original's, less the blanked statements)
+    mentions: str  # what the blanked definitions call, reference or define (`mentions`)
+    # False when every definition is blanked and the module-level statements alone set off no
+    # rule: the module as a whole was wanted only for names its definitions use apart (a buffer
+    # `C` declared float16 in one test function and summed into in another)
+    holds_findings: bool = True
+
+
+def prune(
+    text: str,
+    tree: ast.Module,
+    used: UsedNames,
+    selection: "Selection",
+    follow: Optional[Tuple[AbstractSet[str], AbstractSet[str]]] = None,
+) -> Optional[Pruned]:
+    """Blank the top-level functions and classes that can hold no finding, and inside the kept
+    ones what the rules that want the module say cannot matter (`_InnerBlanks`); None when
+    nothing can be blanked.
+
+    A definition is kept when the selected rules want it together with the
+    module-level statements (which are always kept: imports, constants, a
+    module-level `with`), or when a kept definition names it (a helper it
+    calls, a context it enters): the analysis then resolves every name in a
+    kept definition as it would in the whole module. Its callers are blanked
+    like any other definition: when a finding turns out to depend on them (a
+    helper judged under its callers' contexts), the runner's later rounds
+    analyse the file again with `follow`: (names whose callers matter, names
+    whose definitions matter), and keep the definitions that name (or define) one.
+    """
+    units = [statement for statement in tree.body if isinstance(statement, _UNITS)]
+    if not units:
+        return None
+    top = used.part(statement for statement in tree.body if not isinstance(statement, _UNITS))
+    parts = [used.part([unit]) for unit in units]
+    definers = selection.pass_definers(used)
+    kept = [selection.wanted(merged(top, part)) or part.uses_any(definers) for part in parts]
+    if follow is not None:
+        callers_of, defined = follow
+        kept = [keep or not part.defined.isdisjoint(defined) for keep, part in zip(kept, parts)]
+        # A caller of a followed function passes it the context it was called under: its own
+        # callers in this module matter too. Keeping them now, not round by round, spares a
+        # libcst pass of the module per level of calls.
+        followed = set(callers_of)
+        grown = True
+        while grown:
+            grown = False
+            for i, part in enumerate(parts):
+                if part.names.isdisjoint(followed):
+                    continue
+                if not kept[i]:
+                    kept[i] = grown = True
+                if not part.defined <= followed:
+                    followed |= part.defined
+                    grown = True
+    if not all(kept):
+        defined = [_defined_names(unit) for unit in units]
+        # what kept definitions name (helpers, callbacks, context factories) is kept with them
+        named: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep))
+        grown = True
+        while grown:
+            grown = False
+            for i, keep in enumerate(kept):
+                if not keep and not defined[i].isdisjoint(named):
+                    kept[i] = grown = True
+                    named |= parts[i].identifiers
+    # A later round keeps what `follow` names, nested or not: it analyses kept definitions whole.
+    judges = None if follow is not None else selection.inner_judges(used)
+    inner, around = ({}, set()) if not judges else _InnerBlanks(text, used, selection, judges).of(units, kept)
+    if all(kept) and not inner:
+        return None
+    lines = _LINE.findall(text)
+    mentioned: Set[str] = set()
+    defines: Set[str] = set()
+    standing: Dict[int, ast.stmt] = {}
+    for statement, part in inner.values():
+        mentioned |= part.names
+        defines |= part.defined
+        opening = lines[statement.lineno - 1]
+        indent = opening[:len(opening) - len(opening.lstrip(" \t"))]  # the block's, as written
+        # one string statement stands for it (a block cannot be left empty)
+        standing[id(statement)] = _string_over(lines, *_blank(lines, statement), indent)
+    blanked = {id(unit): part for unit, part, keep in zip(units, parts, kept) if not keep}
+    body: List[ast.stmt] = []
+    for statement in tree.body:
+        part = blanked.get(id(statement))
+        if part is None:
+            body.append(_with_inner_blanked(statement, standing, around) if id(statement) in around else statement)
+            continue
+        mentioned |= part.names
+        defines |= part.defined
+        first, last = _blank(lines, statement)
+        if body:
+            # One string statement over the same lines: libcst makes nodes (and the analysis
+            # visits them) for every empty line, and blanked definitions are most of what it
+            # would read. Not first in the module: there a string is its docstring.
+            body.append(_string_over(lines, first, last))
+    holds = any(kept) or selection.wanted(top)
+    return Pruned("".join(lines), ast.Module(body=body, type_ignores=[]), mentions_of(mentioned, defines), holds)
+
+
+def _blank(lines: List[str], definition: ast.stmt) -> Tuple[int, int]:
+    """Empty a statement's lines, a definition's decorators included, to their line endings: (first, last)."""
+    first = min([definition.lineno, *(decorator.lineno for decorator in getattr(definition, "decorator_list", ()))])
+    last = definition.end_lineno
+    for number in range(first - 1, last):
+        line = lines[number]
+        lines[number] = line[len(line.rstrip("\r\n")):]
+    return first, last
+
+
+def _string_over(lines: List[str], first: int, last: int, indent: str = "") -> ast.stmt:
+    """Write an empty string over blanked lines first..last, at `indent`, and give the stdlib
+    parser's view of it."""
+    quote = '""' if first == last else '"""'
+    lines[first - 1] = indent + quote + lines[first - 1]
+    if first != last:
+        lines[last - 1] = quote + lines[last - 1]
+    column, width = len(indent), len(quote)
+    end = width if first != last else column + width
+    value = ast.Constant(value="\n" * (last - first) if first != last else "", lineno=first, col_offset=column,
+                         end_lineno=last, end_col_offset=end)
+    return ast.Expr(value=value, lineno=first, col_offset=column, end_lineno=last, end_col_offset=end)
+
+
+_BRANCHES = (ast.For, ast.AsyncFor, ast.While, ast.If)
+
+
+class _InnerBlanks:
+    """What can go inside kept definitions, when every rule that wants the module says so:
+
+    - a function in a kept definition's body or in its classes' bodies that can hold none of
+      their findings (`Rule.may_hold_in_function`). TVMScript tests hold a module of several
+      functions per test, and often only some add into a low-precision buffer;
+    - in a function that stays, a statement that can hold none and declares nothing they
+      read (`Rule.may_matter_in_body`), looked for in the loops and `if`s too: most of a
+      scheduled TVMScript function is blocks that add into nothing.
+
+    `of` gives them by id, each with what it uses, and the ids of every statement around one."""
+
+    def __init__(self, text: str, used: UsedNames, selection: "Selection", judges: List[type]):
+        self.lines = _LINE.findall(text)  # numbered as the parser numbers them
+        self.used, self.selection, self.judges = used, selection, judges
+        self.found: Dict[int, Tuple[ast.stmt, UsedNames]] = {}
+        self.around: Set[int] = set()
+
+    def of(self, units: List[ast.stmt], kept: List[bool]) -> Tuple[Dict[int, Tuple[ast.stmt, UsedNames]], Set[int]]:
+        for unit, keep in zip(units, kept):
+            if keep:
+                self._definitions(unit.body, (id(unit),), isinstance(unit, ast.ClassDef))
+        return self.found, self.around
+
+    def _definitions(self, statements: List[ast.stmt], path: Tuple[int, ...], in_class: bool) -> None:
+        for index, statement in enumerate(statements):
+            if isinstance(statement, ast.ClassDef):
+                self._definitions(statement.body, path + (id(statement),), True)
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                part = self.used.part([statement])
+                if not self.selection.function_may_hold(part, self.used, self.judges):
+                    self._take(statement, part, path)
+                else:
+                    self._definitions(statement.body, path + (id(statement),), False)
+            elif not in_class:  # a function's own statement
+                self._statement(statements, index, path)
+
+    def _statement(self, statements: List[ast.stmt], index: int, path: Tuple[int, ...]) -> None:
+        statement = statements[index]
+        if not self._alone(statements, index):
+            return
+        part = self.used.part([statement])
+        if not self.selection.statement_may_matter(part, self.used, self.judges):
+            self._take(statement, part, path)
+        elif isinstance(statement, _BRANCHES):
+            inner = path + (id(statement),)
+            for branch in (statement.body, statement.orelse):
+                for at in range(len(branch)):
+                    if isinstance(branch[at], _UNITS):
+                        self._definitions([branch[at]], inner, False)
+                    else:
+                        self._statement(branch, at, inner)
+
+    def _alone(self, statements: List[ast.stmt], index: int) -> bool:
+        """Whether a statement has its lines to itself (not `a = 1; b = 2`, nor after `if x:`)."""
+        statement = statements[index]
+        if index > 0 and statements[index - 1].end_lineno >= statement.lineno:
+            return False
+        if index + 1 < len(statements) and statements[index + 1].lineno <= statement.end_lineno:
+            return False
+        return self.lines[statement.lineno - 1][:statement.col_offset].strip(" \t") == ""
+
+    def _take(self, statement: ast.stmt, part: UsedNames, path: Tuple[int, ...]) -> None:
+        self.found[id(statement)] = (statement, part)
+        self.around.update(path)
+
+
+def _with_inner_blanked(node: ast.stmt, standing: Dict[int, ast.stmt], around: AbstractSet[int]) -> ast.stmt:
+    """`node`, or a copy whose bodies hold the strings standing for what was blanked in them
+    (the original tree stays whole: the file's other checks read it)."""
+    copied = None
+    for field in ("body", "orelse"):
+        statements = getattr(node, field, None)
+        if not statements:
+            continue
+        new: List[ast.stmt] = []
+        for statement in statements:
+            swap = standing.get(id(statement))
+            if swap is None and id(statement) in around:
+                swap = _with_inner_blanked(statement, standing, around)
+            new.append(statement if swap is None else swap)
+        if any(a is not b for a, b in zip(new, statements)):
+            copied = copied or copy.copy(node)
+            setattr(copied, field, new)
+    if copied is None:
+        return node
+    # it ends where its last statement ends, which may now be a string
+    last = "orelse" if getattr(node, "orelse", None) else "body"
+    tail = getattr(copied, last)[-1]
+    if tail is not getattr(node, last)[-1]:
+        copied.end_lineno, copied.end_col_offset = tail.end_lineno, tail.end_col_offset
+    return copied
+
+
+def _defined_names(unit: ast.stmt) -> Set[str]:
+    names = {unit.name}
+    if isinstance(unit, ast.ClassDef):
+        names.update(s.name for s in unit.body if isinstance(s, _UNITS))
+    return names

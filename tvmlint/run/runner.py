@@ -1,0 +1,684 @@
+"""A whole run: find files, check each (in worker processes, through the cache), resolve, filter.
+
+Per file (`tvmlint.run.engine.check_module`): the stdlib parser checks the syntax
+and decides whether any selected rule can fire; only then does libcst analyse
+it. Files left out can still call a project helper whose context matters, or
+define one: later rounds analyse those whose imports resolve to such a helper,
+until none turns up. The project step (contexts across modules, noqa,
+selection, sorting) then runs over every file's result, cached or not.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+
+from tvmlint.run import gate
+from tvmlint.run.compact import is_placeholder, kept, mentions_any, pack, pack_findings, unpack, unpack_findings
+from tvmlint.run.config import Settings, SettingsResolver
+from tvmlint.analysis.contexts import FromCall, Inherited
+from tvmlint.base.diagnostics import Finding
+from tvmlint.run.discovery import discover
+from tvmlint.analysis.results import FileResult
+from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked, check_module, module_name_for, parse_error, too_large
+from tvmlint.run.low_contexts import words_of
+from tvmlint.base.noqa import UNUSED_NOQA, is_suppressed
+from tvmlint.analysis.reach import enclosing
+from tvmlint.base.source import read_file
+from tvmlint.run.tasks import Follow, Planner, Task
+from tvmlint.run.workers import Workers, default_jobs
+
+
+@dataclass
+class RunReport:
+    findings: List[Finding] = field(default_factory=list)
+    files_seen: int = 0
+    files_analysed: int = 0  # by libcst; the others only by the stdlib parser
+    cache_hits: int = 0
+    notes: List[str] = field(default_factory=list)
+
+
+class _Entry:
+    """One file of a run: its path and, once checked, what the run keeps of its result
+    (tvmlint.run.compact.kept). A run holds one per file to its end: nothing else, and the
+    parts of its `Checked` in slots, not the object (a few megabytes in a large tree)."""
+
+    __slots__ = ("path", "result", "analysed", "partial", "mentions", "awaits_low", "low_level")
+
+    def __init__(self, path: str):
+        self.path = path
+        self.result: Optional[FileResult] = None
+
+    def keep(self, checked: Checked) -> None:
+        self.result, self.analysed, self.partial, self.mentions = (
+            checked.result, checked.analysed, checked.partial, checked.mentions
+        )
+        self.awaits_low, self.low_level = checked.awaits_low, checked.low_level
+
+
+def check_paths(
+    paths: Sequence[Path],
+    resolver: SettingsResolver,
+    jobs: Optional[int] = None,
+    use_cache: bool = True,
+    cheap: bool = True,
+    progress: Optional[Callable[[int, int], None]] = None,
+) -> RunReport:
+    """Check files and directories. `jobs`: worker processes (default: the cores);
+    `use_cache`: read and write the result cache; `cheap`: let the cheap stage skip
+    libcst where no selected rule can fire (off only to test that it loses nothing);
+    `progress(done, total)`: told as each file of the first round is checked."""
+    report = RunReport()
+    found = discover_files(paths, resolver)
+    report.notes.extend(found.problems)
+    entries = [_Entry(path) for path in found.files]
+    del found
+    report.files_seen = len(entries)
+    cache = _open_cache(resolver, report.notes) if use_cache and entries else None
+    run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs))
+    # one set of worker processes for all of the run's rounds
+    with run.workers:
+        stage = "cheap" if cheap else "full"
+        keys = run.keys(stage) if cache is not None else None
+        whole = _whole_run_key(keys)
+        if whole is not None:
+            packed = cache.get_run(whole)
+            if packed is not None:  # no file changed since a run of the same files: its findings
+                report.findings, report.files_analysed = unpack_findings(packed)
+                report.findings = _fixable_only(report.findings, resolver)
+                report.cache_hits = len(entries)
+                cache.save()
+                return report
+
+        if cheap and entries:
+            # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
+            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
+            if run.planner.withheld and keys is not None:
+                keys = run.keys(stage)
+        run.progress = progress
+        run.check(range(len(entries)), stage, keys, defer_low=cheap)
+        run.progress = None
+        del keys
+        low = _Low(entries, run.planner)
+        # Files left out because only a context below the default level can set their rules off:
+        # those such a context can reach, if any file writes one, are analysed now.
+        waiting = [index for index, entry in enumerate(entries) if entry.awaits_low]
+        if waiting:
+            exposed = low.exposed()
+            reached = [index for index in waiting if index in exposed]
+            if reached:
+                run.check(reached, "low")
+        # Later rounds: files the cheap stage left out (or analysed in part) that name a helper whose
+        # context matters. (The pass names a module defines need none: the cheap stage reads them.)
+        done: Set[str] = set()
+        done_defined: Set[str] = set()
+        tvm_roots = _tvm_roots(entries) if cheap else frozenset()
+        while cheap:
+            callers_of, defined = _followed_names(entries, low)
+            callers_of -= done
+            defined -= done_defined
+            if not callers_of and not defined:
+                break
+            done |= callers_of
+            done_defined |= defined
+            # A function named under TVM's own packages is TVM's API to the analysis: a call of it
+            # from another module is never followed into it (tvmlint.analysis.module records no call site),
+            # so only its own module can give it a context.
+            local = {name for name in callers_of if name.partition(".")[0] in tvm_roots}
+            homes = {module for name in local for module in enclosing(name)}
+            elsewhere = callers_of - local
+            picked = [
+                entry for entry in entries
+                if (not entry.analysed or entry.partial) and entry.mentions != UNKNOWN_MENTIONS and (
+                    (entry.mentions and mentions_any(entry.mentions, elsewhere, defined))
+                    or (entry.mentions and run.planner.module_name(entry.path)[0] in homes and mentions_any(entry.mentions, local))
+                )
+            ]
+            # files whose names the cheap stage never resolved: those that may name one are asked
+            # in the round itself (a file that named an earlier round's name was asked then)
+            unknown = _may_mention(
+                [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS], elsewhere, defined | local, run.planner
+            )
+            if not picked and not unknown:
+                break
+            # every name followed so far: a file picked again keeps what an earlier round kept
+            follow = (frozenset(done), frozenset(done_defined))
+            label = "follow " + _names_digest(follow)
+            if picked:
+                run.check(run.indices(picked), label, follow=follow)
+            if unknown:
+                run.check(run.indices(unknown), label + " confirm", follow=follow, confirm=True)
+        report.files_analysed = sum(1 for entry in entries if entry.analysed)
+        used: Dict[str, Set[Tuple[int, str]]] = {}
+        report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)], used)
+        unused = _unused_noqa(entries, run.planner, used)
+        if unused:
+            report.findings = sorted(report.findings + unused, key=lambda f: f.sort_key)
+        if cache is not None:
+            report.cache_hits = cache.hits
+            if whole is not None and run.complete:
+                cache.put_run(whole, pack_findings(report.findings, report.files_analysed))
+            cache.save()
+        report.findings = _fixable_only(report.findings, resolver)  # after the cache: it keeps every fix
+        return report
+
+
+def discover_files(paths: Sequence[Path], resolver: SettingsResolver):
+    """The files a run over `paths` checks (`tvmlint.run.discovery.discover` with each file's settings):
+    exclude and extend-exclude while walking, and for paths named with force-exclude; what git
+    ignores unless respect-gitignore is off."""
+    return discover(
+        paths,
+        lambda p: resolver.for_path(p).is_excluded(p, walked=True),
+        skips_named=lambda p: resolver.for_path(p).skips_named(p),
+        respects_gitignore=lambda p: resolver.for_path(p).respect_gitignore,
+    )
+
+
+class _Run:
+    """The files of one run, checked through the cache and the workers."""
+
+    def __init__(self, entries: List[_Entry], planner: Planner, cache, jobs: int):
+        self.entries = entries
+        self.planner = planner
+        self.cache = cache
+        self.jobs = jobs
+        self.workers = Workers(jobs)
+        # a helper is a function some checked file defines: its name starts with the top-level
+        # module of one of them, and mentions of other names are not kept
+        self.roots = frozenset(planner.module_name(entry.path)[0].partition(".")[0] for entry in entries)
+        # every file's result came from the cache or went to it, from the content the run's
+        # keys were made of: the run's findings can be kept for the same files unchanged
+        self.complete = True
+        self.judges: Optional[Dict[str, object]] = None
+        self.progress: Optional[Callable[[int, int], None]] = None
+
+    def keys(self, stage: str) -> List[Optional[str]]:
+        """Every file's result key (None for a file that cannot be read)."""
+        keys: List[Optional[str]] = []
+        for index, entry in enumerate(self.entries):
+            digest = self.cache.digest(entry.path)
+            keys.append(self._key(self.planner.task(index, entry.path), digest, stage) if digest else None)
+        return keys
+
+    def _key(self, task: Task, digest: str, stage: str) -> str:
+        return self.cache.key(digest, self.planner.context(task), task.shown, task.module_name, task.is_package, stage)
+
+    def indices(self, chosen: List[_Entry]) -> List[int]:
+        wanted = {id(entry) for entry in chosen}
+        return [index for index, entry in enumerate(self.entries) if id(entry) in wanted]
+
+    def check(
+        self, indices: Sequence[int], stage: str, keys: Optional[List[Optional[str]]] = None, follow: Follow = None,
+        confirm: bool = False, defer_low: bool = False,
+    ) -> None:
+        todo = []
+        total, done = len(indices), 0
+        for index in indices:
+            entry = self.entries[index]
+            if self.cache is not None:
+                task = self.planner.task(index, entry.path, follow, confirm, defer_low)
+                if keys is not None:
+                    key = keys[index]
+                else:
+                    digest = self.cache.known_digest(entry.path) or self.cache.digest(entry.path)
+                    key = self._key(task, digest, stage) if digest else None
+                packed = self.cache.get(key) if key else None
+                if packed is not None:
+                    entry.keep(self._keep(unpack(packed, task)))
+                    done += 1
+                    continue
+            todo.append(index)
+        tasks = (
+            self.planner.task(index, self.entries[index].path, follow, confirm, defer_low)
+            for index in self._ordered(todo)
+        )
+        for index, state, checked in self.workers.execute(tasks, len(todo)):
+            entry = self.entries[index]
+            if self.cache is not None:
+                self._store(index, state, checked, stage, follow)
+            entry.keep(self._keep(checked))
+            if self.progress is not None:
+                done += 1
+                self.progress(done, total)
+
+    def _keep(self, checked: Checked) -> Checked:
+        if checked.result.deferred:
+            from tvmlint.analysis.project import settle
+
+            if self.judges is None:
+                self.judges = _judges()
+            result = checked.result
+            lines = _noqa_lines_of_deferred(result)
+            settled = len(result.findings)
+            settle(result, self.judges)
+            if lines:
+                result.findings[settled:] = _with_noqa_lines(result.findings[settled:], lines)
+        return kept(checked, self.roots)
+
+    def _store(self, index: int, state, checked: Checked, stage: str, follow: Follow) -> None:
+        path = self.entries[index].path
+        if state is None:  # unread, or its process crashed: nothing to keep
+            self.complete = False
+            return
+        if self.cache.known_digest(path) not in (None, state[2]):
+            self.complete = False  # changed since the run's keys were made
+        self.cache.record(path, state)
+        self.cache.put(self._key(self.planner.task(index, path, follow), state[2], stage), pack(checked))
+
+    def _ordered(self, todo: List[int]) -> List[int]:
+        if self.jobs <= 1 or len(todo) <= 1:
+            return todo
+        # the largest files first, so that one of them does not start last and hold the run up
+        return sorted(todo, key=lambda index: -_size(self.entries[index].path))
+
+
+def _may_mention(
+    entries: Sequence[_Entry], callers_of: Set[str], defined: Set[str], planner: Planner
+) -> List[_Entry]:
+    """Of files whose names were never resolved, those that may name one of `callers_of` or
+    define one of `defined`. A module names `a.b.f` only through its imports, the chains it
+    spells and the package it sits in (relative imports), and defines it only under its own
+    module name (tvmlint.run.cheap.UsedNames): each part of the name is a word of its text or a
+    part of its module name. Names of local functions (`f.<locals>.g`) are never mentioned."""
+    # the modules that may define a name of `defined`: every dotted prefix of one
+    definers = {module for name in defined for module in enclosing(name)}
+    # each name under its last part: a file is asked about the names whose last part it holds
+    by_last: Dict[bytes, List[Tuple[bytes, ...]]] = {}
+    unusual = False
+    for name in callers_of:
+        if not name or "<" in name:
+            continue
+        if not name.isascii():
+            # another script's letters may be encoded otherwise than as UTF-8: asked of every
+            # file (no name of apache/tvm's own tree is one)
+            unusual = True
+            continue
+        parts = tuple(part.encode() for part in name.split("."))
+        by_last.setdefault(parts[-1], []).append(parts)
+    out = []
+    for entry in entries:
+        module = planner.module_name(entry.path)[0]
+        if unusual or module in definers:
+            out.append(entry)
+            continue
+        if not by_last:
+            continue
+        try:
+            words = words_of(read_file(entry.path))
+        except OSError:
+            continue  # as it was when the cheap stage tried: its result says why
+        words.update(part.encode() for part in module.split("."))
+        if any(
+            all(part in words for part in parts)
+            for last in words.intersection(by_last) for parts in by_last[last]
+        ):
+            out.append(entry)
+    return out
+
+
+def _tvm_roots(entries: Sequence[_Entry]) -> FrozenSet[str]:
+    """The top-level packages of TVM at every release the run checks against."""
+    from tvmlint.analysis.used_names import roots_of
+    from tvmlint.analysis.knowledge import get_knowledge
+
+    versions = {entry.result.version for entry in entries if entry.result is not None}
+    return frozenset().union(*(roots_of(get_knowledge(version)) for version in versions))
+
+
+def _names_digest(follow: Tuple[FrozenSet[str], FrozenSet[str]]) -> str:
+    import hashlib
+
+    text = "\n".join(sorted(follow[0])) + "\n=\n" + "\n".join(sorted(follow[1]))
+    return hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
+
+
+def _whole_run_key(keys: Optional[List[Optional[str]]]) -> Optional[str]:
+    if not keys or None in keys:
+        return None
+    import hashlib
+
+    return hashlib.blake2b("\n".join(keys).encode(), digest_size=20).hexdigest()
+
+
+def _size(path: str) -> int:
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0
+
+
+def _open_cache(resolver: SettingsResolver, notes: List[str]):
+    from tvmlint.run.cache import ResultCache, cache_directory
+
+    cache = ResultCache(cache_directory(resolver.for_path(resolver.cwd)))
+    if not cache.owned:
+        notes.append(
+            f"{cache.directory}: not used for the result cache: it holds files that are not tvmlint's "
+            "(cache-dir must name a directory of its own)"
+        )
+        return None
+    return cache
+
+
+def _chain(ctx) -> Iterator[Tuple[str, bool]]:
+    """The project functions a context depends on, each with whether its callers matter (the
+    function it is inherited in) or only its definition (a helper whose returned context it is)."""
+    while True:
+        if isinstance(ctx, FromCall):
+            yield ctx.function, False
+            ctx = ctx.outer
+        elif isinstance(ctx, Inherited):
+            yield ctx.function, True
+            return
+        else:
+            return
+
+
+def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None) -> Tuple[Set[str], Set[str]]:
+    """Qualified names of the functions some deferred finding depends on (directly or through
+    further callers): those whose callers matter, and those whose definitions (returned
+    contexts) matter. A skipped or partly analysed file that names one of the first, or defines
+    one of the second (tvmlint.run.cheap.mentions), is analysed whole in the next round.
+    `low`: leaves out the findings no context they need can reach (tvmlint.run.low_contexts)."""
+    deferred = []
+    callers: Dict[str, List[Tuple[object, int]]] = {}
+    for index, entry in enumerate(entries):
+        if not entry.analysed:
+            continue
+        result = entry.result
+        deferred.extend((index, d) for d in result.deferred)
+        for call in result.callsites:
+            callers.setdefault(call.callee, []).append((call.ctx, index))
+    if low is not None:
+        deferred = low.followed(deferred, callers)
+    found: Set[str] = set()
+    defined: Set[str] = set()
+    for index, d in deferred:
+        todo = list(_chain(d.ctx))
+        while todo:
+            name, by_callers = todo.pop()
+            if not by_callers:
+                defined.add(name)
+                continue
+            if name in found:
+                continue
+            found.add(name)
+            for ctx, _ in callers.get(name, ()):
+                todo.extend(_chain(ctx))
+    return found, defined
+
+
+class _Low:
+    """The run's answer to: can a context low enough reach this deferred finding?
+
+    Asked once per finding. A later round analyses files only for findings that are
+    followed, and one whose call could pass a low context on to this finding was, before
+    that round, an exposed file not seen whole that names one of its functions: the
+    answer was yes already."""
+
+    def __init__(self, entries: Sequence[_Entry], planner: Planner):
+        self.entries = entries
+        self.planner = planner
+        # what each file writes, as the first round found it (later rounds do not record it)
+        self.written = {index: entry.low_level for index, entry in enumerate(entries) if entry.low_level is not None}
+        self._contexts = None
+        # by the finding's id, the finding kept with its answer so that the id stays its own
+        self._answers: Dict[int, Tuple[object, bool]] = {}
+        self._bounds: Dict[str, object] = {}
+
+    def followed(self, deferred: List[Tuple[int, object]], callers: Dict[str, List[Tuple[object, int]]]) -> List[Tuple[int, object]]:
+        """The deferred findings (file index, finding) whose callers are worth following."""
+        asked: List[Tuple[int, object, int]] = []
+        for index, d in deferred:
+            if id(d) in self._answers:
+                continue
+            below = self._bound(d)
+            if below is None or below > self._low_contexts().factories.lowest_default:
+                # a default context can be low enough: every caller matters
+                self._answers[id(d)] = (d, True)
+            else:
+                asked.append((index, d, below))
+        if asked:
+            contexts = self._low_contexts()
+            seen_whole = [bool(entry.analysed and not entry.partial) for entry in self.entries]
+            requests = [(below, index, *_closure(d.ctx, index, callers, below), self.entries[index].partial)
+                        for index, d, below in asked]
+            for (_, d, _), answer in zip(asked, contexts.reachable(requests, seen_whole)):
+                self._answers[id(d)] = (d, answer)
+        return [(index, d) for index, d in deferred if self._answers[id(d)][1]]
+
+    def exposed(self) -> FrozenSet[int]:
+        """The files whose code a context below some release's default level can run."""
+        contexts = self._low_contexts()
+        return contexts.sources_and_exposed(contexts.factories.highest_default)[1]
+
+    def _bound(self, d) -> Optional[int]:
+        hook = self._bounds.get(d.code)
+        if hook is None:
+            from tvmlint.checks import all_rules
+
+            rule = all_rules().get(d.code)
+            hook = self._bounds[d.code] = rule.needs_level_below if rule is not None else (lambda payload: None)
+        return hook(d.payload)
+
+    def _low_contexts(self):
+        if self._contexts is None:
+            from tvmlint.analysis.knowledge import get_knowledge
+            from tvmlint.run.low_contexts import Factories, LowContexts
+
+            versions = {entry.result.version for entry in self.entries if entry.result is not None}
+            factories = Factories.of(get_knowledge(version) for version in sorted(versions))
+            self._contexts = LowContexts(
+                [entry.path for entry in self.entries],
+                [self.planner.module_name(entry.path)[0] for entry in self.entries],
+                factories,
+                self.written,
+            )
+        return self._contexts
+
+
+def _closure(ctx, home: int, callers: Dict[str, List[Tuple[object, int]]], below: int) -> Tuple[Set[str], Set[int], bool]:
+    """What a deferred finding's context (in file `home`) depends on, through the calls analysed
+    files make: the functions whose other callers matter, the files whose `with` enters what a
+    helper returns, and whether a known context on the way is already below `below`."""
+    names: Set[str] = set()
+    entering: Set[int] = set()
+    todo = [(ctx, home)]
+    while todo:
+        ctx, index = todo.pop()
+        while isinstance(ctx, FromCall):
+            entering.add(index)
+            ctx = ctx.outer
+        if isinstance(ctx, Inherited):
+            if ctx.function not in names:
+                names.add(ctx.function)
+                todo.extend(callers.get(ctx.function, ()))
+        elif ctx.opt_level is not None and ctx.opt_level < below:
+            return names, entering, True
+    return names, entering, False
+
+
+def _judges() -> Dict[str, object]:
+    from tvmlint.checks import all_rules
+
+    return {code: cls.judge for code, cls in all_rules().items() if "judge" in cls.__dict__}
+
+
+def _noqa_lines_of_deferred(result: FileResult) -> Dict[tuple, Tuple[int, ...]]:
+    """The extra noqa lines (Deferred.noqa_lines) of a file's deferred findings, by place."""
+    return {(d.code, d.start, d.end): d.noqa_lines for d in result.deferred if d.noqa_lines}
+
+
+def _with_noqa_lines(findings: List[Finding], lines: Dict[tuple, Tuple[int, ...]]) -> List[Finding]:
+    """Findings judged from deferred ones, given their deferred finding's extra noqa lines."""
+    out = []
+    for finding in findings:
+        extra = lines.get((finding.code, finding.start, finding.end))
+        out.append(replace(finding, noqa_lines=extra) if extra and not finding.noqa_lines else finding)
+    return out
+
+
+def _suppressed(noqa, finding: Finding) -> bool:
+    """A `# noqa` on the reported line, or on one of the finding's noqa_lines."""
+    return any(is_suppressed(noqa, line, finding.code) for line in (finding.start.line, *finding.noqa_lines))
+
+
+def finalize(results: Sequence[FileResult], used: Optional[Dict[str, Set[Tuple[int, str]]]] = None) -> List[Finding]:
+    """Judge deferred findings across the project, apply selection and noqa, sort.
+    `used`: filled with each file's (line, code) pairs whose `# noqa` suppressed a finding."""
+    from tvmlint.analysis.project import Project
+
+    judges = _judges() if any(result.deferred for result in results) else {}
+    judged = Project(results).findings(judges) if judges else {}
+    findings: List[Finding] = []
+    for result in results:
+        made = judged.get(result.path, [])
+        lines = _noqa_lines_of_deferred(result) if made else {}
+        for finding in list(result.findings) + (_with_noqa_lines(made, lines) if lines else made):
+            if finding.code not in result.codes:
+                continue
+            if result.noqa and _suppressed(result.noqa, finding):
+                if used is not None:
+                    used.setdefault(result.path, set()).update(
+                        (line, finding.code) for line in (finding.start.line, *finding.noqa_lines)
+                        if is_suppressed(result.noqa, line, finding.code)
+                    )
+                continue
+            findings.append(finding)
+    findings.sort(key=lambda f: f.sort_key)
+    return findings
+
+
+def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object]):
+    """For TVM002: whether a finding of `code` may still arise on `line` of a file from what other
+    files hold (a rule judged across modules, where the file shows a candidate or was not seen whole)."""
+    candidates = {
+        (line, d.code) for d in entry_result.deferred for line in (d.start.line, *d.noqa_lines)
+    }
+
+    def unsure(line: int, code: str) -> bool:
+        return code in judges and (awaits or (line, code) in candidates)
+
+    return unsure
+
+
+def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]]) -> List[Finding]:
+    """TVM002's findings for the files of a run that select it (tvmlint.checks.unused_noqa)."""
+    from tvmlint.base.source import decode
+
+    out: List[Finding] = []
+    judges = None
+    for entry in entries:
+        codes = entry.result.codes if entry.result is not None else frozenset()
+        if UNUSED_NOQA not in codes or _too_large(entry.path, planner):
+            continue
+        try:
+            data = read_file(entry.path)
+        except OSError:
+            continue
+        if b"noqa" not in data.lower():
+            continue
+        # imported only here: a run that selects TVM002 nowhere (the default) never loads the checks
+        from tvmlint.checks.unused_noqa import unused_noqa
+
+        source, _why = decode(data)
+        if source is None:
+            continue
+        if judges is None:
+            judges = _judges()
+        shown = planner.shown(entry.path)
+        awaits = bool(getattr(entry, "awaits_low", False) and not entry.analysed) or bool(getattr(entry, "partial", False))
+        result = entry.result if not is_placeholder(entry.result) else FileResult(shown, "", entry.result.version, codes)
+        out.extend(unused_noqa(source.text, shown, codes, used.get(shown, set()), _unsure(result, awaits, judges)))
+    return out
+
+
+def _too_large(path: str, planner: Planner) -> bool:
+    """Over its `max-file-size`: not parsed, so none of its noqa comments were read either."""
+    limit = planner.resolver.for_path(path).max_file_bytes
+    try:
+        return limit is not None and os.stat(path).st_size > limit
+    except OSError:
+        return False
+
+
+def _fixable_only(findings: List[Finding], resolver: SettingsResolver) -> List[Finding]:
+    if not any(finding.fix is not None for finding in findings):
+        return findings
+    return without_unfixable(findings, lambda shown: resolver.for_path(resolver.cwd / shown))
+
+
+def without_unfixable(findings: List[Finding], settings_of) -> List[Finding]:
+    """Findings whose rule `fixable`/`unfixable` leave out lose their fix (ruff's behaviour):
+    `settings_of(path)` gives a finding's settings."""
+    out = []
+    known: Dict[str, object] = {}
+    for finding in findings:
+        if finding.fix is not None:
+            settings = known.get(finding.path)
+            if settings is None:
+                settings = known[finding.path] = settings_of(finding.path)
+            if not settings.is_fixable(finding.code):
+                finding = replace(finding, fix=None)
+        out.append(finding)
+    return out
+
+
+# Buffers the editor sent recently, checked: typing, code actions and fix-all ask
+# about the same text again and again. Keyed by everything the result depends on.
+_RECENT: Dict[tuple, Checked] = {}
+_RECENT_SIZE = 16
+
+
+def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] = None) -> List[Finding]:
+    """One buffer on its own (stdin, the editor): contexts are followed within it."""
+    from tvmlint.analysis.knowledge import rules_dir
+
+    shown = shown or str(path)
+    module_name, is_package = module_name_for(path)
+    codes = settings.codes_for(path)
+    limit = settings.max_file_bytes
+    if limit is not None and len(text) * 4 > limit:  # a character takes at most four bytes
+        why = too_large(len(text.encode("utf-8", "surrogatepass")), limit)
+        if why is not None:  # not parsed: `max-file-size` holds for stdin and the editor too
+            return parse_error(shown, codes, 1, 1, why)
+    key = (text, shown, codes, settings.target_version, module_name, is_package, str(rules_dir()))
+    checked = _RECENT.pop(key, None)
+    if checked is None:
+        checked = _check_buffer(text, shown, codes, settings, module_name, is_package)
+    _RECENT[key] = checked  # most recent last
+    while len(_RECENT) > _RECENT_SIZE:
+        _RECENT.pop(next(iter(_RECENT)))
+    used: Dict[str, Set[Tuple[int, str]]] = {}
+    findings = finalize([checked.result], used)
+    if UNUSED_NOQA in codes:
+        from tvmlint.checks.unused_noqa import unused_noqa
+
+        unsure = _unsure(checked.result, bool(checked.partial), _judges())
+        findings = sorted(findings + unused_noqa(text, shown, codes, used.get(shown, set()), unsure), key=lambda f: f.sort_key)
+    if any(finding.fix is not None for finding in findings):
+        findings = without_unfixable(findings, lambda _shown: settings)
+    return findings
+
+
+def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name: str, is_package: bool) -> Checked:
+    """check_module, then again with the definitions a finding turned out to depend on kept:
+    the cheap stage blanks a caller no rule wants, and only its calls give a helper its
+    context (check_paths' later rounds, within one buffer)."""
+    version = settings.target_version
+    withheld = gate.withheld_in(text, codes, version)
+    checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package)
+    done: Set[str] = set()
+    done_defined: Set[str] = set()
+    while checked.partial:
+        callers_of, defined = _followed_names([checked])
+        if callers_of <= done and defined <= done_defined:
+            break
+        done |= callers_of
+        done_defined |= defined
+        follow = (frozenset(done), frozenset(done_defined))
+        checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package, follow=follow)
+    return checked
