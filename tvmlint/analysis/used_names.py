@@ -429,7 +429,8 @@ def merged(first: UsedNames, second: UsedNames) -> UsedNames:
     both.identifiers = first.identifiers | second.identifiers
     both.strings = first.strings | second.strings
     both.accumulated = first.accumulated | second.accumulated
-    both.declared = _declared_union([first.declared, second.declared])
+    # a view, not a copy: prune merges the module-level part with each definition's in turn
+    both.declared = _DeclaredUnion(first.declared, second.declared)
     both.uses_roots = first.uses_roots or second.uses_roots
     both.binds = first.binds or second.binds
     return both
@@ -457,6 +458,33 @@ def _union_into(into: UsedNames, parts: Iterable[UsedNames]) -> None:
         into.identifiers |= part.identifiers
         strings |= part.strings
     into.strings = frozenset(strings)
+
+
+class _DeclaredUnion:
+    """Two parts' `declared` tables read as one (`get`, `items`), without copying either."""
+
+    __slots__ = ("tables",)
+
+    def __init__(self, *tables) -> None:
+        self.tables = tables
+
+    def __contains__(self, name: str) -> bool:
+        return any(name in table for table in self.tables)
+
+    def __getitem__(self, name: str) -> Set[str]:
+        found = self.get(name)
+        if found is None:
+            raise KeyError(name)
+        return found
+
+    def get(self, name: str, default=None):
+        found = [table[name] for table in self.tables if name in table]
+        if not found:
+            return default
+        return found[0] if len(found) == 1 else set().union(*found)
+
+    def items(self):
+        return _declared_union(self.tables).items()
 
 
 def _declared_union(tables: Iterable[Dict[str, Set[str]]]) -> Dict[str, Set[str]]:

@@ -367,11 +367,8 @@ def _merged(members: List[Tuple[cst.CSTNode, Use, Optional[Fix]]]) -> Optional[F
         return None
     if len(members) == 1:
         return first
-    edits: List[Edit] = []
-    for _, _, fix in members:
-        for edit in fix.edits if fix is not None else ():
-            if edit not in edits:
-                edits.append(edit)
+    # each edit once, in order (a dict: a file with thousands of uses would compare every pair)
+    edits = dict.fromkeys(edit for _, _, fix in members for edit in (fix.edits if fix is not None else ()))
     return Fix(f"{first.message} ({len(members)} uses)", tuple(edits), safe=first.safe)
 
 

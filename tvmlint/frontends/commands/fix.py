@@ -9,7 +9,6 @@ remain), 2 on a usage or internal error. `tvmlint check --fix` runs this.
 from __future__ import annotations
 
 import argparse
-import difflib
 import sys
 from collections import Counter
 from pathlib import Path
@@ -162,7 +161,9 @@ def _exit(args: argparse.Namespace, remaining, fixed: int = 0) -> int:
 
 
 def _diff(shown: str, before: str, after: str) -> List[str]:
-    lines = difflib.unified_diff(
+    from tvmlint.output.unified_diff import unified_diff
+
+    lines = unified_diff(
         before.splitlines(keepends=True), after.splitlines(keepends=True), fromfile=f"a/{shown}", tofile=f"b/{shown}"
     )
     return [line if line.endswith(("\n", "\r")) else line + "\n" for line in lines]
