@@ -108,8 +108,10 @@ def parses(text: str) -> Optional[str]:
 
 def python_parses(text: str) -> Optional[str]:
     """None when the Python running tvmlint parses `text`, else why not."""
-    from tvmlint.analysis.used_names import parse
+    from tvmlint.analysis.used_names import parse, parses
 
+    if parses(text):  # without building the tree the re-check builds anyway
+        return None
     _tree, error = parse(text)
     if error is not None:
         line, _column, why = error
