@@ -266,3 +266,29 @@ def test_a_statement_continued_by_a_backslash_or_a_string_takes_its_noqa_where_i
         'doc = """  # noqa: TVM101\n', 'doc = """\n')
     # both suppress their finding (reported on the line the statement starts), and neither is unused
     assert run_cli("check", cwd=tmp_path).returncode == 0
+
+
+# -- output-format ---------------------------------------------------------------------------
+
+
+def test_output_format_in_pyproject_is_the_run_s_format_unless_a_flag_says_otherwise(tmp_path):
+    # as ruff's `output-format`: read from the settings of the working directory
+    write_tree(tmp_path, {"pyproject.toml": CONFIG + 'output-format = "json"\n', "pkg/m.py": SILENT})
+    configured = run_cli("check", ".", cwd=tmp_path)
+    assert reported(configured) == ["pkg/m.py"]
+    flagged = run_cli("check", ".", "--format", "concise", cwd=tmp_path)
+    assert flagged.returncode == 1 and flagged.stdout.startswith("pkg/m.py:3:")
+    shown = run_cli("check", "--show-settings", "pkg/m.py", cwd=tmp_path)
+    line = next(line for line in shown.stdout.splitlines() if line.startswith("output-format = "))
+    assert line.startswith('output-format = "json"') and line.endswith(f'# {tmp_path / "pyproject.toml"}')
+    # through the daemon, the client's directory decides, not the daemon's
+    daemon = run_cli("check", ".", "--daemon", cwd=tmp_path, env={"TVMLINT_DAEMON_DIR": str(tmp_path / "d")})
+    assert reported(daemon) == ["pkg/m.py"]
+    run_cli("daemon", "stop", cwd=tmp_path, env={"TVMLINT_DAEMON_DIR": str(tmp_path / "d")})
+
+
+def test_an_unknown_output_format_is_a_configuration_error(tmp_path):
+    write_tree(tmp_path, {"pyproject.toml": CONFIG + 'output-format = "grouped"\n', "m.py": SILENT})
+    result = run_cli("check", ".", cwd=tmp_path)
+    assert result.returncode == 2 and result.stdout == ""
+    assert "'output-format' must be" in result.stderr and "'grouped'" in result.stderr

@@ -14,6 +14,7 @@ from tvmlint.run.discovery import is_regular_file, resolve
 from tvmlint.analysis.knowledge import known_releases, newest_release, rules_dir
 from tvmlint.analysis.tables import toml
 from tvmlint.base.versions import Version, format_version, parse_version, release_of_package
+from tvmlint.output import FORMATS
 
 
 class ConfigError(Exception):
@@ -36,6 +37,7 @@ KEYS: Dict[str, str] = {
     "respect-gitignore": "true or false",
     "cache-dir": "a directory for the result cache, relative to this file (default .tvmlint_cache)",
     "max-file-size": "a size in megabytes (a number; 0: no limit)",
+    "output-format": "the report's format when --format is not given: " + ", ".join(f'"{name}"' for name in FORMATS),
 }
 
 # Files larger than this many megabytes are not parsed: one finding of TVM001 says so. The stdlib
@@ -146,6 +148,7 @@ class Settings:
     fixable: Optional[Tuple[str, ...]] = None  # None: every rule's fixes
     unfixable: Tuple[str, ...] = ()
     max_file_size: float = DEFAULT_MAX_FILE_SIZE  # megabytes; 0: no limit
+    output_format: Optional[str] = None  # `output-format`: check's format when --format is not given
     # where each setting came from (`--show-settings`): key -> a pyproject.toml, a flag; unlisted: default
     origins: Tuple[Tuple[str, str], ...] = field(default=(), compare=False)
 
@@ -382,9 +385,19 @@ def settings_from_table(table: dict, path: Path, overrides: Overrides) -> Settin
         unfixable=codes("unfixable"),
         cache_dir=_cache_dir(table, path, where),
         max_file_size=validate_max_file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE), f"{where} max-file-size"),
+        output_format=_output_format(table, where),
         origins=tuple(sorted(origins.items())),
     )
     return apply_overrides(settings, overrides)
+
+
+def _output_format(table: dict, where: str) -> Optional[str]:
+    if "output-format" not in table:
+        return None
+    value = table["output-format"]
+    if value not in FORMATS:
+        raise ConfigError(f"{where}: 'output-format' must be {KEYS['output-format']}, got {value!r}")
+    return value
 
 
 def _cache_dir(table: dict, path: Path, where: str) -> Optional[Path]:
@@ -541,6 +554,12 @@ class SettingsResolver:
             self._by_head[head] = settings
         return settings
 
+    def for_directory(self, directory) -> Settings:
+        """The settings of the files directly in `directory` (the run's own, for `output-format`)."""
+        if self._fixed is not None:
+            return self._fixed
+        return self._for_dir(self.resolve(directory))
+
     def _for_dir(self, directory: Path) -> Settings:
         # up the tree in a loop, not by recursion: a file thousands of directories deep is possible
         unknown: List[Path] = []
@@ -589,6 +608,7 @@ def describe_settings(settings: Settings, path: Path) -> str:
     out.append(line("respect-gitignore", str(settings.respect_gitignore).lower(), origin("respect-gitignore")))
     out.append(line("max-file-size", f"{settings.max_file_size:g}" + (" (MB)" if settings.max_file_size else " (no limit)"),
                     origin("max-file-size")))
+    out.append(line("output-format", f'"{settings.output_format or "text"}"', origin("output-format")))
     out.append(line("cache-dir", f'"{settings.cache_dir}"' if settings.cache_dir else '".tvmlint_cache" beside the settings file',
                     origin("cache-dir")))
     out.append("\n")

@@ -18,8 +18,8 @@ from tvmlint.output.safe import printable_path
 def add_parser(subparsers) -> None:
     parser = subparsers.add_parser("check", help="check files and report findings")
     add_selection_options(parser)
-    parser.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default="text",
-                        help="how findings are written (default: text)")
+    parser.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default=None,
+                        help="how findings are written (default: output-format in [tool.tvmlint], else text)")
     add_stdin_option(parser)
     parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     add_run_options(parser)
@@ -51,12 +51,23 @@ def _seconds(text: str) -> float:
     return value
 
 
+def configured_format(args: argparse.Namespace) -> str:
+    """`output-format` of the settings for the working directory (or of --config), as ruff
+    reads its own: one format for the run, whatever the files' own settings say."""
+    from tvmlint.run.config import SettingsResolver
+
+    resolver = SettingsResolver(overrides_from(args))
+    return resolver.for_directory(resolver.cwd).output_format or "text"
+
+
 def run(args: argparse.Namespace) -> int:
     from tvmlint.frontends.commands.settings_actions import run_show
 
     shown = run_show(args)  # --show-settings, --show-files, --add-noqa
     if shown is not None:
         return shown
+    if args.format is None:
+        args.format = configured_format(args)
     from tvmlint.frontends.commands.reporting import check_usage, report_stream, watch
 
     check_usage(args, reads_stdin(args))
