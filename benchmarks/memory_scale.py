@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -44,15 +43,8 @@ from typing import Dict, List, Optional, Sequence
 PYTHON = sys.executable
 GOAL = 1.2
 
-# Runs a command in a directory, then prints its wall time and the peak RSS of its largest process (KiB).
-MEASURE = r"""
-import json, resource, subprocess, sys, time
-start = time.perf_counter()
-done = subprocess.run(sys.argv[2:], cwd=sys.argv[1], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-wall = time.perf_counter() - start
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"wall": wall, "rss_kb": peak, "code": done.returncode, "stderr": done.stderr[-2000:]}))
-"""
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from run import MEASURE  # noqa: E402  (benchmarks/run.py: wall time and peak RSS of one command)
 
 
 def progress(text: str) -> None:
