@@ -6,9 +6,11 @@ import io
 import os
 import re
 import stat
+import tempfile
 import tokenize
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
+from pathlib import Path
+from typing import Callable, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -98,3 +100,21 @@ def split_lines(text: str) -> List[str]:
     other separators, which would shift every position after one.
     """
     return _LINE.findall(text)
+
+
+def replace_file(target: Path, data: bytes, prepare: Callable[[str], None]) -> None:
+    """Write `data` to a temporary file beside `target`, let `prepare` set it up (mode, owner,
+    a last check), then rename it over `target`: a reader sees the old file or the whole new
+    one, and nothing is left behind when any step fails."""
+    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tvmlint")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(data)
+            out.flush()
+            os.fsync(out.fileno())
+        prepare(temporary)
+        os.replace(temporary, target)
+    except BaseException:
+        if os.path.exists(temporary):
+            os.unlink(temporary)
+        raise

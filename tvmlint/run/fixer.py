@@ -21,7 +21,6 @@ import bisect
 import errno
 import os
 import stat
-import tempfile
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +31,7 @@ import libcst as cst
 from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.edits import apply_edits, offsets, to_offset
 from tvmlint.base.filestate import signature
-from tvmlint.base.source import SourceText, decode, read_file_stat
+from tvmlint.base.source import SourceText, decode, read_file_stat, replace_file
 
 MAX_ROUNDS = 10
 
@@ -224,21 +223,14 @@ def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
         # the rename below needs only the directory's permission: without this, a read-only file
         # (a vendored copy, one version control keeps read-only until it is opened for edit) is replaced
         raise PermissionError(errno.EACCES, "the file is read-only", str(path))
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tvmlint")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
+
+    def prepare(temporary: str) -> None:
         _same_owner(temporary, status)
         os.chmod(temporary, stat.S_IMODE(status.st_mode))  # after chown, which may clear set-id bits
         if target.read_bytes() != expected:  # changed while we wrote
             raise FileChanged(str(path))
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+
+    replace_file(target, data, prepare)
 
 
 def _same_owner(temporary: str, status: os.stat_result) -> None:

@@ -7,7 +7,7 @@ import json
 import sys
 
 from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
-from tvmlint.frontends.commands.options import codes
+from tvmlint.frontends.commands.settings_options import comma_list
 from tvmlint.companion.options import add_companion_options
 
 
@@ -16,8 +16,8 @@ def add_parser(subparsers) -> None:
         "registry", help="show the installed TVM's passes and levels, or check rules/ against them (--verify)"
     )
     parser.add_argument("--opt-level", type=int, metavar="N", help="mark what a Sequential skips at this opt_level")
-    parser.add_argument("--required", type=codes, default=[], metavar="NAMES", help="required_pass for --opt-level (comma-separated)")
-    parser.add_argument("--disabled", type=codes, default=[], metavar="NAMES", help="disabled_pass for --opt-level (comma-separated)")
+    parser.add_argument("--required", type=comma_list, default=[], metavar="NAMES", help="required_pass for --opt-level (comma-separated)")
+    parser.add_argument("--disabled", type=comma_list, default=[], metavar="NAMES", help="disabled_pass for --opt-level (comma-separated)")
     parser.add_argument("--pass", dest="pass_name", metavar="NAME", help="show one pass (registered name, API path or its last part)")
     parser.add_argument("--format", choices=("text", "json"), default="text")
     parser.add_argument("--verify", action="store_true", help="compare rules/ with the installed TVM; exit 1 on any difference")

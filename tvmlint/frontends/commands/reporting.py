@@ -96,7 +96,7 @@ def write_atomically(path: Path, data: bytes) -> None:
     """Replace `path` with `data`: a reader (a CI step picking up the report) sees the old
     file or the whole new one. A new file gets the permissions the umask gives; an existing
     one keeps its own."""
-    import tempfile
+    from tvmlint.base.source import replace_file
 
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -106,18 +106,7 @@ def write_atomically(path: Path, data: bytes) -> None:
         mask = os.umask(0)
         os.umask(mask)
         mode = 0o666 & ~mask
-    handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tvmlint")
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        if os.path.exists(temporary):
-            os.unlink(temporary)
-        raise
+    replace_file(target, data, lambda temporary: os.chmod(temporary, mode))
 
 
 # -- progress ------------------------------------------------------------------------------

@@ -7,7 +7,8 @@ import argparse
 from typing import List
 
 
-def _codes(text: str) -> List[str]:
+def comma_list(text: str) -> List[str]:
+    """A comma-separated flag value (`--select TVM101,TVM2`), blanks dropped."""
     return [part.strip() for part in text.split(",") if part.strip()]
 
 
@@ -23,10 +24,10 @@ def _megabytes(text: str) -> float:
 
 def add_settings_options(parser: argparse.ArgumentParser) -> None:
     """Flags that override `[tool.tvmlint]` settings (`check` and `fix`)."""
-    parser.add_argument("--extend-ignore", type=_codes, default=[], metavar="CODES", help="more rules to leave out (as --ignore)")
-    parser.add_argument("--fixable", type=_codes, metavar="CODES", help="only these rules' fixes are offered and applied (default: ALL)")
-    parser.add_argument("--extend-fixable", type=_codes, default=[], metavar="CODES", help="rules to add to --fixable")
-    parser.add_argument("--unfixable", type=_codes, default=[], metavar="CODES", help="rules whose fixes are never offered or applied")
+    parser.add_argument("--extend-ignore", type=comma_list, default=[], metavar="CODES", help="more rules to leave out (as --ignore)")
+    parser.add_argument("--fixable", type=comma_list, metavar="CODES", help="only these rules' fixes are offered and applied (default: ALL)")
+    parser.add_argument("--extend-fixable", type=comma_list, default=[], metavar="CODES", help="rules to add to --fixable")
+    parser.add_argument("--unfixable", type=comma_list, default=[], metavar="CODES", help="rules whose fixes are never offered or applied")
     parser.add_argument("--per-file-ignores", action="append", metavar="PATTERN:CODES",
                         help='rules to leave out in matching files, e.g. "tests/*:TVM401" (repeatable; replaces the pyproject tables)')
     parser.add_argument("--extend-per-file-ignores", action="append", default=[], metavar="PATTERN:CODES",
@@ -38,9 +39,9 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--respect-gitignore", dest="respect_gitignore", action="store_true", default=None,
                            help="leave out what .gitignore, .ignore, .git/info/exclude and git's global excludes ignore (the default)")
     parser.add_argument("--no-respect-gitignore", dest="respect_gitignore", action="store_false", default=None)
-    parser.add_argument("--exclude", type=_codes, metavar="PATTERNS",
+    parser.add_argument("--exclude", type=comma_list, metavar="PATTERNS",
                         help="comma-separated file patterns to leave out; replaces `exclude` and its default list")
-    parser.add_argument("--extend-exclude", type=_codes, action="extend", default=[], metavar="PATTERNS",
+    parser.add_argument("--extend-exclude", type=comma_list, action="extend", default=[], metavar="PATTERNS",
                         help="comma-separated file patterns to leave out, added to `exclude`")
     parser.add_argument("--max-file-size", type=_megabytes, metavar="MB",
                         help="files larger than this are not parsed: TVM001 says so (default 5; 0: no limit)")
