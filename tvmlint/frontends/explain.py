@@ -550,19 +550,13 @@ def explain_at(
 ) -> Explanation:
     """The explanation of the site at (line, column) of `path` (`text`: the buffer, when it is not
     the file on disk). NotASite when no pass call, Sequential run or build is there."""
-    from tvmlint.run.engine import module_name_for
-
-    if text is None:
-        text = read_text(path)
     shown = shown or str(path)
     settings = resolver.for_path(path)
-    module_name, is_package = module_name_for(path)
-    modules = ModuleSites(text, shown, settings.target_version, module_name, is_package)
+    modules, project = _module_and_project(path, resolver, text, shown, root)
     site = modules.at(line, column)
     if site is None:
         where = f"{shown}:{line}" + (f":{column}" if column else "")
         raise NotASite(f"{where}: no pass call, Sequential run or build here (at TVM {settings.target_text})")
-    project = ProjectView(path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
     explanation = explain_site(modules, site, project)
     if column is None:
         for other in modules.sites:
@@ -575,16 +569,22 @@ def explain_at(
 def explain_all(path: Path, resolver: SettingsResolver, text: Optional[str] = None, shown: Optional[str] = None,
                 root: Optional[Path] = None) -> List[Explanation]:
     """Every site of a module, explained (tests compare them with TVM101's findings)."""
+    modules, project = _module_and_project(path, resolver, text, shown or str(path), root)
+    return [explain_site(modules, site, project) for site in modules.sites]
+
+
+def _module_and_project(path: Path, resolver: SettingsResolver, text: Optional[str], shown: str,
+                        root: Optional[Path]) -> Tuple["ModuleSites", "ProjectView"]:
+    """The module's sites at its settings' release (`text`: the buffer, else the file), and the
+    project its calls are followed through."""
     from tvmlint.run.engine import module_name_for
 
     if text is None:
         text = read_text(path)
-    shown = shown or str(path)
     settings = resolver.for_path(path)
     module_name, is_package = module_name_for(path)
     modules = ModuleSites(text, shown, settings.target_version, module_name, is_package)
-    project = ProjectView(path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
-    return [explain_site(modules, site, project) for site in modules.sites]
+    return modules, ProjectView(path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
 
 
 def read_text(path: Path) -> str:
