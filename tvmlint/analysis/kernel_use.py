@@ -92,7 +92,7 @@ class KernelUse:
         self._sources: Set[int] = set()
         self._runs_memo: Dict[Tuple[int, FrozenSet[str], bool], bool] = {}
         # one pass over the tree (breadth first), each node's children listed once from the
-        # fields that can hold nodes (`tvmlint.run.cheap.child_fields`: no contexts or operators),
+        # fields that can hold nodes (`tvmlint.analysis.used_names.child_fields`: no contexts or operators),
         # recording the parents the questions climb (statements, handlers, stored names), the
         # names read other than as a callee, and each statement's own words (`_words_of` adds
         # its inner statements' once, bottom up)

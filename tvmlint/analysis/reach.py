@@ -1,7 +1,7 @@
 """Whether a module can use any of a set of qualified names, without resolving all of its names.
 
 The cheap stage resolves every name of a module through its imports
-(`tvmlint.run.cheap.UsedNames`) before asking the rules whether they want it: on
+(`tvmlint.analysis.used_names.UsedNames`) before asking the rules whether they want it: on
 apache/tvm's tree that costs as much as parsing, and four modules in five turn
 out to use no name a rule asks about. This answers first, from the module's
 imports and definitions and from the attribute chains its text spells after
@@ -16,7 +16,7 @@ too, which only makes the answer yes more often.
 Most modules can be ruled out before the stdlib parser builds their tree at all
 (`Reach.may_use_text`): their imports are read from the text the same way, every
 `import` it spells counted, so the bindings found hold the tree's. Such a module
-only needs the parser's verdict for TVM001 (`tvmlint.run.cheap.parses`), a third
+only needs the parser's verdict for TVM001 (`tvmlint.analysis.used_names.parses`), a third
 less work than its tree.
 """
 

@@ -83,7 +83,7 @@ def is_placeholder(result: FileResult) -> bool:
 
 
 def project_mentions(mentions: str, roots: AbstractSet[str]) -> str:
-    """Of tvmlint.run.cheap.mentions' lines, those naming what can be a function of the project's
+    """Of tvmlint.analysis.used_names.mentions' lines, those naming what can be a function of the project's
     own: a helper is a function some checked file defines, so it lives under one of their roots.
     (A line `=name` says the module defines `name`.)"""
     lines = [line for line in mentions.split("\n") if line and line.lstrip("=").partition(".")[0] in roots]
@@ -91,7 +91,7 @@ def project_mentions(mentions: str, roots: AbstractSet[str]) -> str:
 
 
 def mentions_any(mentions: str, names: AbstractSet[str] = frozenset(), defined: AbstractSet[str] = frozenset()) -> bool:
-    """Whether a module (its tvmlint.run.cheap.mentions) names any of `names`, or defines any of
+    """Whether a module (its tvmlint.analysis.used_names.mentions) names any of `names`, or defines any of
     `defined` (a line `=name`): one set lookup per line, where a substring search per name
     and file took seconds on a large tree."""
     for line in mentions.split("\n"):

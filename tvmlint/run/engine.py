@@ -121,7 +121,7 @@ def _too_big(depth: int, count: int) -> Optional[str]:
 
 
 # `Checked.mentions` of a file the cheap stage ruled out before resolving its names: no
-# mentions string starts with "?" (tvmlint.run.cheap.mentions)
+# mentions string starts with "?" (tvmlint.analysis.used_names.mentions)
 UNKNOWN_MENTIONS = "?"
 
 

@@ -281,7 +281,7 @@ def _may_mention(
     """Of files whose names were never resolved, those that may name one of `callers_of` or
     define one of `defined`. A module names `a.b.f` only through its imports, the chains it
     spells and the package it sits in (relative imports), and defines it only under its own
-    module name (tvmlint.run.cheap.UsedNames): each part of the name is a word of its text or a
+    module name (tvmlint.analysis.used_names.UsedNames): each part of the name is a word of its text or a
     part of its module name. Names of local functions (`f.<locals>.g`) are never mentioned."""
     # the modules that may define a name of `defined`: every dotted prefix of one
     definers = {module for name in defined for module in enclosing(name)}
@@ -381,7 +381,7 @@ def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None) -> 
     """Qualified names of the functions some deferred finding depends on (directly or through
     further callers): those whose callers matter, and those whose definitions (returned
     contexts) matter. A skipped or partly analysed file that names one of the first, or defines
-    one of the second (tvmlint.run.cheap.mentions), is analysed whole in the next round.
+    one of the second (tvmlint.analysis.used_names.mentions), is analysed whole in the next round.
     `low`: leaves out the findings no context they need can reach (tvmlint.run.low_contexts)."""
     deferred = []
     callers: Dict[str, List[Tuple[object, int]]] = {}
