@@ -18,7 +18,7 @@ renamed passes, TVM201/202 removed/deprecated API with renames, TVM101's unsafe
 
 Figures on this project's 2-core machine (2026-11-25; loaded by other work, so walls vary):
   no limit:  0.25 MB 2.8 s / 71 MB; 0.5 MB 5.3 s / 102 MB; 1 MB 6.5-26 s / 871 MB (analysed: under
-             engine.MAX_NODES); past MAX_NODES only the stdlib parser runs: 2 MB 7.2 s / 253 MB,
+             guards.MAX_NODES); past MAX_NODES only the stdlib parser runs: 2 MB 7.2 s / 253 MB,
              5 MB 28 s / 755 MB (~150 MB per MB: a 50 MB file took gigabytes); TVMScript 2 MB 6.1 s / 251 MB
   max-file-size 5 (the default): 5.0+, 10, 20, 50 MB: 0.2 s / 27-72 MB, one TVM001 each
   fix vs check, 20,000 lines, 5,334 fixes: before 4.66x (--diff) and 4.27x (writes);

@@ -26,13 +26,18 @@ class SourceText:
         return data
 
 
-def read_file(path) -> bytes:
+class TooLarge(OSError):
+    """A file over the size its reader was given."""
+
+
+def read_file(path, limit: Optional[int] = None) -> bytes:
     """A regular file's bytes. Anything else named like source (a FIFO, a device, a
-    directory) raises OSError instead of blocking or reading forever."""
-    return read_file_stat(path)[0]
+    directory) raises OSError instead of blocking or reading forever; a file over `limit`
+    bytes (None: no limit) raises TooLarge without being read."""
+    return read_file_stat(path, limit)[0]
 
 
-def read_file_stat(path) -> Tuple[bytes, os.stat_result]:
+def read_file_stat(path, limit: Optional[int] = None) -> Tuple[bytes, os.stat_result]:
     """`read_file`, with the file's status taken just before its bytes were read."""
     # O_NONBLOCK: opening a FIFO with no writer would otherwise wait for one.
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0))
@@ -42,7 +47,13 @@ def read_file_stat(path) -> Tuple[bytes, os.stat_result]:
             mode = status.st_mode
             kind = "a directory" if stat.S_ISDIR(mode) else "a FIFO" if stat.S_ISFIFO(mode) else "a device or socket"
             raise OSError(0, f"not a regular file ({kind})", str(path))
-        return handle.read(), status
+        if limit is None:
+            return handle.read(), status
+        # st_size first; the bounded read covers a file that grows meanwhile (or a /proc file, size 0)
+        data = handle.read(limit + 1) if status.st_size <= limit else b""
+        if status.st_size > limit or len(data) > limit:
+            raise TooLarge(0, f"larger than {limit / 2**20:.4g} MB (max-file-size)", str(path))
+        return data, status
 
 
 def decode(data: bytes) -> Tuple[Optional[SourceText], Optional[str]]:

@@ -330,8 +330,8 @@ class ProjectView:
             from tvmlint.base.source import decode, read_file
 
             try:
-                data = read_file(file)
-            except OSError:
+                data = read_file(file, self.resolver.for_path(file).max_file_bytes)
+            except OSError:  # unreadable, not a regular file, or over max-file-size: it calls nothing here
                 data = b""
             source, _ = decode(data)
             self._texts[file] = (data, source.text if source is not None else "")
@@ -579,18 +579,27 @@ def _module_and_project(path: Path, resolver: SettingsResolver, text: Optional[s
     project its calls are followed through."""
     from tvmlint.run.engine import module_name_for
 
-    if text is None:
-        text = read_text(path)
+    from tvmlint.run.guards import admit
+
     settings = resolver.for_path(path)
+    if text is None:
+        text = read_text(path, settings.max_file_bytes)
+    _tree, why = admit(text, settings.max_file_bytes)
+    if why:
+        raise NotASite(f"{shown}: {why}")
     module_name, is_package = module_name_for(path)
     modules = ModuleSites(text, shown, settings.target_version, module_name, is_package)
     return modules, ProjectView(path, shown, text, resolver, root or project_root(path, settings, resolver.cwd))
 
 
-def read_text(path: Path) -> str:
+def read_text(path: Path, limit: Optional[int] = None) -> str:
     from tvmlint.base.source import decode, read_file
 
-    source, why = decode(read_file(str(path)))
+    try:
+        data = read_file(str(path), limit)
+    except OSError as error:
+        raise NotASite(f"{path}: {error.strerror or error}") from None
+    source, why = decode(data)
     if source is None:
         raise NotASite(f"{path}: {why}")
     return source.text

@@ -42,7 +42,7 @@ KEYS: Dict[str, str] = {
 
 # Files larger than this many megabytes are not parsed: one finding of TVM001 says so. The stdlib
 # parser alone takes about 150 MB of memory per MB of source, and a file small enough to be
-# analysed (under engine.MAX_NODES) peaks near 900 MB: at 5 MB the largest run stays under 1 GB
+# analysed (under guards.MAX_NODES) peaks near 900 MB: at 5 MB the largest run stays under 1 GB
 # (benchmarks/large_files.py prints the figures).
 DEFAULT_MAX_FILE_SIZE = 5.0
 

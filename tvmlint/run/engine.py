@@ -19,6 +19,7 @@ from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.run.discovery import resolve
+from tvmlint.run.guards import shape_problem
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.noqa import suppressions
@@ -50,74 +51,6 @@ def parse_error(path: str, codes: FrozenSet[str], line: int, column: int, why: s
         return []
     where = Position(max(line, 1), max(column, 1))
     return [Finding(path, where, where, PARSE_ERROR, rule_info(PARSE_ERROR).severity, why)]
-
-
-def too_large(size: int, limit: Optional[int]) -> Optional[str]:
-    """TVM001's message for a file of `size` bytes over the `max-file-size` limit (bytes; None: no
-    limit), or None. Such a file is not parsed at all: the stdlib parser alone takes about 150 MB
-    of memory per MB of source, so a generated 50 MB module would take gigabytes."""
-    if limit is None or size <= limit:
-        return None
-    megabytes, most = size / 2**20, limit / 2**20
-    shown = f"{megabytes:.1f}" if round(megabytes, 1) > round(most, 1) else f"{megabytes:.4g}"
-    return (
-        f"The file could not be analysed: too large to analyse ({shown} MB, limit {most:.4g} MB); "
-        "set max-file-size in [tool.tvmlint] or --max-file-size (0: no limit) to check it"
-    )
-
-
-# libcst's parser slows down with the square of the nesting and crashes the process
-# (a native stack overflow) a few thousand levels down, and the analysis (recursive
-# visitors) gives up with RecursionError at a few hundred: deeper files never reach it.
-MAX_NESTING = 500
-# libcst and the analysis take about a millisecond and some kilobytes per statement:
-# a generated 10 MB module would take many minutes and gigabytes. Larger files get
-# the stdlib parser's syntax check and a note that they were not analysed.
-MAX_NODES = 250_000
-
-
-def tree_shape(tree) -> Tuple[int, int]:
-    """(depth, node count) of a stdlib syntax tree, as `ast.iter_child_nodes` counts them, iteratively:
-    it may be deeper than the stack. Contexts and operators are counted, not walked: they have no children."""
-    import ast
-
-    from tvmlint.analysis.used_names import LEAVES
-
-    deepest = count = 0
-    stack = [(tree, 1)]
-    pop, push = stack.pop, stack.append
-    known = {}
-    node_type = ast.AST
-    while stack:
-        node, depth = pop()
-        count += 1
-        if depth > deepest:
-            deepest = depth
-        kind = type(node)
-        fields = known.get(kind)
-        if fields is None:
-            fields = known[kind] = kind._fields
-        below = depth + 1
-        for name in fields:
-            value = getattr(node, name, None)
-            for item in value if type(value) is list else (value,):
-                if not isinstance(item, node_type):
-                    continue
-                if isinstance(item, LEAVES):
-                    count += 1
-                    if below > deepest:
-                        deepest = below
-                else:
-                    push((item, below))
-    return deepest, count
-
-
-def _too_big(depth: int, count: int) -> Optional[str]:
-    if depth > MAX_NESTING:
-        return f"it is too deeply nested ({depth} levels; tvmlint analyses up to {MAX_NESTING})"
-    if count > MAX_NODES:
-        return f"it is too large ({count:,} syntax nodes; tvmlint analyses up to {MAX_NODES:,}); only its syntax was checked"
-    return None
 
 
 # `Checked.mentions` of a file the cheap stage ruled out before resolving its names: no
@@ -288,7 +221,7 @@ def _check_module(
         pruned = None
         running = codes
         defined = frozenset()
-    too_big = _too_big(*tree_shape(tree))
+    too_big = shape_problem(tree)
     if too_big:
         result = FileResult(path, module_name, version, codes)
         result.noqa = suppressions(text)

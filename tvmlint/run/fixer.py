@@ -219,9 +219,10 @@ def write_atomic(path: Path, data: bytes, expected: bytes) -> None:
     if target.read_bytes() != expected:
         raise FileChanged(str(path))
     status = os.stat(target)
-    if not os.access(target, os.W_OK):
+    if not os.access(target, os.W_OK) or not status.st_mode & (stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH):
         # the rename below needs only the directory's permission: without this, a read-only file
-        # (a vendored copy, one version control keeps read-only until it is opened for edit) is replaced
+        # (a vendored copy, one version control keeps read-only until it is opened for edit) is replaced;
+        # the mode bits too, since root passes os.access whatever the mode
         raise PermissionError(errno.EACCES, "the file is read-only", str(path))
 
     def prepare(temporary: str) -> None:

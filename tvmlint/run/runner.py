@@ -22,7 +22,8 @@ from tvmlint.analysis.contexts import FromCall, Inherited
 from tvmlint.base.diagnostics import Finding
 from tvmlint.run.discovery import discover
 from tvmlint.analysis.results import FileResult
-from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked, check_module, module_name_for, parse_error, too_large
+from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked, check_module, module_name_for, parse_error
+from tvmlint.run.guards import too_large
 from tvmlint.run.low_contexts import words_of
 from tvmlint.base.noqa import UNUSED_NOQA, is_suppressed
 from tvmlint.analysis.reach import enclosing

@@ -13,7 +13,8 @@ from typing import Iterable, Iterator, List, Optional, Tuple
 
 from tvmlint.analysis.results import FileResult
 
-from tvmlint.run.engine import Checked, check_module, parse_error, too_large
+from tvmlint.run.engine import Checked, check_module, parse_error
+from tvmlint.run.guards import too_large
 from tvmlint.base.source import decode, read_file, undecodable_at
 from tvmlint.run.tasks import Task
 

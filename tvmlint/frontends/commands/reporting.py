@@ -8,10 +8,11 @@ import argparse
 import contextlib
 import io
 import os
+import stat
 import sys
 import time
 from pathlib import Path
-from typing import Callable, Iterator, Optional
+from typing import Callable, Iterator, List, Optional
 
 from tvmlint.frontends.commands import UsageError
 
@@ -49,6 +50,26 @@ def check_usage(args: argparse.Namespace, stdin: bool) -> None:
         raise UsageError("--output-file cannot be combined with --fix on stdin: the fixed source goes to stdout")
     if args.output_file is not None and args.output_file.is_dir():
         raise UsageError(f"--output-file {args.output_file} is a directory")
+    if args.output_file is not None and not stdin:
+        given = _input_holding(args.output_file, args.paths or [Path(".")])
+        if given is not None:
+            raise UsageError(f"--output-file {args.output_file} is one of the files checked ({given}): "
+                             "the report would overwrite it")
+
+
+def _input_holding(output: Path, paths: List[Path]) -> Optional[Path]:
+    """The input path that is, or holds, `output` as a file the run would check; None when none."""
+    if not output.exists():
+        return None
+    for given in paths:
+        if given.is_file():
+            if os.path.samefile(given, output):
+                return given
+        elif given.is_dir() and output.suffix in (".py", ".pyi"):
+            inside = os.path.realpath(output)
+            if os.path.commonpath([os.path.realpath(given), inside]) == os.path.realpath(given):
+                return given
+    return None
 
 
 def silent(args: argparse.Namespace) -> bool:
@@ -93,12 +114,24 @@ def report_stream(args: argparse.Namespace) -> Iterator[None]:
 
 
 def write_atomically(path: Path, data: bytes) -> None:
-    """Replace `path` with `data`: a reader (a CI step picking up the report) sees the old
-    file or the whole new one. A new file gets the permissions the umask gives; an existing
-    one keeps its own."""
+    """Write the report to `path` as what it is. A regular file (or a new one) is replaced
+    whole: a reader (a CI step picking up the report) sees the old file or the whole new one;
+    a new file gets the permissions the umask gives, an existing one keeps its own. A symlink
+    is followed, and its target is written, the link kept. Anything else (a device such as
+    /dev/null, a FIFO, /dev/stdout) is written in place, as a shell's `>` would: renaming a
+    file over it would replace the device itself."""
     from tvmlint.base.source import replace_file
 
-    target = Path(path)
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        status = None
+    if status is not None and not stat.S_ISREG(status.st_mode):
+        fd = os.open(path, os.O_WRONLY | getattr(os, "O_NOCTTY", 0))
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        return
+    target = Path(os.path.realpath(path))
     target.parent.mkdir(parents=True, exist_ok=True)
     try:
         mode = target.stat().st_mode & 0o7777
