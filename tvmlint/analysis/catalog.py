@@ -31,6 +31,9 @@ class RuleInfo:
     why: str
     example: str
     instead: str
+    # the kind of mistake it finds, which recall is measured per (rules/catalog/README: gating,
+    # api, settings, float16, names; tool for the linter's own)
+    family: str = "tool"
 
     @property
     def url(self) -> str:
@@ -67,6 +70,7 @@ def _load(directory: str) -> Dict[str, RuleInfo]:
             why=raw.get("why", ""),
             example=raw.get("example", ""),
             instead=raw.get("instead", ""),
+            family=raw.get("family", "tool"),
         )
         if info.severity not in SEVERITIES:
             raise ValueError(f"{path}: severity must be one of {SEVERITIES}")

@@ -274,6 +274,17 @@ class Harness:
     parameter_factories: FrozenSet[str]
     raise_with_calls: FrozenSet[str]
     raise_with_methods: FrozenSet[str]
+    # [deliberate_skip]: how near a comment must be, and what it must say, for a skip to be on purpose
+    skip_lines_above: int = 4
+    skip_lines_below: int = 8
+    skip_about: Tuple[str, ...] = ()
+    skip_says: Tuple[str, ...] = ()
+
+    def says_skip_on_purpose(self, comments: str, skipped_names) -> bool:
+        """Whether comment text speaks of the level (or a skipped pass) and says something does not run."""
+        text = comments.lower()
+        about = any(word in text for word in self.skip_about) or any(n.lower() in text for n in skipped_names)
+        return about and any(word in text for word in self.skip_says)
 
     def is_test_module(self, module_name: str) -> bool:
         stem = module_name.rpartition(".")[2]
@@ -292,6 +303,7 @@ def _harness(directory: str) -> Harness:
     raw = _load(directory, "harness.toml")
     pytest, unittest = raw.get("pytest", {}), raw.get("unittest", {})
     fixtures, raises = raw.get("fixtures", {}), raw.get("expect_raise", {})
+    deliberate = raw.get("deliberate_skip", {})
     return Harness(
         tuple(pytest.get("file_prefixes", ())), tuple(pytest.get("file_suffixes", ())),
         pytest.get("class_prefix", "Test"), pytest.get("function_prefix", "test"),
@@ -300,6 +312,8 @@ def _harness(directory: str) -> Harness:
         frozenset(fixtures.get("harmless", ())), frozenset(fixtures.get("decorators", ())),
         frozenset(fixtures.get("parameters", ())),
         frozenset(raises.get("with_calls", ())), frozenset(raises.get("with_methods", ())),
+        int(deliberate.get("lines_above", 4)), int(deliberate.get("lines_below", 8)),
+        tuple(deliberate.get("about", ())), tuple(deliberate.get("says_skipped", ())),
     )
 
 

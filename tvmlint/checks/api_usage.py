@@ -16,8 +16,9 @@ the file:
   `import nnvm.compiler`, `relay.ir_pass.infer_type` after `from tvm import relay`),
   or whose replacement does (`tir.Schedule` after `from tvm import tir` ->
   `tvm.s_tir.Schedule`), is reported;
-- the uses of one entry (with one replacement) in a file are reported once, at the
-  first, whose message lists the other lines and whose fix renames them all.
+- every other use is reported where it stands, as ruff's NPY201 does: an editor marks
+  each line that must change, `--add-noqa` marks each, and `--statistics` or the
+  summary keeps a long file readable.
 
 Fixes are text edits rendered from the source's own nodes; `import tvm` is
 added once when a replacement needs it. A rename is only written where it is
@@ -47,8 +48,6 @@ class ApiFinding:
     message: str
     fix: Optional[Fix]
 
-
-MAX_LINES = 12  # other lines listed in a message
 
 _cache: "weakref.WeakKeyDictionary[FileContext, List[ApiFinding]]" = weakref.WeakKeyDictionary()
 
@@ -119,29 +118,12 @@ class _Collector:
             said: Dict[tuple, Set[Optional[str]]] = {}
             for _, use in imports:
                 said.setdefault((use.symbol, use.status), set()).add(use.replacement)
-            groups: Dict[tuple, List[Tuple[cst.CSTNode, Use, Optional[Fix]]]] = {}
             kept = [(node, use) for node, use in candidates
                     if node not in in_imports and not self._said_at_import(use, said)]
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
             for node, use in kept:
-                fix = self._use_fix(node, use)
-                key = (use.symbol, use.status, self._new_path(use), fix is not None)
-                groups.setdefault(key, []).append((node, use, fix))
-            for members in groups.values():
-                node, use, fix = members[0]
-                message = self._message(use) + self._also(members[1:])
-                self.out.append(ApiFinding(node, use.status, message, _merged(members)))
+                self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
         return self.out
-
-    def _also(self, others: List[Tuple[cst.CSTNode, Use, Optional[Fix]]]) -> str:
-        """The other lines where the same entry is used, so the porting user sees every one."""
-        lines = sorted({self.file.span(node)[0].line for node, _, _ in others})
-        if not lines:
-            return ""
-        shown = ", ".join(str(line) for line in lines[:MAX_LINES])
-        more = f" and {len(lines) - MAX_LINES} more" if len(lines) > MAX_LINES else ""
-        word = "line" if len(lines) == 1 else "lines"
-        return f" Also used on {word} {shown}{more}."
 
     # -- which uses to report --------------------------------------------------------
 
@@ -358,18 +340,6 @@ def other_first(statement: cst.ImportFrom, alias: cst.ImportAlias) -> bool:
     """The module rewrite is carried by the statement's first name only, so it is applied once."""
     names = statement.names
     return not isinstance(names, cst.ImportStar) and names[0] is not alias
-
-
-def _merged(members: List[Tuple[cst.CSTNode, Use, Optional[Fix]]]) -> Optional[Fix]:
-    """One fix for every use of an entry in the file (the `import tvm` edit they share, once)."""
-    first = members[0][2]
-    if first is None:
-        return None
-    if len(members) == 1:
-        return first
-    # each edit once, in order (a dict: a file with thousands of uses would compare every pair)
-    edits = dict.fromkeys(edit for _, _, fix in members for edit in (fix.edits if fix is not None else ()))
-    return Fix(f"{first.message} ({len(members)} uses)", tuple(edits), safe=first.safe)
 
 
 def _sentence(text: str) -> str:

@@ -83,15 +83,14 @@ class Explanation:
     outcomes: List[Outcome]
     rule: Optional[str] = None  # the rule that judges this site (TVM101, TVM108), if any
     source: Optional[str] = None  # where the pipeline comes from (a build's), tag and file
-    on_purpose: bool = False  # the module runs the same pass object where all members run, too
-    exercised: bool = False  # a test module calls this runner: the test exercises it as it is
+    on_purpose: bool = False  # the code's own words next to it say the skip is meant
     also: List[str] = field(default_factory=list)  # other sites on the line asked about ("display at L:C")
 
     @property
     def reported(self) -> bool:
         """Whether TVM101 reports this site: its gate skips a member under a known context, and
-        the module does not run the same object elsewhere where all members run (on purpose)."""
-        return self.rule == "TVM101" and self.skips and not self.on_purpose and not self.exercised
+        no comment next to it says the skip is meant (on purpose)."""
+        return self.rule == "TVM101" and self.skips and not self.on_purpose
 
     @property
     def skips(self) -> bool:
@@ -119,18 +118,7 @@ class Site:
     rule: Optional[str] = None
     source: Optional[str] = None
     how: str = ""
-    on_purpose: bool = False  # TVM101 leaves it alone: the module also runs it where all members run
-    exercised: bool = False  # TVM101 leaves it alone: a test module calls this runner as it is
-
-
-def _shown_both_ways(runs) -> Set[int]:
-    """TVM101's own test for a pass object run both where the gate skips and where it does not."""
-    from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
-
-    test = getattr(GatedPassSkipped, "_shown_both_ways", None)
-    shown = test(runs) if test is not None else set()
-    shown.discard(id(None))
-    return shown
+    on_purpose: bool = False  # TVM101 leaves it alone: the code's own words say the skip is meant
 
 
 def _pipelines(version: Version) -> Dict[str, dict]:
@@ -198,23 +186,31 @@ class ModuleSites:
         self.analysis = analysis
         self.positions = positions
         self.sites: List[Site] = []
-        shown_both_ways = _shown_both_ways(analysis.runs)
-        from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
+        from tvmlint.base.source import split_lines
+        from tvmlint.checks.gated_pass_skipped import said_on_purpose
+
+        lines = split_lines(text)
+
+        def lines_of(node):
+            span = self.span(node) if node in positions else None
+            return (span[0], span[2]) if span else None
+
         for run in analysis.runs:
+            on_purpose = said_on_purpose(run, lines, lines_of, analysis.harness)
             if run.runner is not None:
                 self.sites.append(Site(
                     run.node, "build" if run.runner.report != "TVM101" else "sequential", run.display, run.ctx,
                     run.members, None, run.runner.report, run.runner.source,
                     f"{run.display} runs a pipeline of passes in a Sequential under the caller's PassContext, "
                     "which gates each one by its opt_level",
-                    exercised=GatedPassSkipped.exercised_by_test(run, analysis),
+                    on_purpose=on_purpose,
                 ))
             elif run.sequential is not None:
                 self.sites.append(Site(
                     run.node, "sequential", run.display, run.ctx, run.members, run.sequential.gated, "TVM101",
                     how="A Sequential called directly: its own opt_level does not matter, and it gates each "
                         "member by the active PassContext",
-                    on_purpose=id(getattr(run, "callee", None)) in shown_both_ways,
+                    on_purpose=on_purpose,
                 ))
             else:
                 name = run.wrapper_name or run.display
@@ -224,7 +220,7 @@ class ModuleSites:
                     run.node, "sequential", run.display, run.ctx, run.members, wrapper, "TVM101",
                     how=f"{run.wrapper_name or run.display} is a Sequential: called directly it always runs, "
                         "and it gates each of its members by the active PassContext",
-                    on_purpose=id(getattr(run, "callee", None)) in shown_both_ways,
+                    on_purpose=on_purpose,
                 ))
         for node, value, ctx in analysis.direct:
             root = value.gated or Gated(value.display, -1)
@@ -540,7 +536,6 @@ def explain_site(modules: ModuleSites, site: Site, project: ProjectView) -> Expl
     return Explanation(
         shown, start_line, start_col, end_line, end_col, site.kind, site.display, knowledge.version_text,
         site.how, not (not reached or unknown), note, outcomes, site.rule, site.source, site.on_purpose,
-        exercised=site.exercised,
     )
 
 
@@ -608,13 +603,8 @@ def read_text(path: Path, limit: Optional[int] = None) -> str:
 # --- rendering --------------------------------------------------------------------------------
 
 
-EXERCISED = (
-    "a test module calls this TVM function, exercising it at the level the test chose: TVM101 does not "
-    "report it"
-)
 ON_PURPOSE = (
-    "this module runs the same pass object again where every member runs, which shows the difference "
-    "on purpose: TVM101 does not report it"
+    "a comment next to this run says the skip is meant: TVM101 does not report it"
 )
 
 
@@ -681,8 +671,6 @@ def _header(explanation: Explanation) -> List[str]:
         lines.append(f"Note: {explanation.note}{'' if explanation.context_known else '; both outcomes follow'}.")
     if explanation.on_purpose:
         lines.append(f"Note: {ON_PURPOSE}.")
-    if explanation.exercised:
-        lines.append(f"Note: {EXERCISED}.")
     if explanation.also:
         lines.append(f"Also on this line (give its column to explain it): {'; '.join(explanation.also)}.")
     return lines
@@ -754,8 +742,6 @@ def render_markdown(explanation: Explanation) -> str:
         lines += ["", f"_Note: {explanation.note}{'' if explanation.context_known else '; both outcomes follow'}._"]
     if explanation.on_purpose:
         lines += ["", f"_Note: {ON_PURPOSE}._"]
-    if explanation.exercised:
-        lines += ["", f"_Note: {EXERCISED}._"]
     for outcome_ in explanation.outcomes:
         context = outcome_.context
         lines += ["", f"**Context:** {_origin(context)}"]
