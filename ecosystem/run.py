@@ -51,6 +51,9 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(ROOT))
+# the tvmlint checkout whose code runs on the trees (--root): this one, or another commit's
+# worktree for a before/after comparison on the same labels and verdicts
+TVMLINT_ROOT = [ROOT]
 
 from tvmlint.analysis.catalog import load_catalog  # noqa: E402
 from tvmlint.analysis.tables import load_toml  # noqa: E402
@@ -160,7 +163,7 @@ def run_tvmlint(tree: Tree, root: Path, python: str, extra: Sequence[str]) -> Li
     paths = [p for p in tree.paths if (root / p).exists()]
     command = [python, "-m", "tvmlint", "check", "--select", "ALL", "--format", "json", "--exit-zero",
                "--target-version", tree.target, *extra, *paths]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(TVMLINT_ROOT[0]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
     if done.returncode not in (0, 1):
         raise SystemExit(f"tvmlint failed on {tree.name} (exit {done.returncode}):\n{done.stderr[-3000:]}")
@@ -292,7 +295,7 @@ def extract_files(repo: str, rev: str, mirror: Path, paths: Sequence[str], scrat
 def run_on_files(root: Path, target: str, paths: Sequence[str], python: str, extra: Sequence[str]) -> List[dict]:
     command = [python, "-m", "tvmlint", "check", "--select", "ALL", "--format", "json", "--exit-zero",
                "--target-version", target, *extra, *sorted(set(paths))]
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(TVMLINT_ROOT[0]) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     done = subprocess.run(command, cwd=root, capture_output=True, text=True, env=env)
     if done.returncode not in (0, 1):
         raise SystemExit(f"tvmlint failed on {root} at {target} (exit {done.returncode}):\n{done.stderr[-3000:]}")
@@ -386,6 +389,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--scratch", type=Path,
                         default=Path(os.environ.get("TVMLINT_ECOSYSTEM_DIR", Path(tempfile.gettempdir()) / "tvmlint-ecosystem")))
     parser.add_argument("--python", default=sys.executable, help="the interpreter that runs tvmlint")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the tvmlint checkout to run (default: this one; "
+                        "a worktree of another commit measures before/after on the same labels and verdicts)")
     parser.add_argument("--unjudged", type=Path, help="write TOML stubs for the findings without a verdict into "
                         "this folder, one file per rule")
     parser.add_argument("--findings", type=Path, help="write every finding (with its verdict, if any) as JSON")
@@ -397,6 +402,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "(default ecosystem/recall/) "
                         "instead of checking the trees")
     args = parser.parse_args(argv)
+    TVMLINT_ROOT[0] = args.root.resolve()
 
     trees = [t for t in load_trees(args.trees) if not args.tree or t.name in args.tree]
     if args.tree and len(trees) != len(set(args.tree)):

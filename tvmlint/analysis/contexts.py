@@ -73,6 +73,7 @@ class Gated:
     opt_level: int
     children: Tuple["Gated", ...] = ()
     label: Optional[str] = None  # how to show it when the name is not telling ("sequential")
+    maybe: bool = False  # in its Sequential on some paths only (added to the pass list under an `if`)
 
     @property
     def shown(self) -> str:
@@ -87,7 +88,9 @@ class Skip:
     @property
     def shown(self) -> str:
         """`BackwardFoldScaleAxis (opt_level 3, in FoldScaleAxis)`, as messages name a skipped pass."""
-        return f"{self.member.shown} (opt_level {self.member.opt_level}{f', in {self.via}' if self.via else ''})"
+        where = f", in {self.via}" if self.via else ""
+        some = ", when the list holds it: it is added on some paths only" if self.member.maybe else ""
+        return f"{self.member.shown} (opt_level {self.member.opt_level}{where}{some})"
 
 
 def gate(members: Tuple[Gated, ...], ctx: PassCtx, via: Optional[str] = None) -> Optional[List[Skip]]:

@@ -554,6 +554,19 @@ class KernelUse:
         """A parameter's literal: its literal default when every visible call keeps it, or the
         literal every visible call passes. None when the function is passed on (its calls are
         not visible), or a decorator may supply it (pytest's parametrize)."""
+        found = self._param_values(function, param, depth)
+        if found is None:
+            return None
+        values, loose = found
+        if loose or any(value is None for value in values) or len({value[0] for value in values}) != 1:
+            return None
+        return values[0]
+
+    def _param_values(self, function: ast.AST, param: ast.arg, depth: int):
+        """(the values a parameter may have: its default where a visible call keeps it, or no call
+        is visible, and what each visible call passes (None: not a literal); whether the function
+        is passed on, so that calls tvmlint cannot see may give it more), or None when a
+        decorator may supply it or a call hides its arguments."""
         args = function.args
         if param is args.vararg or param is args.kwarg:
             return None
@@ -561,8 +574,7 @@ class KernelUse:
             for node in ast.walk(decorator):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and param.arg in node.value.replace(" ", "").split(","):
                     return None
-        if function.name in self.loose:
-            return None
+        loose = function.name in self.loose
         positional = [*args.posonlyargs, *args.args]
         default = None
         if param in positional:
@@ -602,13 +614,39 @@ class KernelUse:
             else:
                 values.append(self._value(passed, call.lineno, depth + 1) if isinstance(passed, ast.Name)
                               else self._value(passed, call.lineno, depth))
+        if (not values or loose) and default is not None:
+            values.append(self._value(default, function.lineno, depth))
         if not values:
-            if default is None:
-                return None
-            return self._value(default, function.lineno, depth)
-        if any(value is None for value in values) or len({value[0] for value in values}) != 1:
             return None
-        return values[0]
+        return values, loose
+
+    def possible(self, name: str, line: int) -> List[Tuple[str, int]]:
+        """Every string literal `name` may stand for where line `line` reads it, each with the line
+        that gives it: each assignment's, a parameter's default and what each visible call passes.
+        Where `literal` wants one fixed value, this is for a rule that reports each low value it
+        can see (a kernel builder whose dtype defaults to, or is called with, float16)."""
+        chain = self.chain_at(line)
+        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
+        for scope in reversed(scopes):
+            param = None
+            if isinstance(scope, _FUNCTIONS):
+                param = next((arg for arg in _params(scope) if arg.arg == name), None)
+            stores = [node for node in self._own_nodes(scope)
+                      if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)]
+            if param is None and not stores:
+                continue
+            found: List[Tuple[str, int]] = []
+            for store in stores:
+                assign = self.parent.get(id(store))
+                if isinstance(assign, (ast.Assign, ast.AnnAssign)):
+                    value = self._value(assign.value, assign.lineno, 0)
+                    if value is not None:
+                        found.append(value)
+            if param is not None:
+                given = self._param_values(scope, param, 0)
+                found.extend(value for value in (given[0] if given else ()) if value is not None)
+            return found
+        return []
 
 
 def _statements(node: ast.AST, name: str) -> List[ast.stmt]:

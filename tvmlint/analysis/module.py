@@ -15,6 +15,7 @@ It never imports or runs the code it reads.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -59,7 +60,20 @@ class PassFactoryValue:
 
 @dataclass
 class ListValue:
+    """A list of passes as far as the walk can follow it. `items` are in it on every path from
+    where it was made; `maybe` were added on some paths only (under an `if`, a loop, a `try`)."""
+
     items: List[object]
+    maybe: List[object] = field(default_factory=list)
+    path: Tuple[int, ...] = ()  # the branches around the statement that made it (ids)
+
+
+@dataclass
+class TvmObject:
+    """What a TVM function returned that is no pass, Sequential or PassContext (a Target, a
+    qconfig, an autotvm dispatch context): `with` on it enters no PassContext."""
+
+    qualname: str
 
 
 @dataclass
@@ -93,6 +107,7 @@ class Constant:
     node: cst.BaseExpression
     scope: "Scope"
     name: str
+    path: Tuple[int, ...] = ()  # the branches around its assignment (ids), as ListValue.path
 
 
 @dataclass
@@ -100,6 +115,10 @@ class Ambiguous:
     """A name bound to different tracked values on different paths (if/else, try, loops)."""
 
     candidates: List[object]
+
+
+# list methods that add passes: name -> (arguments, whether the last one is one item)
+_LIST_GROWERS = {"append": (1, True), "extend": (1, False), "insert": (2, True)}
 
 
 # --- events -------------------------------------------------------------------------
@@ -143,6 +162,7 @@ class Frame:
     base: ContextRef
     pushed: List[ContextRef] = field(default_factory=list)
     branches: int = 0  # enclosing if/try/loop blocks within this function
+    branch_path: List[int] = field(default_factory=list)  # their ids, outermost first
     raising: int = 0  # enclosing blocks that expect an exception (pytest.raises, try)
 
     @property
@@ -546,7 +566,7 @@ class ModuleAnalysis(Visitor):
             return None
         if not _is_literal(node.value):
             return None
-        return Constant(node.value, self._scope, node.targets[0].target.value)
+        return Constant(node.value, self._scope, node.targets[0].target.value, tuple(self._frames[-1].branch_path))
 
     def literal(self, node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
         """`node`, or for a name bound once in its scope to a literal, that literal."""
@@ -589,7 +609,11 @@ class ModuleAnalysis(Visitor):
                     items.append(None)
                 else:
                     items.append(self.value_of(element.value))
-            return ListValue(items)
+            return ListValue(items, path=tuple(self._frames[-1].branch_path))
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.Add):
+            left, right = self.value_of(node.left), self.value_of(node.right)
+            if isinstance(left, ListValue) and isinstance(right, ListValue):
+                return ListValue(left.items + right.items, left.maybe + right.maybe, left.path)
         if isinstance(node, cst.Call):
             return self._evaluate_call(node)
         return None
@@ -612,7 +636,7 @@ class ModuleAnalysis(Visitor):
             decorator = self.k.decorators.get(qualname)
             if decorator is not None and call.args and call.args[0].keyword is None:
                 return PassValue(self._gated_from_decorator(call, decorator.params, None), "a pass defined here")
-            return None
+            return TvmObject(qualname) if self.is_tvm(qualname) else None
         callee = self.value_of(call.func)
         if isinstance(callee, PassFactoryValue):
             return PassValue(callee.gated, callee.display + "()")
@@ -655,12 +679,15 @@ class ModuleAnalysis(Visitor):
         members: List[Gated] = []
         passes = self.value_of(args.get("passes"))
         if isinstance(passes, ListValue):
-            for item in passes.items:
+            for item, maybe in [(i, False) for i in passes.items] + [(i, True) for i in passes.maybe]:
+                gated = None
                 if isinstance(item, PassValue) and item.gated is not None:
-                    members.append(item.gated)
+                    gated = item.gated
                 elif isinstance(item, SequentialValue):
                     item.nested = True
-                    members.append(item.gated)
+                    gated = item.gated
+                if gated is not None:
+                    members.append(dataclasses.replace(gated, maybe=True) if maybe else gated)
         name_node = args.get("name")
         name = name_node.evaluated_value if isinstance(name_node, cst.SimpleString) else spec.default_name
         level_node = args.get("opt_level")
@@ -910,15 +937,28 @@ class ModuleAnalysis(Visitor):
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, cst.Name) and isinstance(node.operator, cst.AddAssign):
-            current = self._lookup(node.target.value)
-            if isinstance(current, ListValue):
-                # a pass list that only grows (`passes += [...]`, perhaps under an `if`) still
-                # holds every pass it held: those are certain members; what is added may not be
-                added = self.value_of(node.value)
-                extra = added.items if isinstance(added, ListValue) and not self._frames[-1].branches else [None]
-                self._bind(node.target.value, ListValue(current.items + list(extra)))
+            if self._grow_list(node.target.value, self.value_of(node.value)):
                 return
         self._bind_target(node.target, LOCAL)
+
+    def _grow_list(self, name: str, added: object, single: bool = False) -> bool:
+        """`passes += [...]`, `passes.extend([...])`, `passes.append(p)`: a pass list that only grows
+        keeps every pass it held. What is added where the list was made is in it on every path;
+        what is added under a branch the list was not made in (an `if`, a loop), on some."""
+        current = self._scope.bindings.get(name)  # a list of this scope's: another's is not rebound here
+        if isinstance(current, Constant) and isinstance(current.node, (cst.List, cst.Tuple)):
+            # `passes = []` is a literal until it grows; from then on it stands for no literal
+            made = self.value_of(current.node)
+            current = ListValue(made.items, path=current.path)
+        if not isinstance(current, ListValue):
+            return False
+        extra = [added] if single else added.items + added.maybe if isinstance(added, ListValue) else [None]
+        if tuple(self._frames[-1].branch_path) == current.path:
+            grown = ListValue(current.items + list(extra), list(current.maybe), current.path)
+        else:
+            grown = ListValue(list(current.items), current.maybe + list(extra), current.path)
+        self._bind(name, grown)
+        return True
 
     def visit_For(self, node: cst.For) -> None:
         self._bind_target(node.target, LOCAL)
@@ -950,9 +990,11 @@ class ModuleAnalysis(Visitor):
 
     def _enter_branch(self, node: cst.CSTNode) -> None:
         self._frames[-1].branches += 1
+        self._frames[-1].branch_path.append(id(node))
 
     def _leave_branch(self, original_node: cst.CSTNode) -> None:
         self._frames[-1].branches -= 1
+        self._frames[-1].branch_path.pop()
 
     visit_If = visit_While = visit_Match = _enter_branch
     leave_If = leave_While = leave_Match = _leave_branch
@@ -1086,6 +1128,9 @@ class ModuleAnalysis(Visitor):
         if isinstance(value, ContextValue) and value.state == "created":
             value.state = self._context_fate(node, parent)
 
+        grows = _LIST_GROWERS.get(node.func.attr.value) if isinstance(node.func, cst.Attribute) else None
+        if grows is not None and isinstance(node.func.value, cst.Name) and len(node.args) == grows[0]:
+            self._grow_list(node.func.value.value, self.value_of(node.args[-1].value), single=grows[1])
         qualname = self.qualname_of(node.func)
         if qualname is not None:
             runner = self.k.runners.get(qualname)

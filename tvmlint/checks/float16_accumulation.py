@@ -410,6 +410,14 @@ class Float16Accumulation(Rule):
         "S = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n",
         TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
         "S = te.compute((1,), lambda i: te.max(A[k], axis=k))\n",
+        # a cast to an accumulator dtype held in a name: a widening where the name says float32,
+        # unknown where it says nothing tvmlint can read
+        TE + "ACC = 'float32'\nA = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((1,), lambda i: te.sum(A[k].astype(ACC), axis=k))\n",
+        TE + "def gemm(A, B, acc_dtype):\n    k = te.reduce_axis((0, 64), name='k')\n"
+        "    return te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype(acc_dtype) * B[k, j].astype(acc_dtype), axis=k))\n",
+        TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((1,), lambda i: te.sum(tvm.tir.Cast('float32', A[k]), axis=k))\n",
         # a float16 buffer the block initialises but then overwrites: nothing accumulates
         TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = A[vi, vk] * B[vk, vj]"),
         # an init block elsewhere than TVMScript is not TVMScript
@@ -420,12 +428,10 @@ class Float16Accumulation(Rule):
         Case("", files={"tests/test_legalize.py": _LEGALIZE_EXPECTED}),
         # a package's module-level kernels that the package only hands out as patterns
         Case("", files={"backend_tir/__init__.py": "", "backend_tir/pattern.py": _PATTERN_TABLE}),
-        # dtype names whose value is not fixed: no guessing
-        _generator("make(n, dtype='float16')", "f = make(128, 'float32')\n"),  # a call passes another literal
-        _generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(128, out_dtype)\n"),  # one passes a name
-        _generator("make(n, dtype)", ""),  # no visible call
-        _generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace("def make(n):\n", "def make(n):\n    dtype = 'float16'\n    if n > 64:\n        dtype = 'float32'\n"),  # assigned twice
-        _generator("make(n, dtype='float16')", "kernels = [make]\n"),  # passed on: its calls are not visible
+        # dtype names with no low value tvmlint can see
+        _generator("make(n, dtype='float16')", "f = make(128, 'float32')\n"),  # every call passes another literal
+        _generator("make(n, dtype)", ""),  # no visible call, no default
+        _generator("make(n, dtype)", "f = make(128, out_dtype)\n"),  # a name tvmlint cannot read
         # tvm-head tests/python/codegen/test_target_codegen_vulkan.py: the dtype comes from pytest
         _generator("test_kernel(n, dtype)", "").replace("def test_kernel", "@pytest.mark.parametrize('dtype', ['float16', 'float32'])\ndef test_kernel").replace("from tvm", "import pytest\nfrom tvm", 1),
     ]
@@ -470,6 +476,34 @@ class Float16Accumulation(Rule):
         Case(_generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(64, dtype='float16')\n"), expect="bound to \"float16\""),
         Case(_generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace("def make(n):\n", "def make(n):\n    dtype = 'bfloat16'\n"), expect="a bfloat16 buffer"),
         Case(_TE_GENERATOR, expect="A's dtype through `dtype`"),
+        # a cast to float16 is no widening: int8 data cast to float16 still sums in float16, and so
+        # does `.astype(out_dtype)` where out_dtype is float16 (the shape of TE GEMM/conv kernels in
+        # benchmark scripts: a module-level `out_dtype = "float16"` and both operands cast to it)
+        Case(TE + "A = te.placeholder((64, 64), dtype='int8', name='A')\nB = te.placeholder((64, 64), dtype='int8', name='B')\n"
+             "k = te.reduce_axis((0, 64), name='k')\n"
+             "C = te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype('float16') * B[k, j].astype('float16'), axis=k))\n",
+             expect="cast to float16"),
+        Case(TE + "out_dtype = 'float16'\nA = te.placeholder((64, 64), dtype='float16', name='A')\n"
+             "B = te.placeholder((64, 64), dtype='float16', name='B')\nk = te.reduce_axis((0, 64), name='k')\n"
+             "C = te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype(out_dtype) * B[k, j].astype(out_dtype), axis=k))\n",
+             expect="cast to float16 through `out_dtype`, bound to \"float16\" on line 3"),
+        # a builder whose dtype defaults to float16 and that is passed on (a benchmark table), and one
+        # called with float16 and float32: reported for the low value, named
+        Case(TE + "def reduce_sum(n, k, dtype='float16'):\n    A = te.placeholder((n, k), name='A', dtype=dtype)\n"
+             "    r = te.reduce_axis((0, k), name='r')\n    return te.compute((n,), lambda i: te.sum(A[i, r], axis=r))\n"
+             "\nBENCHMARKS = [(reduce_sum, (1024, 1024))]\n", expect="one of the values it takes"),
+        Case(_generator("make(n, dtype)", "f = make(128, 'float32')\ng = make(64, dtype='float16')\n"),
+             expect="\"float16\" as given on line"),
+        # (issue #28) a value among several is still a value: one call passes a name, another float16;
+        # a dtype assigned twice; a builder passed on, with a float16 default
+        Case(_generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(128, out_dtype)\n"), expect="float16"),
+        Case(_generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace(
+            "def make(n):\n", "def make(n):\n    dtype = 'float16'\n    if n > 64:\n        dtype = 'float32'\n"),
+            expect="one of the values it takes"),
+        Case(_generator("make(n, dtype='float16')", "kernels = [make]\n"), expect="one of the values it takes"),
+        Case(TE + "def conv(data, kernel, out_dtype='float16'):\n    k = te.reduce_axis((0, 64), name='k')\n"
+             "    return te.compute((64,), lambda i: te.sum(data[i, k].astype(out_dtype) * kernel[k].astype(out_dtype), axis=k))\n"
+             "\nout = conv(d, w)\n", expect="through `out_dtype`"),
     ]
 
     @classmethod
@@ -594,10 +628,19 @@ class Float16Accumulation(Rule):
     def _resolve(self, dtype, node: cst.CSTNode) -> Tuple[Optional[str], str]:
         """A declared dtype as a literal, and how it was found (for the message)."""
         if isinstance(dtype, ByName):
-            found = None if self.use is None else self.use.literal(dtype.name, self.file.span(node)[0].line)
-            if found is None:
+            if self.use is None:
                 return UNKNOWN, ""
-            return found[0], f" through `{dtype.name}`, bound to \"{found[0]}\" on line {found[1]}"
+            line = self.file.span(node)[0].line
+            found = self.use.literal(dtype.name, line)
+            if found is not None:
+                return found[0], f" through `{dtype.name}`, bound to \"{found[0]}\" on line {found[1]}"
+            # several values (a default and the calls, or assignments on several paths): the kernel
+            # is reported for a low one, named, since it accumulates low whenever it is given that
+            low = [value for value in self.use.possible(dtype.name, line) if value[0] in self.low]
+            if not low:
+                return UNKNOWN, ""
+            return low[0][0], (f" through `{dtype.name}`, which is \"{low[0][0]}\" as given on line {low[0][1]}"
+                               " (one of the values it takes)")
         return dtype, ""
 
     # -- dtypes ----------------------------------------------------------------------
@@ -678,7 +721,7 @@ class Float16Accumulation(Rule):
             return
         reads = _Reads(self)
         walk(expr, reads)
-        if reads.cast or not reads.tensors:
+        if reads.cast or not (reads.tensors or reads.casts):
             return
         dtypes = set()
         hows = []
@@ -690,6 +733,12 @@ class Float16Accumulation(Rule):
             dtypes.add(dtype)
             if how:
                 hows.append(f"{name}'s dtype{how}")
+        for target in reads.casts:
+            dtype, how = self._resolve(_literal_or_name(target), target)
+            if dtype is UNKNOWN:
+                return  # a cast to a dtype tvmlint cannot read may widen
+            dtypes.add(dtype)
+            hows.append(f"cast to {dtype}{how}")
         if len(dtypes) != 1 or not dtypes <= self.low:
             return
         dtype = dtypes.pop()
@@ -765,12 +814,14 @@ def _sum_reads(node: cst.BaseExpression, buffer: str) -> bool:
 
 
 class _Reads(Visitor):
-    """The tensors a te.sum expression reads, and whether it casts anything."""
+    """The tensors a te.sum expression reads outside any cast, the dtypes it casts to (`casts`:
+    each target's node), and whether it calls something that may change a dtype unseen (`cast`)."""
 
     def __init__(self, rule: Float16Accumulation):
         super().__init__()
         self.rule = rule
         self.tensors: List[str] = []
+        self.casts: List[cst.BaseExpression] = []
         self.cast = False
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
@@ -779,11 +830,17 @@ class _Reads(Visitor):
         else:
             self.tensors.append("")  # a tensor reached some other way: its dtype is unknown
 
-    def visit_Call(self, node: cst.Call) -> None:
+    def visit_Call(self, node: cst.Call) -> Optional[bool]:
         func = node.func
-        if isinstance(func, cst.Attribute) and func.attr.value in self.rule.cast_methods:
-            self.cast = True
-        elif self.rule.file.qualname(func) in self.rule.cast_calls:
-            self.cast = True
-        elif not isinstance(func, cst.Attribute) or self.rule.file.qualname(func) is None:
+        method = isinstance(func, cst.Attribute) and func.attr.value in self.rule.cast_methods
+        if method or self.rule.file.qualname(func) in self.rule.cast_calls:
+            # x.astype(dtype), Cast(dtype, x): what is read inside has the target's dtype, so a cast
+            # widens only when that dtype is wider (`.astype(out_dtype)` with out_dtype float16 does not)
+            if node.args and node.args[0].keyword is None:
+                self.casts.append(node.args[0].value)
+            else:
+                self.cast = True
+            return False
+        if not isinstance(func, cst.Attribute) or self.rule.file.qualname(func) is None:
             self.cast = True  # a call tvmlint cannot see into may change the dtype
+        return None

@@ -76,6 +76,16 @@ class GatedPassSkipped(Rule):
         Case(FOLD + "class TestFold:\n    def setup_method(self):\n        self.ctx = tvm.transform.PassContext(opt_level=3)\n"
              "        self.ctx.__enter__()\n    def test_fold(self):\n        mod = relay.transform.FoldScaleAxis()(mod0)\n",
              path="test_fold.py"),
+        # a list made and grown in one branch, run in that branch: certain there, and run at level 3
+        FOLD + "if fold:\n    passes = [relay.transform.FoldConstant()]\n"
+        "    passes.append(relay.transform.FoldScaleAxis())\n    with tvm.transform.PassContext(opt_level=3):\n"
+        "        mod = tvm.transform.Sequential(passes)(mod)\n",
+        # appended in a function to a module's list: not followed into the module's value
+        FOLD + "PASSES = [relay.transform.FoldConstant()]\ndef add():\n    PASSES.append(relay.transform.AlterOpLayout())\n"
+        "mod = tvm.transform.Sequential(PASSES)(mod)\n",
+        # a pass added under an `if` that the context runs anyway
+        FOLD + "passes = [relay.transform.FoldConstant()]\nif fast:\n    passes.append(relay.transform.FastMath())\n"
+        "with tvm.transform.PassContext(opt_level=4):\n    mod = tvm.transform.Sequential(passes)(mod)\n",
         # a helper with no visible caller has an unknown context
         FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
         # a codegen hook TVM calls from inside relay.build
@@ -176,6 +186,34 @@ class GatedPassSkipped(Rule):
         Case(FOLD + "passes = [relay.transform.FoldConstant(), relay.transform.AlterOpLayout()]\n"
              "if use_fp16:\n    passes += [relay.transform.ToMixedPrecision()]\n"
              "mod = tvm.transform.Sequential(passes)(mod)\n", expect="AlterOpLayout (opt_level 3)"),
+        # pass lists built step by step: append, extend, insert, `+` (the shapes of users' fq2i and
+        # fp16 scripts: `passes = []`, then one `passes.append(...)` per pass, then Sequential(passes))
+        Case(FOLD + "passes = []\npasses.append(relay.transform.InferType())\n"
+             "passes.append(relay.transform.EliminateCommonSubexpr())\nseq = tvm.transform.Sequential(passes)\n"
+             "mod = seq(mod)\n", expect="skips EliminateCommonSubexpr (opt_level 3)"),
+        Case(FOLD + "passes = [relay.transform.InferType()]\npasses.extend([relay.transform.CombineParallelDense()])\n"
+             "mod = tvm.transform.Sequential(passes)(mod)\n", expect="CombineParallelDense (opt_level 4)"),
+        Case(FOLD + "passes = [relay.transform.FoldConstant()]\npasses.insert(0, relay.transform.CanonicalizeOps())\n"
+             "mod = tvm.transform.Sequential(passes)(mod)\n", expect="CanonicalizeOps (opt_level 3)"),
+        Case(FOLD + "base = [relay.transform.FoldConstant()]\npasses = base + [relay.transform.AlterOpLayout()]\n"
+             "mod = tvm.transform.Sequential(passes)(mod)\n", expect="AlterOpLayout (opt_level 3)"),
+        # ... in a function, where the list is made: every path
+        Case(FOLD + "def optimize(mod):\n    passes = []\n    passes.append(relay.transform.FoldConstant())\n"
+             "    passes.append(relay.transform.EliminateCommonSubexpr())\n"
+             "    return tvm.ir.transform.Sequential(passes)(mod)\n\noptimize(m)\n",
+             expect="when optimize is called from"),
+        # added under an `if` only: the gate may skip it, and the message says so
+        Case(FOLD + "passes = [relay.transform.FoldConstant()]\nif fast:\n"
+             "    passes.append(relay.transform.FastMath())\nmod = tvm.transform.Sequential(passes)(mod)\n",
+             expect="may skip FastMath (opt_level 4, when the list holds it: it is added on some paths only)"),
+        Case(FOLD + "passes = [relay.transform.FoldConstant()]\nfor p in extra:\n"
+             "    passes += [relay.transform.CombineParallelConv2D()]\nmod = tvm.transform.Sequential(passes)(mod)\n",
+             expect="may skip"),
+        # a qconfig, a Target or an autotvm context held in a name is no PassContext either
+        Case(FOLD + "qconfig = relay.quantize.qconfig(skip_conv_layers=[0], nbit_input=8)\nwith qconfig:\n"
+             "    mod = relay.quantize.quantize(mod, params)\n", expect="default context"),
+        Case(FOLD + "target = tvm.target.Target('llvm')\nwith target:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+             expect="default context"),
         # entry points: pytest calls a test function (or a Test class's method) at the default context
         Case(FOLD + "import pytest\n@pytest.mark.parametrize('dtype', ['float32'])\ndef test_fold(dtype, target):\n"
              "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", expect="the test runner calls test_fold"),
@@ -308,8 +346,12 @@ class GatedPassSkipped(Rule):
         ]
         outcome = f"only {and_list(ran)} {'runs' if len(ran) == 1 else 'run'}" if ran else "nothing runs"
         where = ctx.where
+        if all(s.member.maybe for s in skipped):
+            # every skipped member is in the list on some paths only: say what may happen
+            outcome = "on those paths it does not run"
+        skips = "may skip" if all(s.member.maybe for s in skipped) else "skips"
         message = (
-            f"{payload.display} runs its passes through a Sequential, whose opt_level gate skips "
+            f"{payload.display} runs its passes through a Sequential, whose opt_level gate {skips} "
             f"{listed} at opt_level {ctx.opt_level} ({where}): {outcome}. "
             f"It needs opt_level {needed}: run it inside `with tvm.transform.PassContext(opt_level={needed}):`"
         )
