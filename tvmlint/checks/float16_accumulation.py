@@ -111,9 +111,18 @@ def _inserters() -> Tuple[frozenset, frozenset]:
 
 
 @functools.lru_cache(maxsize=None)
+def _rows_apis(table: str, version) -> frozenset:
+    """The APIs of a numerics.toml table's rows at a release."""
+    return frozenset(
+        api for row in _facts().get(table, []) if in_range(version, row.get("since"), row.get("until"))
+        for api in row["api"]
+    )
+
+
+@functools.lru_cache(maxsize=None)
 def _declaring(version) -> frozenset:
     buffer_types, decls, tensors = _declarations(version)
-    return buffer_types | frozenset(decls) | frozenset(tensors)
+    return buffer_types | frozenset(decls) | frozenset(tensors) | _rows_apis("te_compute", version)
 
 
 def _may_accumulate_low(accumulated, part) -> bool:
@@ -167,9 +176,14 @@ class _Walker(Visitor):
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return
+        name = node.targets[0].target.value
         found = self.rule.declared_dtype(node.value)
         if found is not False:
-            self.scopes[-1][node.targets[0].target.value] = Declared(found, node)
+            self.scopes[-1][name] = Declared(found, node)
+            return
+        computed = self.rule.computed_dtype(node.value, self.scopes[-1])
+        if computed is not None:
+            self.scopes[-1][name] = computed
 
     def visit_With(self, node: cst.With) -> None:
         self.blocks.append((node, self.scopes[-1]))
@@ -410,6 +424,12 @@ class Float16Accumulation(Rule):
         "S = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n",
         TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
         "S = te.compute((1,), lambda i: te.max(A[k], axis=k))\n",
+        # a computed tensor whose body tvmlint cannot follow leaves the sum unjudged; a float32 cast copy widens
+        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nD = te.compute((64, 64), decode, name='D')\n"
+        "k = te.reduce_axis((0, 64), name='k')\nS = te.compute((64,), lambda i: te.sum(A[i, k] * D[i, k], axis=k))\n",
+        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\n"
+        "A32 = te.compute((64, 64), lambda i, j: A[i, j].astype('float32'), name='A32')\n"
+        "k = te.reduce_axis((0, 64), name='k')\nS = te.compute((64,), lambda i: te.sum(A32[i, k], axis=k))\n",
         # a cast to an accumulator dtype held in a name: a widening where the name says float32,
         # unknown where it says nothing tvmlint can read
         TE + "ACC = 'float32'\nA = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
@@ -501,6 +521,18 @@ class Float16Accumulation(Rule):
             "def make(n):\n", "def make(n):\n    dtype = 'float16'\n    if n > 64:\n        dtype = 'float32'\n"),
             expect="one of the values it takes"),
         Case(_generator("make(n, dtype='float16')", "kernels = [make]\n"), expect="one of the values it takes"),
+        # a computed tensor has its body's dtype: a padded float16 input (topi-style conv2d's pad
+        # with te.if_then_else), a float16 cast copy
+        Case(TE + "A = te.placeholder((1, 66, 66, 64), dtype='float16', name='A')\n"
+             "W = te.placeholder((3, 3, 64, 64), dtype='float16', name='W')\n"
+             "pad = te.compute((1, 68, 68, 64), lambda n, h, w, c: te.if_then_else(tvm.tir.all(h >= 1, w >= 1), A[n, h - 1, w - 1, c], 0.0), name='pad')\n"
+             "kh = te.reduce_axis((0, 3), name='kh')\nkw = te.reduce_axis((0, 3), name='kw')\nrc = te.reduce_axis((0, 64), name='rc')\n"
+             "C = te.compute((1, 66, 66, 64), lambda n, h, w, f: te.sum(pad[n, h + kh, w + kw, rc] * W[kh, kw, rc, f], axis=[kh, kw, rc]))\n",
+             expect="te.sum adds float16"),
+        Case(TE + "A = te.placeholder((64, 64), dtype='int8', name='A')\n"
+             "A16 = te.compute((64, 64), lambda i, j: A[i, j].astype('float16'), name='A16')\n"
+             "k = te.reduce_axis((0, 64), name='k')\nS = te.compute((64,), lambda i: te.sum(A16[i, k], axis=k))\n",
+             expect="te.sum adds float16"),
         Case(TE + "def conv(data, kernel, out_dtype='float16'):\n    k = te.reduce_axis((0, 64), name='k')\n"
              "    return te.compute((64,), lambda i: te.sum(data[i, k].astype(out_dtype) * kernel[k].astype(out_dtype), axis=k))\n"
              "\nout = conv(d, w)\n", expect="through `out_dtype`"),
@@ -560,6 +592,8 @@ class Float16Accumulation(Rule):
         self.sum_apis = _sum_apis(version)
         self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
         self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
+        self.computes = _rows_apis("te_compute", version)
+        self.selects = _rows_apis("te_select", version)
         self.walker = _Walker(self)
 
     def get_visitors(self):
@@ -663,6 +697,36 @@ class Float16Accumulation(Rule):
         if dtype is None:
             return UNKNOWN if hidden else row.get("default_dtype", "float32")
         return _literal_or_name(dtype)
+
+    def computed_dtype(self, node: cst.BaseExpression, scope) -> Optional[Declared]:
+        """A te.compute's dtype, as the declaration it comes from (numerics.toml `te_compute`):
+        None when its fcompute is no lambda whose body tvmlint can follow."""
+        if not self._is_call_to(node, self.computes):
+            return None
+        args, hidden = call_arguments(node, ("shape", "fcompute"))
+        body = args.get("fcompute")
+        if hidden or not isinstance(body, cst.Lambda):
+            return None
+        return self._expression_dtype(body.body, scope)
+
+    def _expression_dtype(self, node: cst.BaseExpression, scope) -> Optional[Declared]:
+        if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
+            return scope.get(node.value.value)
+        if isinstance(node, cst.Call):
+            func = node.func
+            if (isinstance(func, cst.Attribute) and func.attr.value in self.cast_methods
+                    or self.file.qualname(func) in self.cast_calls) and node.args and node.args[0].keyword is None:
+                target = node.args[0].value
+                return Declared(_literal_or_name(target), target)
+            if self._is_call_to(node, self.selects):
+                args, hidden = call_arguments(node, ("cond", "t", "f"))
+                return None if hidden or args.get("t") is None else self._expression_dtype(args["t"], scope)
+            return None
+        if isinstance(node, cst.BinaryOperation):
+            left, right = self._expression_dtype(node.left, scope), self._expression_dtype(node.right, scope)
+            if left is not None and right is not None and left.dtype == right.dtype:
+                return left
+        return None
 
     # -- TVMScript blocks -----------------------------------------------------------------
 
