@@ -30,8 +30,8 @@ Recall (`--recall`, reading ecosystem/recall/*.toml): a labelled set of real mis
 public code that drives TVM, each a line of a pinned revision that one rule should
 report at the release that code targets, and of correct uses (`[[silent]]`) on whose
 line that rule must stay silent. Each (repository, revision) is extracted once,
-only its labelled files (`git archive <rev> <paths>`), into <scratch>/recall/; tvmlint
-runs on them grouped by target; the script prints, per rule, labelled, found (a finding
+all its Python files, into <scratch>/recall/; tvmlint runs on the whole of it, once per target
+its labels name, as its user would run it; the script prints, per rule, labelled, found (a finding
 of that code on that path and line), missed and recall, then every miss with its why.
 """
 
@@ -269,24 +269,29 @@ def load_mistakes(path: Path) -> List[Mistake]:
 
 
 def extract_files(repo: str, rev: str, mirror: Path, paths: Sequence[str], scratch: Path) -> Path:
-    """Only the labelled files of repo at rev, unpacked once into scratch/recall/<owner+name>-<rev>
-    (a marker holding the commit and the paths says the folder is whole)."""
+    """Every Python file of repo at rev, unpacked once into scratch/recall/<owner+name>-<rev> (a
+    marker holding the commit says the folder is whole). The whole repository, not only the
+    labelled files: tvmlint is run on it as its user would run it, so a `from utils import *`, a
+    caller in another module or a constant imported from one is there to be followed."""
     commit = resolve(mirror, rev)
     into = scratch / "recall" / f"{repo.replace('/', '+')}-{commit[:12]}"
     marker = into / ".tvmlint-ecosystem-rev"
-    wanted = commit + "\n" + "\n".join(sorted(set(paths)))
+    wanted = commit + "\nwhole\n"
     if marker.exists() and marker.read_text() == wanted:
         return into
     if into.exists():
         subprocess.run(["rm", "-rf", str(into)], check=True)
     into.mkdir(parents=True)
+    listed = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "-z", "--name-only", commit],
+                            capture_output=True, check=True).stdout.decode(errors="surrogateescape").split("\0")
+    python = sorted({name for name in listed if name.endswith(".py")} | set(paths))
     # stderr is kept apart: a snapshot lacks its largest files, and git names them even when
     # they are not asked for; it is shown only when the archive fails
-    archive = subprocess.Popen(["git", "-C", str(mirror), "archive", commit, "--", *sorted(set(paths))],
+    archive = subprocess.Popen(["git", "-C", str(mirror), "archive", commit, "--", *python],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     subprocess.run(["tar", "-x", "-C", str(into)], stdin=archive.stdout, check=True)
     if archive.wait() != 0:
-        raise SystemExit(f"git archive {rev} {' '.join(paths)} failed in {mirror} (is every labelled path at that "
+        raise SystemExit(f"git archive {rev} failed in {mirror} (is every labelled path at that "
                          f"revision?):\n{archive.stderr.read().decode(errors='replace')[-2000:]}")
     marker.write_text(wanted)
     return into
@@ -329,7 +334,7 @@ def check_recall(recall: Path, mirrors: Path, scratch: Path, python: str, extra:
         for target, labelled in sorted(by_target.items()):
             print(f"recall: {repo}@{rev[:12]} at target {target}: {len(set(m.path for m in labelled))} files ({root})",
                   file=sys.stderr)
-            findings = run_on_files(root, target, [m.path for m in labelled], python, extra)
+            findings = run_on_files(root, target, ["."], python, extra)
             at: Dict[Tuple[str, int], List[str]] = defaultdict(list)
             for finding in findings:
                 at[(finding["path"], int(finding["line"]))].append(finding["code"])

@@ -396,6 +396,8 @@ class ModuleAnalysis(Visitor):
         self._parent_statement: Dict[cst.CSTNode, Optional[cst.CSTNode]] = {}
         self.call_counts: Dict[Tuple[Optional[cst.CSTNode], Optional[str]], int] = {}
         self.harness = harness()
+        # every `opt_level=` argument's value where it is an int literal, or a name bound once to one
+        self.written_levels: Dict[cst.CSTNode, Optional[int]] = {}
         self.is_test_module = self.harness.is_test_module(module_name)
         # parameters of a test that are fixtures or parametrized names giving no PassContext
         self._plain_fixtures: Set[str] = set()
@@ -1123,6 +1125,10 @@ class ModuleAnalysis(Visitor):
     def visit_Call(self, node: cst.Call) -> None:
         ctx = self.current_context
         self.context_at[node] = ctx
+        for arg in node.args:
+            if arg.keyword is not None and arg.keyword.value == "opt_level":
+                # resolved here, in the scope it is written in: the rules' walk comes after this one
+                self.written_levels[arg.value] = int_literal(self.literal(arg.value))
         value = self.value_of(node)
         parent = self._parent(node)
         if isinstance(value, ContextValue) and value.state == "created":

@@ -25,6 +25,9 @@ class NnvmFoldScaleAxis(Rule):
         Case(HEAD + "with nnvm.compiler.build_config(opt_level=2):\n    graph, lib, params = nnvm.compiler.build(net, 'llvm')\n",
              target="0.6"),
         Case(HEAD + "with nnvm.compiler.build_config(opt_level=level):\n    pass\n", target="0.6"),
+        # a name bound twice is not one value: no guessing
+        Case(HEAD + "level = 3\nif fast:\n    level = 2\nwith nnvm.compiler.build_config(opt_level=level):\n    pass\n",
+             target="0.6"),
         Case(HEAD + "with nnvm.compiler.build_config(opt_level=2, add_pass=['AlterOpLayout']):\n    pass\n", target="0.5"),
         # Relay's build_config is not NNVM's
         Case("from tvm import relay\nwith relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
@@ -36,6 +39,12 @@ class NnvmFoldScaleAxis(Rule):
              target="0.5", expect="opt_level=2"),
         Case("import nnvm.compiler as nc\nwith nc.build_config(opt_level=2, add_pass=['FoldScaleAxis']):\n    pass\n",
              target="0.6", expect="add_pass"),
+        # the level through a name: a script's `opt_level = 3` at the top, a function's local
+        Case(HEAD + "opt_level = 3\nwith nnvm.compiler.build_config(opt_level=opt_level, add_pass=None):\n"
+             "    graph, lib, params = nnvm.compiler.build(sym, 'llvm', shape)\n", target="0.4",
+             expect="build_config(opt_level=opt_level, which is 3)"),
+        Case(HEAD + "def build(sym):\n    level = 3\n    with nnvm.compiler.build_config(opt_level=level):\n"
+             "        return nnvm.compiler.build(sym, 'llvm')\n", target="0.5", expect="which is 3"),
     ]
 
     @classmethod
@@ -54,9 +63,12 @@ class NnvmFoldScaleAxis(Rule):
             return
         args, _hidden = call_arguments(node, ())  # build_config(**kwargs): keywords only
         level_node = args.get("opt_level")
-        level = int_literal(level_node)
+        # a level held in a name bound once to a literal (`opt_level = 3` at the top of a script)
+        level = self.file.analysis.written_levels.get(level_node)
         if level is not None and level >= self.min_level:
-            self.report(level_node, self._message(f"opt_level={level}"))
+            setting = f"opt_level={level}" if int_literal(level_node) is not None else (
+                f"opt_level={self.file.module.code_for_node(level_node)}, which is {level}")
+            self.report(level_node, self._message(setting))
         for name, element in string_elements(args.get("add_pass")):
             if name == "FoldScaleAxis":
                 self.report(element, self._message("add_pass=['FoldScaleAxis']"))
