@@ -221,6 +221,13 @@ class Knowledge:
                 )
                 for api in spec.api:
                     self.context_factories[api] = spec
+        # context managers that are no PassContext (qconfig, apply_history_best): api -> how to name it
+        self.scope_objects: Dict[str, str] = {
+            api: raw.get("what", "context")
+            for raw in contexts.get("scope_object", [])
+            if _entry_applies(raw, version)
+            for api in raw["api"]
+        }
         self.current_context_apis: FrozenSet[str] = frozenset(
             api
             for raw in contexts.get("current", [])

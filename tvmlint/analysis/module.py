@@ -83,6 +83,13 @@ class ContextValue:
     display: str
     state: str = "created"  # created | bound | entered | escaped | discarded
     expects_raise: bool = False  # made where a test expects an exception (pytest.raises, try)
+    # required_pass / disabled_pass as written, followed through names and set operations:
+    # each name with the string node that writes it (in the call, or where a constant is defined)
+    pass_names: Dict[str, List[Tuple[str, cst.SimpleString]]] = field(default_factory=dict)
+    lone_strings: Dict[str, cst.SimpleString] = field(default_factory=dict)  # required_pass='X': a string, no list
+    # None: a PassContext; else what a context manager that is no PassContext sets (rules/contexts.toml
+    # scope_object: a qconfig, a tuning-log dispatch context): entering it leaves the gate alone
+    other: Optional[str] = None
 
 
 @dataclass
@@ -238,6 +245,10 @@ def call_arguments(call: cst.Call, params: Tuple[str, ...]) -> Tuple[Dict[str, c
     return mapped, hidden
 
 
+def _names_only(elements: Optional[List[Tuple[str, cst.SimpleString]]]) -> Optional[Tuple[str, ...]]:
+    return tuple(name for name, _ in elements) if elements is not None else None
+
+
 def call_key(func: cst.BaseExpression) -> Optional[str]:
     """The name a call is made through (`f` of `a.b.f(...)`), as `tvmlint.analysis.positions` keys ast calls."""
     if isinstance(func, cst.Name):
@@ -259,10 +270,31 @@ def _holds(node: cst.CSTNode, kind: type) -> bool:
 
 
 def _is_literal(node: cst.BaseExpression) -> bool:
-    """An int (negative too), a plain string, or a list/tuple of plain strings."""
+    """An int (negative too), a plain string, a list/tuple/set of plain strings, or a set
+    operation or concatenation of such collections and names (`ALL_PASSES - DISABLED`): what a
+    module constant of pass names is written as."""
     if int_literal(node) is not None or isinstance(node, cst.SimpleString):
         return True
+    if isinstance(node, cst.Set):
+        return all(isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in node.elements)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _name_set_operators()):
+        return all(_is_name_collection(side) for side in (node.left, node.right))
     return string_list(node) is not None
+
+
+def _is_name_collection(node: cst.BaseExpression) -> bool:
+    """A name, or a literal collection of strings (or a set operation of them): not an int or one string."""
+    if isinstance(node, cst.Name):
+        return True
+    return _is_literal(node) and not isinstance(node, cst.SimpleString) and int_literal(node) is None
+
+
+def _name_set_operators() -> tuple:
+    # a function: the operator classes are libcst's, imported only once a check needs them
+    return cst.Add, cst.BitOr, cst.Subtract, cst.BitAnd
+
+
+_NAME_COLLECTIONS = ("list", "sorted", "set", "frozenset", "tuple")
 
 
 def _binding_counts(scope: cst.CSTNode) -> Dict[str, int]:
@@ -632,6 +664,12 @@ class ModuleAnalysis(Visitor):
             factory = self.k.context_factories.get(qualname)
             if factory is not None:
                 return self._make_context(call, qualname, factory)
+            other = self.k.scope_objects.get(qualname)
+            if other is not None:
+                value = ContextValue(UNSEEN_CONTEXT, call, f"{self._short(qualname)}(...)", other=other,
+                                     expects_raise=self._frames[-1].raising > 0)
+                self.contexts.append(value)
+                return value
             if qualname in self.k.current_context_apis:
                 value = ContextValue(self.current_context, call, self._short(qualname) + "()")
                 return value
@@ -704,8 +742,14 @@ class ModuleAnalysis(Visitor):
         known = not hidden
         level_node = args.get("opt_level")
         level = int_literal(self.literal(level_node)) if level_node is not None else factory.default_opt_level
-        required = string_list(self.literal(args["required_pass"])) if "required_pass" in args else ()
-        disabled = string_list(self.literal(args["disabled_pass"])) if "disabled_pass" in args else ()
+        pass_names = {
+            param: self.pass_name_elements(args[param]) for param in ("required_pass", "disabled_pass") if param in args
+        }
+        # one string where a list belongs: PassContext takes list(...) of it, one character a name
+        lone = {param: node for param in ("required_pass", "disabled_pass") if param in args
+                for node in [self.literal(args[param])] if isinstance(node, cst.SimpleString)}
+        required = _names_only(pass_names["required_pass"]) if "required_pass" in args else ()
+        disabled = _names_only(pass_names["disabled_pass"]) if "disabled_pass" in args else ()
         config = None
         config_node = args.get("config")
         if isinstance(config_node, cst.Dict):
@@ -730,9 +774,54 @@ class ModuleAnalysis(Visitor):
             origin=origin,
             config=config,
         )
-        value = ContextValue(ctx, call, line_text, expects_raise=self._frames[-1].raising > 0)
+        value = ContextValue(ctx, call, line_text, expects_raise=self._frames[-1].raising > 0,
+                             pass_names={k: v for k, v in pass_names.items() if v is not None}, lone_strings=lone)
         self.contexts.append(value)
         return value
+
+    def pass_name_elements(
+        self, node: Optional[cst.BaseExpression], depth: int = 0,
+    ) -> Optional[List[Tuple[str, cst.SimpleString]]]:
+        """The pass names `node` gives a required_pass/disabled_pass, each with the string that
+        writes it, following names bound once to a literal (in this scope or an outer one), list/
+        set/tuple literals and `*` in them, `+`, `|`, `-`, `&`, and list()/sorted()/set() of one of
+        those. None when any part is not known (a name bound twice, a call, a comprehension)."""
+        if node is None or depth > 8:
+            return None
+        node = self.literal(node)
+        if isinstance(node, (cst.List, cst.Tuple, cst.Set)):
+            out: List[Tuple[str, cst.SimpleString]] = []
+            for element in node.elements:
+                if isinstance(element, cst.Element) and isinstance(element.value, cst.SimpleString):
+                    value = element.value.evaluated_value
+                    if not isinstance(value, str):
+                        return None
+                    out.append((value, element.value))
+                elif isinstance(element, cst.StarredElement):
+                    inner = self.pass_name_elements(element.value, depth + 1)
+                    if inner is None:
+                        return None
+                    out.extend(inner)
+                else:
+                    return None
+            return out
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _name_set_operators()):
+            left = self.pass_name_elements(node.left, depth + 1)
+            right = self.pass_name_elements(node.right, depth + 1)
+            if left is None or right is None:
+                return None
+            if isinstance(node.operator, cst.Subtract):
+                gone = {name for name, _ in right}
+                return [pair for pair in left if pair[0] not in gone]
+            if isinstance(node.operator, cst.BitAnd):
+                kept = {name for name, _ in right}
+                return [pair for pair in left if pair[0] in kept]
+            return left + right
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value in _NAME_COLLECTIONS
+                and self._lookup(node.func.value) is None and len(node.args) == 1 and node.args[0].keyword is None
+                and not node.args[0].star):
+            return self.pass_name_elements(node.args[0].value, depth + 1)
+        return None
 
     @staticmethod
     def _arg_summary(call: cst.Call) -> List[str]:
@@ -927,7 +1016,9 @@ class ModuleAnalysis(Visitor):
         value = self.value_of(node.value)
         single = len(node.targets) == 1 and isinstance(node.targets[0].target, cst.Name)
         if isinstance(value, ContextValue) and value.state == "created":
-            value.state = "bound" if single else "escaped"
+            # a class attribute is reached as `obj.name` anywhere (`with model.lower_config:` in
+            # another module): it escapes like one stored on an object
+            value.state = "bound" if single and self._scope.kind != "class" else "escaped"
         for target in node.targets:
             self._bind_target(target.target, value if single else LOCAL)
 
@@ -1025,7 +1116,8 @@ class ModuleAnalysis(Visitor):
             self._frames[-1].raising += 1
         pushed = 0
         for item in node.items:
-            ref = self._context_of_with_item(item.item)
+            entered = self._entered_operand(item.item)
+            ref = self._context_of_with_item(entered)
             if ref is not None:
                 self._frames[-1].pushed.append(ref)
                 pushed += 1
@@ -1041,11 +1133,31 @@ class ModuleAnalysis(Visitor):
         for _ in range(self._with_pushes.pop(original_node, 0)):
             self._frames[-1].pushed.pop()
 
+    def _entered_operand(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """What `with` enters of an `and`/`or` chain: objects are truthy, so `A and B` gives B and
+        `A or B` gives A; a context among the others is made and never entered."""
+        if not isinstance(expr, cst.BooleanOperation):
+            return expr
+        operands: List[cst.BaseExpression] = []
+        stack = [expr]
+        while stack:
+            current = stack.pop()
+            if isinstance(current, cst.BooleanOperation) and type(current.operator) is type(expr.operator):
+                stack.extend((current.right, current.left))
+            else:
+                operands.append(current)
+        entered = operands[-1] if isinstance(expr.operator, cst.And) else operands[0]
+        for operand in operands:
+            value = self.value_of(operand)
+            if operand is not entered and isinstance(value, ContextValue) and value.state == "created":
+                value.state = "discarded"
+        return entered
+
     def _context_of_with_item(self, expr: cst.BaseExpression) -> Optional[ContextRef]:
         value = self.value_of(expr)
         if isinstance(value, ContextValue):
             value.state = "entered"
-            return value.ctx
+            return value.ctx if value.other is None else None
         if isinstance(value, Ambiguous):
             for candidate in value.candidates:
                 if isinstance(candidate, ContextValue):
@@ -1176,7 +1288,8 @@ class ModuleAnalysis(Visitor):
         value = self.value_of(node.value) if node.value is not None else None
         if isinstance(value, ContextValue):
             value.state = "escaped"
-            self.context_returns.setdefault(self._scope.qualname, []).append(value.ctx)
+            if value.other is None:
+                self.context_returns.setdefault(self._scope.qualname, []).append(value.ctx)
 
     def _statement(self) -> Optional[cst.CSTNode]:
         return self._statements[-1] if self._statements else None

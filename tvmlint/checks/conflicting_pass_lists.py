@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tvmlint.checks.context_args import ContextSettingsRule, context_calls, string_elements
+from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -20,6 +20,10 @@ class ConflictingPassLists(ContextSettingsRule):
         HEAD + "with tvm.transform.PassContext(required_pass=names, disabled_pass=['FoldConstant']):\n    pass\n",
     ]
     INVALID = [
+        # through constants: the same pass in both
+        Case(HEAD + "KEEP = ('FoldConstant', 'FuseOps')\nSKIP = ['FoldConstant']\n"
+             "with relay.build_config(opt_level=3, required_pass=KEEP, disabled_pass=SKIP):\n    pass\n",
+             expect="'FoldConstant'"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['FastMath']):\n"
              "    lib = relay.build(mod, 'llvm')\n", expect="disabled_pass wins"),
         Case(HEAD + "with relay.build_config(3, ['AlterOpLayout', 'FoldConstant'], ('FoldConstant',)):\n    pass\n",
@@ -28,8 +32,8 @@ class ConflictingPassLists(ContextSettingsRule):
 
     def start(self) -> None:
         for call in context_calls(self.file):
-            disabled = {name for name, _ in string_elements(call.args.get("disabled_pass"))}
-            for name, node in string_elements(call.args.get("required_pass")):
+            disabled = {name for name, _ in call.names("disabled_pass")}
+            for name, node in call.names("required_pass"):
                 if name in disabled:
                     self.report(
                         node,

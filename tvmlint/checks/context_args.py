@@ -26,12 +26,19 @@ class ContextCall:
     def call(self) -> cst.Call:
         return self.value.node
 
+    def names(self, param: str) -> List[Tuple[str, cst.SimpleString]]:
+        """The pass names given to `param` (required_pass, disabled_pass) as the analysis followed
+        them where the context is made: inline, through a constant, a set operation."""
+        return self.value.pass_names.get(param, [])
+
 
 def context_calls(file) -> Iterator[ContextCall]:
     """Each PassContext creation in the file with its arguments mapped onto the factory's parameters."""
     factories = file.knowledge.context_factories
     for value in file.analysis.contexts:
         call = value.node
+        if value.other is not None:
+            continue  # no PassContext: it takes no pass lists, levels or config
         if not isinstance(call, cst.Call):
             continue
         qualname = file.qualname(call.func)

@@ -11,6 +11,12 @@ class PassContextNotEntered(Rule):
     code = "TVM103"
 
     VALID = [
+        # entered, or handed on, they act
+        HEAD + "with relay.quantize.qconfig(global_scale=8.0):\n    mod = relay.quantize.quantize(mod, params)\n",
+        HEAD + "cfg = relay.quantize.qconfig(global_scale=8.0)\nwith cfg:\n    mod = relay.quantize.quantize(mod, params)\n",
+        "import tvm\nfrom tvm import autotvm\ndef dispatch(log):\n    return autotvm.apply_history_best(log)\n",
+        # a class attribute another module enters as `with model.interp_lower_config:`
+        HEAD + "class Model:\n    interp_lower_config = tvm.transform.PassContext(opt_level=3, disabled_pass={'AlterOpLayout'})\n",
         HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
         HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nwith ctx:\n    lib = relay.build(mod, 'llvm')\n",
         HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nctx.__enter__()\n",
@@ -38,6 +44,21 @@ class PassContextNotEntered(Rule):
         HEAD + "curr_ctxt = tvm.transform.PassContext().current()\nassert 'tir.add_lower_pass' not in curr_ctxt.config\n",
     ]
     INVALID = [
+        # `with A and B:` enters only B (a context is truthy, so `and` gives its right side); `or`, only A
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=3) and tvm.target.Target('llvm'):\n"
+             "    lib = relay.build(mod, 'llvm')\n", expect="tvm.transform.PassContext(opt_level=3) is created but never entered"),
+        Case(HEAD + "with tvm.target.Target('llvm') or tvm.transform.PassContext(opt_level=3):\n"
+             "    lib = relay.build(mod, 'llvm')\n", expect="never entered"),
+        # context managers that are no PassContext act only where entered: a qconfig made as a statement
+        # (a user's quantize script: the next line quantizes with the default config), an autotvm log
+        # context bound and never entered, NNVM's build_config
+        Case(HEAD + "relay.quantize.qconfig(calibrate_mode='global_scale', global_scale=8.0)\n"
+             "mod = relay.quantize.quantize(mod, params)\n", expect="makes a quantization config but it is never entered"),
+        Case("import tvm\nfrom tvm import autotvm, relay\nbest = autotvm.apply_history_best('tune.log')\n"
+             "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, target)\n",
+             expect="tuning-log dispatch context"),
+        Case("import nnvm.compiler\nnnvm.compiler.build_config(opt_level=3)\n"
+             "graph, lib, params = nnvm.compiler.build(sym, 'llvm', shape)\n", target="0.5", expect="NNVM build config"),
         Case(HEAD + "relay.build_config(opt_level=3)\nlib = relay.build(mod, 'llvm')\n", expect="never entered"),
         Case(HEAD + "tvm.transform.PassContext(opt_level=3)\n", expect="opt_level=3"),
         Case(HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nlib = relay.build(mod, 'llvm')\n",
@@ -51,7 +72,7 @@ class PassContextNotEntered(Rule):
 
     @classmethod
     def triggers(cls, knowledge):
-        return frozenset(knowledge.context_factories)
+        return frozenset(knowledge.context_factories) | frozenset(knowledge.scope_objects)
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
@@ -60,10 +81,19 @@ class PassContextNotEntered(Rule):
 
     def finish(self) -> None:
         for value in self.file.analysis.contexts:
-            if value.state in ("discarded", "bound", "created") and not value.expects_raise:
+            if value.state not in ("discarded", "bound", "created") or value.expects_raise:
+                continue
+            if value.other is not None:
                 self.report(
                     value.node,
-                    f"{value.display} is created but never entered with `with`, so it has no effect: what runs "
-                    "after it still runs under the default context (opt_level 2, no required or disabled passes). "
-                    f"Write `with {value.display}:` around the passes or build it is meant for",
+                    f"{value.display} makes a {value.other} but it is never entered with `with`, so it has no "
+                    "effect: what runs after it still runs with the settings in force before it. "
+                    f"Write `with {value.display}:` around the calls it is meant for",
                 )
+                continue
+            self.report(
+                value.node,
+                f"{value.display} is created but never entered with `with`, so it has no effect: what runs "
+                "after it still runs under the default context (opt_level 2, no required or disabled passes). "
+                f"Write `with {value.display}:` around the passes or build it is meant for",
+            )

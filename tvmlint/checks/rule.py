@@ -99,6 +99,7 @@ class Rule(Visitor):
 
     def __init__(self, file: FileContext):
         self.file = file
+        self._said: set = set()  # (start, end, message) already reported
 
     @classmethod
     def info(cls) -> RuleInfo:
@@ -187,8 +188,13 @@ class Rule(Visitor):
     def report(
         self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None, noqa_lines: Tuple[int, ...] = ()
     ) -> None:
-        """`noqa_lines`: other lines whose `# noqa` also suppresses the finding (Finding.noqa_lines)."""
+        """`noqa_lines`: other lines whose `# noqa` also suppresses the finding (Finding.noqa_lines).
+        The same message on the same node is reported once: a pass-name constant several contexts
+        are given is one mistake, written in one place."""
         start, end = self.file.span(node)
+        if (start, end, message) in self._said:
+            return
+        self._said.add((start, end, message))
         self.file.findings.append(
             Finding(self.file.path, start, end, self.code, self.info().severity, message, fix, noqa_lines=noqa_lines)
         )

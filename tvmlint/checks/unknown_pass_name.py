@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
-from tvmlint.checks.context_args import ContextSettingsRule, context_calls, replace_string, string_elements
+from tvmlint.checks.context_args import ContextSettingsRule, context_calls, replace_string
 from tvmlint.analysis.contexts import PassCtx
 from tvmlint.base.diagnostics import Fix
 from tvmlint.analysis.knowledge import get_knowledge, known_releases
@@ -107,6 +107,12 @@ class UnknownPassName(ContextSettingsRule):
     VALID = [
         HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayout', 'FoldScaleAxis']):\n"
         "    lib = relay.build(mod, 'llvm')\n",
+        # a misspelt name the set operation takes out is never given to the context
+        HEAD + "ALL = {'FoldConstant', 'FuseOP'}\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=ALL - {'FuseOP'}):\n"
+        "    lib = relay.build(mod, 'llvm')\n",
+        # a list that grows is no fixed literal: its names are not judged
+        HEAD + "skip = ['FoldConstant']\nskip.append(name)\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=skip):\n"
+        "    lib = relay.build(mod, 'llvm')\n",
         HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['CombineParallelConv2d']):\n"
         "    lib = relay.build(mod, 'llvm')\n",
         # a name registered only inside a C++ pipeline is still a name
@@ -132,6 +138,27 @@ class UnknownPassName(ContextSettingsRule):
         HEAD + "with tvm.transform.PassContext(disabled_pass=['']):\n    pass\n",
     ]
     INVALID = [
+        # names through a constant, a set operation, a `*` in a list: reported where they are written
+        Case(HEAD + "REQUIRED = [\n    'EliminateCommonSubexpr',\n    'CombineParallelConv2D',\n]\n\n"
+             "def build(mod):\n    with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):\n"
+             "        return relay.build(mod, 'llvm')\n", expect="Did you mean 'CombineParallelConv2d'",
+             fixed=HEAD + "REQUIRED = [\n    'EliminateCommonSubexpr',\n    'CombineParallelConv2d',\n]\n\n"
+             "def build(mod):\n    with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):\n"
+             "        return relay.build(mod, 'llvm')\n"),
+        Case(HEAD + "ALL_PASSES = {'FoldConstant', 'PartialEvaluate', 'FuseOps'}\nKEEP = {'FuseOps'}\n"
+             "with tvm.transform.PassContext(opt_level=3, disabled_pass=ALL_PASSES - KEEP):\n    lib = relay.build(mod, 'llvm')\n",
+             target="0.8", expect="'PartialEvaluate' in disabled_pass"),
+        Case(HEAD + "BASE = ['FoldConstant', 'OpFusion']\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=list(BASE)):\n"
+             "    lib = relay.build(mod, 'llvm')\n", expect="'OpFusion'"),
+        Case(HEAD + "BASE = ['FoldConstant']\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=[*BASE, 'UnrollLoop']):\n"
+             "    lib = relay.build(mod, 'llvm')\n", expect="'UnrollLoop'"),
+        # a string where the list belongs: one pass name per character (a user's TIR pass setting)
+        Case(HEAD + "required_pass_tir = 'RemoveNoOp'\nwith tvm.transform.PassContext(opt_level=0, required_pass=required_pass_tir):\n"
+             "    lib = relay.build(mod, 'llvm')\n", target="0.13", expect="required_pass=['tir.RemoveNoOp']"),
+        # one constant given to two contexts is one finding
+        Case(HEAD + "SKIP = ['FuseOP']\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):\n    a = relay.build(m, 'llvm')\n"
+             "with tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):\n    b = relay.build(m, 'llvm')\n",
+             expect="'FuseOP'"),
         Case(
             RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOP']):\n    mod = relax.transform.FuseOps()(mod)\n",
             target="0.27", expect="Did you mean 'FuseOps'",
@@ -179,11 +206,17 @@ class UnknownPassName(ContextSettingsRule):
         known = names_at(version)
         local = set(self.file.analysis.defined_pass_names)
         local.update(sequential.gated.name for sequential in self.file.analysis.sequentials)
+        judged = set()  # a constant several contexts are given is judged once, where it is written
         for call in context_calls(self.file):
+            for param, node in call.value.lone_strings.items():
+                if (id(node), param) not in judged:
+                    judged.add((id(node), param))
+                    self._judge_lone_string(node, param, known)
             for param, verb in (("required_pass", "requires"), ("disabled_pass", "disables")):
-                for name, node in string_elements(call.args.get(param)):
-                    if name in known.names or name in local or not name.strip():
+                for name, node in call.names(param):
+                    if name in known.names or name in local or not name.strip() or (id(node), param) in judged:
                         continue
+                    judged.add((id(node), param))
                     self._judge_name(name, node, param, verb, known, call.value.ctx)
 
     def _judge_name(self, name: str, node: cst.SimpleString, param: str, verb: str, known: Names, ctx) -> None:
@@ -212,6 +245,20 @@ class UnknownPassName(ContextSettingsRule):
             else:
                 message += ", and no module of this project defines one"
         self.defer(node, ctx, UnknownPass(message, name), fix)
+
+    def _judge_lone_string(self, node: cst.SimpleString, param: str, known: Names) -> None:
+        # v0.13.0:python/tvm/ir/transform.py#L137: `required = list(required_pass)`, so a string
+        # gives one pass name per character, none of which any pass has
+        value = node.evaluated_value
+        if not isinstance(value, str) or not value.strip():
+            return
+        meant = value if value in known.names else closest(value, known)
+        instead = f"[{node.quote}{meant}{node.quote}]" if meant else "a list of pass names"
+        self.report(
+            node,
+            f"{param} is given the string {node.value}, not a list: PassContext takes list({param}), so each "
+            f"character is a pass name and no pass is named. Write {param}={instead}",
+        )
 
     @classmethod
     def judge(cls, payload: UnknownPass, ctx: PassCtx) -> Optional[str]:

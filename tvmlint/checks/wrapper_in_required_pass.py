@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tvmlint.checks.context_args import ContextSettingsRule, context_calls, string_elements
+from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.analysis.contexts import and_list
 from tvmlint.base.diagnostics import Edit, Fix
 from tvmlint.checks.rule import Case
@@ -28,6 +28,9 @@ class WrapperInRequiredPass(ContextSettingsRule):
         Case("import tvm\nwith tvm.transform.PassContext(required_pass=['CanonicalizeBindings']):\n    pass\n", target="0.27"),
     ]
     INVALID = [
+        # the wrapper named in a module constant the context is given
+        Case(HEAD + "REQUIRED = ['FoldScaleAxis', 'FoldConstant']\nwith tvm.transform.PassContext(opt_level=0, required_pass=REQUIRED):\n"
+             "    lib = relay.build(mod, 'llvm')\n", expect="BackwardFoldScaleAxis (opt_level 3)"),
         Case(
             HEAD + "with tvm.transform.PassContext(required_pass=['FoldScaleAxis']):\n    lib = relay.build(mod, 'llvm')\n",
             expect="BackwardFoldScaleAxis (opt_level 3) and ForwardFoldScaleAxis (opt_level 3) stay gated at opt_level 2",
@@ -48,9 +51,9 @@ class WrapperInRequiredPass(ContextSettingsRule):
         knowledge = self.file.knowledge
         unnamed = {spec.default_name for spec in knowledge.sequential_classes.values()}
         for call in context_calls(self.file):
-            required = string_elements(call.args.get("required_pass"))
+            required = call.names("required_pass")
             listed = {name for name, _ in required}
-            disabled = {name for name, _ in string_elements(call.args.get("disabled_pass"))}
+            disabled = {name for name, _ in call.names("disabled_pass")}
             level = call.value.ctx.opt_level
             for name, node in required:
                 spec = knowledge.passes_by_name.get(name)
