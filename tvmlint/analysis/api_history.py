@@ -56,6 +56,38 @@ class Symbol:
 
 
 @dataclass(frozen=True)
+class Method:
+    """A method of a TVM object that a release deprecates or removes ([[method]])."""
+
+    name: str
+    owner: str
+    advice: str
+    new: Optional[str] = None
+    deprecated: Optional[str] = None
+    removed: Optional[str] = None
+    unless_imports: FrozenSet[str] = frozenset()
+    source: str = ""
+
+    def status(self, version: Version) -> Optional[str]:
+        if self.removed is not None and version >= parse_version(self.removed):
+            return REMOVED
+        if self.deprecated is not None and version >= parse_version(self.deprecated):
+            return DEPRECATED
+        return None
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """A keyword argument a release renamed ([[keyword]]): from `removed` on, the old one is a TypeError."""
+
+    api: FrozenSet[str]
+    old: str
+    new: str
+    removed: str
+    source: str = ""
+
+
+@dataclass(frozen=True)
 class MovedModule:
     old: str
     candidates: Tuple[str, ...]
@@ -129,6 +161,18 @@ class History:
             else None
         )
         self.not_modules: FrozenSet[str] = frozenset(table.get("not_modules", {}).get("paths", []))
+        self.methods: Dict[str, Method] = {
+            raw["name"]: Method(
+                raw["name"], raw["owner"], raw.get("advice", ""), raw.get("new"), raw.get("deprecated"),
+                raw.get("removed"), frozenset(raw.get("unless_imports", ())), raw.get("source", ""),
+            )
+            for raw in table.get("method", [])
+        }
+        self.keywords: Dict[str, List[Keyword]] = {}
+        for raw in table.get("keyword", []):
+            keyword = Keyword(frozenset(raw["api"]), raw["old"], raw["new"], raw["removed"], raw.get("source", ""))
+            for api in keyword.api:
+                self.keywords.setdefault(api, []).append(keyword)
         self.roots: FrozenSet[str] = frozenset(s.old.split(".")[0] for s in self.symbols)
 
     # -- symbols -----------------------------------------------------------------

@@ -38,7 +38,7 @@ from tvmlint.base.diagnostics import Edit, Fix
 from tvmlint.analysis.edits import tvm_import_edit
 from tvmlint.analysis.lazy import cst
 from tvmlint.checks.rule import FileContext, Rule
-from tvmlint.base.versions import format_version
+from tvmlint.base.versions import format_version, parse_version
 
 
 @dataclass
@@ -67,18 +67,41 @@ class HistoryRule(Rule):
     @classmethod
     def triggers(cls, knowledge):
         version = knowledge.version
-        return frozenset(s.old for s in get_history().symbols if s.status(version) is not None)
+        history = get_history()
+        renamed = {api for api, rows in history.keywords.items() if any(version >= parse_version(k.removed) for k in rows)}
+        return frozenset(s.old for s in history.symbols if s.status(version) is not None) | frozenset(renamed)
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
-        # entries cover what lies under a module or class too: ask the history about every name
+        # entries cover what lies under a module or class too: ask the history about every name;
+        # a method ([[method]]) is asked for by its name, in a module that uses TVM
         history = get_history()
+        if used.uses_roots and any(
+            name in used.identifiers and method.status(knowledge.version) for name, method in history.methods.items()
+        ):
+            return True
+        if any(name in history.keywords for name in used.names):
+            return True  # a renamed keyword ([[keyword]]): the collector asks the release
         return any(history.use(name, knowledge.version) is not None for name in used.names)
+
+    @classmethod
+    def tokens(cls, knowledge):
+        return super().tokens(knowledge) | frozenset(_methods_at(knowledge.version))
+
+    @classmethod
+    def method_pattern(cls, knowledge):
+        names = _methods_at(knowledge.version)
+        return r"\.\s*(?:" + "|".join(sorted(names)) + r")\s*\(" if names else None
 
     def start(self) -> None:
         for finding in api_findings(self.file):
             if finding.status == self.status:
                 self.report(finding.node, finding.message, finding.fix)
+
+
+def _methods_at(version) -> List[str]:
+    """The [[method]] names the history says something about at `version`."""
+    return [name for name, method in get_history().methods.items() if method.status(version)]
 
 
 def _head(node: cst.BaseExpression) -> Optional[cst.Name]:
@@ -123,7 +146,74 @@ class _Collector:
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
             for node, use in kept:
                 self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
+        self._collect_methods()
+        self._collect_keywords()
         return self.out
+
+    def _collect_keywords(self) -> None:
+        """`tvm.nd.array(x, ctx=dev)` where the target renamed the keyword ([[keyword]]): a TypeError."""
+        renamed = self.history.keywords
+        if not renamed:
+            return
+        for func, call in self.calls.items():
+            qualname = self.analysis.qualnames.get(func)
+            if not qualname or qualname not in renamed or not self.history.exists(qualname, self.version):
+                continue  # a function the release no longer has is reported as such
+            for keyword in renamed[qualname]:
+                if self.version < parse_version(keyword.removed):
+                    continue
+                for arg in call.args:
+                    if arg.keyword is not None and arg.keyword.value == keyword.old:
+                        message = (
+                            f"`{self._short(qualname)}(..., {keyword.old}=...)`: TVM {self.target} has no keyword "
+                            f"`{keyword.old}` (renamed `{keyword.new}` in {keyword.removed}), so the call raises "
+                            f"TypeError. Write `{keyword.new}=`."
+                        )
+                        fix = Fix(f"Rename `{keyword.old}=` to `{keyword.new}=`",
+                                  (self._replace(arg.keyword, keyword.new),), safe=True)
+                        self.out.append(ApiFinding(arg.keyword, REMOVED, message, fix))
+
+    @staticmethod
+    def _short(qualname: str) -> str:
+        return qualname[len("tvm."):] if qualname.startswith("tvm.") else qualname
+
+    def _collect_methods(self) -> None:
+        """`x.asnumpy()` and the like ([[method]]): a module that uses TVM calls it on TVM's objects,
+        unless it imports a library whose arrays have a method of that name."""
+        methods = self.history.methods
+        if not methods:
+            return
+        imported = {full.split(".")[0] for _, full in self.analysis.import_refs}
+        if not imported & self.analysis.roots:
+            return
+        for call in self.calls.values():
+            func = call.func
+            if not isinstance(func, cst.Attribute) or func.attr.value not in methods:
+                continue
+            method = methods[func.attr.value]
+            status = method.status(self.version)
+            if status is None or imported & method.unless_imports:
+                continue
+            receiver = self.analysis.qualnames.get(func.value)
+            if receiver is not None and not self.analysis.is_tvm(receiver):
+                continue  # `cupy.asnumpy(x)`: another library's function
+            self.out.append(ApiFinding(func.attr, status, self._method_message(method, status), self._method_fix(func, method, status)))
+
+    def _method_message(self, method, status: str) -> str:
+        owner = method.owner.rsplit(".", 1)[-1]
+        if status == REMOVED:
+            text = (f"`{owner}.{method.name}()` does not exist in TVM {self.target}: removed in {method.removed} "
+                    f"(AttributeError)")
+        else:
+            text = f"`{owner}.{method.name}()` is deprecated since TVM {method.deprecated}"
+            if method.removed:
+                text += f" and removed in {method.removed}"
+        return text + (f": use `.{method.new}()`, the same array." if method.new else ".")
+
+    def _method_fix(self, func, method, status: str) -> Optional[Fix]:
+        if method.new is None:
+            return None
+        return Fix(f"Replace `.{method.name}()` with `.{method.new}()`", (self._replace(func.attr, method.new),), safe=True)
 
     # -- which uses to report --------------------------------------------------------
 

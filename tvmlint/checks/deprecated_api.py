@@ -22,6 +22,12 @@ class DeprecatedApi(HistoryRule):
         # removed, not deprecated: TVM201's
         Case(RELAY + "with relay.build_config(opt_level=3):\n    pass\n", target="0.20"),
         Case("import nnvm\n", target="0.7"),
+        # asnumpy before 0.8; in a module that imports MXNet (its NDArray has asnumpy too); another
+        # library's function of that name; a module that does not use TVM
+        Case("import tvm\nout = module.get_output(0).asnumpy()\n", target="0.7"),
+        Case("import tvm\nimport mxnet as mx\nref = mx.nd.array(x).asnumpy()\n", target="0.8"),
+        Case("import tvm\nimport cupy\nhost = cupy.asnumpy(x)\n", target="0.8"),
+        Case("import numpy as np\nout = result.asnumpy()\n", target="0.8"),
         # the replacement itself
         Case(RELAY + "with tvm.transform.PassContext(opt_level=3):\n    pass\n", target="0.8"),
         # code written for several releases: the fallback import is deliberate
@@ -78,6 +84,10 @@ class DeprecatedApi(HistoryRule):
         # every use of an entry is reported where it stands (as ruff's NPY201), each with its fix
         Case("import tvm\na = tvm.gpu(0)\nb = tvm.gpu(1)\n", expect="tvm.cuda", target="0.8", count=2,
              fixed="import tvm\na = tvm.cuda(0)\nb = tvm.cuda(1)\n"),
+        # a method of TVM's objects, on a receiver of any shape, in a module that uses TVM
+        Case("import tvm\nout = module.get_output(0).asnumpy()\ny = tvm.nd.array(x).asnumpy()\n", target="0.8", count=2,
+             expect="`NDArray.asnumpy()` is deprecated since TVM 0.8", fixed="import tvm\nout = module.get_output(0).numpy()\n"
+             "y = tvm.nd.array(x).numpy()\n"),
         # tvmc (v0.12-v0.18) still parsed Relay text through the deprecated tvm.parser
         Case("from tvm import parser\nir_mod = parser.fromtext(text)\n", expect="tvm.relay.fromtext", target="0.12"),
         # TVMScript in TVM's own tests (v0.12-v0.18)

@@ -12,6 +12,9 @@ class RemovedApi(HistoryRule):
     code = "TVM201"
 
     VALID = [
+        # the keyword of its time, and the new one
+        Case("import tvm\na = tvm.nd.array(x, ctx=tvm.cpu(0))\n", target="0.7"),
+        Case("import tvm\na = tvm.nd.array(x, device=tvm.cpu(0))\n", target="0.8"),
         # still there at the target
         Case("from tvm import relay\nwith relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
         Case("import nnvm.compiler\ngraph, lib, params = nnvm.compiler.build(net, 'llvm')\n", target="0.6"),
@@ -33,6 +36,14 @@ class RemovedApi(HistoryRule):
     ]
 
     INVALID = [
+        # a keyword 0.8 renamed (ctx became device): a TypeError from then on
+        Case("import tvm\ndev = tvm.cpu(0)\na = tvm.nd.array(x, ctx=dev)\n", target="0.10",
+             expect="has no keyword `ctx` (renamed `device` in 0.8)", fixed="import tvm\ndev = tvm.cpu(0)\na = tvm.nd.array(x, device=dev)\n"),
+        Case("import tvm\nfrom tvm import relay\nex = relay.create_executor('graph', mod=mod, ctx=tvm.cpu(0), target='llvm')\n",
+             target="0.8", expect="renamed `device`"),
+        # a method gone at the target: asnumpy at 0.21 and later
+        Case("import tvm\nout = module.get_output(0).asnumpy()\n", target="0.21", expect="removed in 0.21 (AttributeError)",
+             fixed="import tvm\nout = module.get_output(0).numpy()\n"),
         Case("import nnvm.compiler\n", expect="removed in 0.7", target="0.7"),
         Case("from tvm import relay\nmod = relay.ir_pass.infer_type(mod)\n", expect="removed in 0.6", target="0.6"),
         Case("from tvm import relay\n", expect="removed in 0.20", target="0.27"),

@@ -141,6 +141,13 @@ class Rule(Visitor):
         return None
 
     @classmethod
+    def method_pattern(cls, knowledge: Knowledge) -> Optional[str]:
+        """A regular expression whose match makes a module that uses TVM worth asking `wants`
+        about even when none of its names reaches a trigger: for a rule about methods of TVM's
+        objects (`x.asnumpy()`), which no import chain names. None (the default): none."""
+        return None
+
+    @classmethod
     def project_pattern(cls, knowledge: Knowledge) -> Optional[str]:
         """A regular expression some file of a run must match for this rule to fire in any file.
 

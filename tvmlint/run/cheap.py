@@ -51,6 +51,11 @@ class Selection:
         ]
         self._reaches: Dict[FrozenSet[str], Optional[Reach]] = {}
         self.reach = self._reach_without(frozenset())
+        # methods of TVM's objects (`x.asnumpy()`): their text in a module that uses TVM is enough
+        self._methods = [
+            re.compile(pattern) for rule in self.rules for pattern in [rule.method_pattern(knowledge)] if pattern
+        ]
+        self._roots_reach = Reach(self.roots) if self._methods else None
 
     def _reach_without(self, out: FrozenSet[str]) -> Optional[Reach]:
         """The question for the rules not in `out` (None when nothing is left to look for)."""
@@ -70,6 +75,11 @@ class Selection:
         the parser's tree (None) the text's imports answer: False only where the tree's would."""
         if not self.text_may_need(text, module_name):
             return False
+        if self._roots_reach is not None and any(pattern.search(text) for pattern in self._methods):
+            uses_tvm = (self._roots_reach.may_use_text(text, module_name, is_package) if tree is None
+                        else self._roots_reach.may_use(tree, text, module_name, is_package))
+            if uses_tvm:
+                return True
         out = frozenset(code for code, pattern in self._patterns if pattern.search(text) is None)
         reach = self._reach_without(out) if out else self.reach
         if reach is None:
