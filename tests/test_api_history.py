@@ -183,3 +183,27 @@ NNVM = (REPO / "examples" / "nnvm_era" / "tune_and_build.py").read_text(encoding
 def test_version_aware_both_ways(tmp_path, source, target, expected):
     findings = check_tree(tmp_path, {"case.py": source}, select=["TVM2"], target=target)
     assert [f.code for f in findings] == expected, [(f.start.line, f.code, f.message) for f in findings]
+
+
+def test_advice_names_no_context_before_its_release():
+    """Advice that names a PassContext API the deprecating release does not have yet says from when
+    (#28: at 0.6 TVM202 advised tvm.transform.PassContext, which arrived in 0.7)."""
+    from tvmlint.analysis.knowledge import load_table
+    from tvmlint.base.versions import parse_version
+
+    first: dict = {}
+    for row in load_table("contexts.toml").get("context", []):
+        for api in row["api"]:
+            since = parse_version(row.get("since", "0.4"))
+            first[api] = min(first.get(api, since), since)
+    wrong = []
+    for symbol in load_table("api_history.toml").get("symbol", []):
+        advice, deprecated = symbol.get("advice", ""), symbol.get("deprecated") or symbol.get("removed")
+        for api, since in first.items():
+            written = api in advice and not any(api + suffix in advice for suffix in ("(", "."))
+            named = api + "(" in advice or written
+            if named and deprecated and parse_version(deprecated) < since:
+                shown = f"{since[0]}.{since[1]}" if isinstance(since, tuple) else str(since)
+                if f"from {shown}" not in advice and f"{shown}+" not in advice and f"({shown}" not in advice:
+                    wrong.append((symbol["old"], api))
+    assert not wrong, wrong

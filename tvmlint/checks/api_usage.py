@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import weakref
 from dataclasses import dataclass
+from pathlib import PurePath
 from typing import ClassVar, Dict, List, Optional, Set, Tuple
 
 from tvmlint.analysis.module import dotted
@@ -123,8 +124,55 @@ class _Collector:
         self._tvm_ok: Optional[Tuple[Optional[Edit], bool]] = None
         self.out: List[ApiFinding] = []
 
+    def _own(self, use: Use) -> bool:
+        """A use inside the deprecated package's own tree: its modules (`nnvm.compiler` using
+        `nnvm._base`, tvm/contrib/graph_runtime.py itself) and, for a package other than tvm,
+        its own tests beside it (nnvm/tests/python/...). A package does not port away from itself."""
+        old = use.symbol.old
+        module = self.analysis.module_name
+        if module == old or module.startswith(old + "."):
+            return True
+        root = old.split(".")[0]
+        return root != "tvm" and root in PurePath(self.file.path).parts[:-1]
+
+    def _guarded(self, node: cst.CSTNode, qualname: str) -> bool:
+        """A use behind a visible version guard: in an `if` (or a decorator such as skipIf) that asks
+        `hasattr` of it or of a module above it, or compares `__version__`; or in a `try` whose
+        handlers catch AttributeError or ImportError. Code written for several releases."""
+        statement = self.analysis.statement_of(node) or self.analysis.top_statement_of(node)
+        while statement is not None:
+            if isinstance(statement, (cst.If, cst.While)) and self._guards(statement.test, qualname):
+                return True
+            if isinstance(statement, cst.Try) and _catches(statement, _GUARD_ERRORS):
+                return True
+            if isinstance(statement, (cst.FunctionDef, cst.ClassDef)) and any(
+                self._guards(decorator.decorator, qualname) for decorator in statement.decorators
+            ):
+                return True
+            statement = self.analysis.parent_statement_of(statement)
+        return False
+
+    def _guards(self, test: cst.BaseExpression, qualname: str) -> bool:
+        """Whether an expression asks if `qualname` (or a module above it) exists, or which release runs."""
+        stack = [test]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, cst.Attribute) and node.attr.value == "__version__":
+                return True
+            if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "hasattr"
+                    and len(node.args) == 2 and isinstance(node.args[1].value, cst.SimpleString)):
+                owner = self.analysis.qualnames.get(node.args[0].value)
+                name = node.args[1].value.evaluated_value
+                asked = f"{owner}.{name}" if owner else None
+                if asked is not None and (qualname == asked or qualname.startswith(asked + ".")
+                                          or qualname == owner):
+                    return True
+            stack.extend(node.children)
+        return False
+
     def collect(self) -> List[ApiFinding]:
         imports = [(alias, use) for alias, full in self.analysis.import_refs for use in [self.history.use(full, self.version)] if use]
+        imports = [(alias, use) for alias, use in imports if not self._own(use)]
         guarded = _guarded_imports(self.file.module) if imports else set()
         for alias, use in imports:
             if alias not in guarded:
@@ -134,7 +182,7 @@ class _Collector:
         for node, qualname in self.analysis.qualnames.items():
             if node not in inner:
                 use = self.history.use(qualname, self.version)
-                if use is not None:
+                if use is not None and not self._own(use) and not self._guarded(node, qualname):
                     candidates.append((node, use))
         if candidates:  # most modules have none: the import walk below is only paid for when needed
             in_imports = self._import_nodes()
@@ -386,13 +434,20 @@ class _Collector:
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
+# what a use written for several releases catches when the release lacks it
+_GUARD_ERRORS = _IMPORT_ERRORS | {"AttributeError"}
 
 
 def _handles_import_error(node: cst.Try) -> bool:
+    return _catches(node, _IMPORT_ERRORS)
+
+
+def _catches(node: cst.Try, errors) -> bool:
+    """Whether a `try`'s handlers catch one of `errors` (a bare `except` catches all)."""
     for handler in node.handlers:
         kinds = handler.type
         names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
-        if kinds is None or any(dotted(name) in _IMPORT_ERRORS for name in names):
+        if kinds is None or any(dotted(name) in errors for name in names):
             return True
     return False
 

@@ -28,6 +28,12 @@ class DeprecatedApi(HistoryRule):
         Case("import tvm\nimport mxnet as mx\nref = mx.nd.array(x).asnumpy()\n", target="0.8"),
         Case("import tvm\nimport cupy\nhost = cupy.asnumpy(x)\n", target="0.8"),
         Case("import numpy as np\nout = result.asnumpy()\n", target="0.8"),
+        # inside the deprecated package's own tree: its modules and, for a package other than tvm, its tests
+        Case("", files={"nnvm/__init__.py": "", "nnvm/compiler/__init__.py": "",
+                        "nnvm/compiler/build_module.py": "from .._base import c_array\nimport nnvm.symbol\nx = nnvm.symbol.Variable('x')\n"},
+             target="0.6"),
+        Case("", files={"nnvm/tests/python/test_build.py": "import nnvm.compiler\ng = nnvm.compiler.build(net, 'llvm')\n"},
+             target="0.6"),
         # the replacement itself
         Case(RELAY + "with tvm.transform.PassContext(opt_level=3):\n    pass\n", target="0.8"),
         # code written for several releases: the fallback import is deliberate

@@ -12,6 +12,17 @@ class RemovedApi(HistoryRule):
     code = "TVM201"
 
     VALID = [
+        # behind a visible version guard: hasattr of it or a module above it, __version__, a try that
+        # catches AttributeError, a skipIf asking hasattr (tests written for several releases)
+        Case("import tvm\nfrom tvm import relay\nif hasattr(relay.image, 'resize'):\n    y = relay.image.resize(x, (2, 2))\n",
+             target="0.8"),
+        Case("import tvm\nfrom tvm import relay\nimport pytest\n"
+             "@pytest.mark.skipif(not hasattr(relay.image, 'resize'), reason='old')\ndef test_resize():\n"
+             "    y = relay.image.resize(x, (2, 2))\n", target="0.8"),
+        Case("import tvm\nfrom tvm import relay\ntry:\n    y = relay.image.resize(x, (2, 2))\nexcept AttributeError:\n"
+             "    y = relay.image.resize2d(x, (2, 2))\n", target="0.8"),
+        Case("import tvm\nif tvm.__version__ >= '0.8':\n    dev = tvm.device('cpu')\nelse:\n    dev = tvm.context('cpu')\n",
+             target="0.21"),
         # the keyword of its time, and the new one
         Case("import tvm\na = tvm.nd.array(x, ctx=tvm.cpu(0))\n", target="0.7"),
         Case("import tvm\na = tvm.nd.array(x, device=tvm.cpu(0))\n", target="0.8"),
@@ -36,6 +47,9 @@ class RemovedApi(HistoryRule):
     ]
 
     INVALID = [
+        # a guard that asks about something else guards nothing
+        Case("import tvm\nfrom tvm import relay\nif hasattr(x, 'shape'):\n    y = relay.image.resize(x, (2, 2))\n",
+             target="0.8", expect="relay.image.resize"),
         # a keyword 0.8 renamed (ctx became device): a TypeError from then on
         Case("import tvm\ndev = tvm.cpu(0)\na = tvm.nd.array(x, ctx=dev)\n", target="0.10",
              expect="has no keyword `ctx` (renamed `device` in 0.8)", fixed="import tvm\ndev = tvm.cpu(0)\na = tvm.nd.array(x, device=dev)\n"),

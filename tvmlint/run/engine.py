@@ -19,7 +19,7 @@ from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.run.discovery import resolve
-from tvmlint.run.guards import shape_problem
+from tvmlint.run.guards import not_python, shape_problem
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.noqa import suppressions
@@ -188,7 +188,8 @@ def _check_module(
     if tree is None:
         result = FileResult(path, module_name, version, codes)
         result.noqa = suppressions(text)
-        result.findings = parse_error(path, codes, *error)
+        if not not_python(text):  # a shell script named .py is not a Python file with an error
+            result.findings = parse_error(path, codes, *error)
         return Checked(result, False)
     if cheap:
         roots = names.roots_of(get_knowledge(version))

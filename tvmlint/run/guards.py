@@ -104,3 +104,24 @@ def admit(text: str, limit: Optional[int]) -> Tuple[Optional["ast.Module"], Opti
     if problem:
         return None, f"The file could not be analysed: {problem}"
     return tree, None
+
+
+# Interpreters whose scripts are sometimes named .py (a shell launcher in an apps/ folder), and
+# Cython's own statements (a .pyi or .py holding Cython): a file that starts so, and that Python
+# cannot parse, is not Python, and a parse error on it would be a false finding.
+_OTHER_INTERPRETERS = ("sh", "bash", "zsh", "ksh", "dash", "fish", "csh", "tcsh", "perl", "ruby", "node", "Rscript", "lua")
+_CYTHON_STATEMENTS = ("ctypedef ", "cdef ", "cpdef ", "cimport ", "from libc", "from libcpp")
+
+
+def not_python(text: str) -> bool:
+    """Whether text that Python could not parse is plainly another language's: a shebang naming
+    another interpreter, or Cython's own statements at the start of a line."""
+    first = text.split("\n", 1)[0]
+    if first.startswith("#!"):
+        words = first[2:].split()
+        program = words[0].rsplit("/", 1)[-1] if words else ""
+        if program == "env":  # `#!/usr/bin/env bash`, `#!/usr/bin/env -S bash -e`
+            program = next((word for word in words[1:] if not word.startswith("-")), "")
+        if program in _OTHER_INTERPRETERS:
+            return True
+    return any(line.startswith(_CYTHON_STATEMENTS) for line in text.splitlines())
