@@ -135,7 +135,12 @@ def test_verdict_agrees_with_tvm101(tmp_path, case):
     files = {case.path: case.code, **case.files}
     target = case.target or CASE_TARGET
     findings = check_tree(tmp_path, files, select=["TVM101"], target=target)
-    reported = {(Path(f.path).name, f.start.line, f.start.column) for f in findings if f.code == "TVM101"}
+    def shown(path: str) -> str:
+        # the module's path from the tree's root, as explain is asked about it (folders matter:
+        # two scripts of one name in two folders are two modules)
+        return Path(path).resolve().relative_to(tmp_path.resolve()).as_posix() if Path(path).is_absolute() else path
+
+    reported = {(shown(f.path), f.start.line, f.start.column) for f in findings if f.code == "TVM101"}
     resolver = SettingsResolver(Overrides(target_version=target), cwd=tmp_path)
     skipping = set()
     for name in files:

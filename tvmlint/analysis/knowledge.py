@@ -144,12 +144,13 @@ def entries_at(rows: Iterable[dict], version: Version) -> List[dict]:
     return [_with_history(row, version) for row in rows if _entry_applies(row, version)]
 
 
-def _members(rows: Iterable[dict]) -> Tuple[Member, ...]:
-    # `optional` steps run only when the user opts in (auto_scheduler, meta_schedule layout rewrites)
+def _members(rows: Iterable[dict], version: Optional[Version] = None) -> Tuple[Member, ...]:
+    # `optional` steps run only when the user opts in (auto_scheduler, meta_schedule layout rewrites);
+    # a member with `since`/`until` is in the pipeline only at those releases (FastMath from 0.7)
     return tuple(
-        Member(row["name"], int(row["opt_level"]), row.get("via"), _members(row.get("members", ())))
+        Member(row["name"], int(row["opt_level"]), row.get("via"), _members(row.get("members", ()), version))
         for row in rows
-        if not row.get("optional")
+        if not row.get("optional") and (version is None or _entry_applies(row, version))
     )
 
 
@@ -221,6 +222,10 @@ class Knowledge:
                 )
                 for api in spec.api:
                     self.context_factories[api] = spec
+        # how a message and a fix spell "enter a context at level N" at this release
+        suggest = next((raw for raw in contexts.get("suggest", []) if _entry_applies(raw, version)), {})
+        self.context_text: str = suggest.get("text", "tvm.transform.PassContext")
+        self.context_fix: str = suggest.get("fix", self.context_text)
         # context managers that are no PassContext (qconfig, apply_history_best): api -> how to name it
         self.scope_objects: Dict[str, str] = {
             api: raw.get("what", "context")
@@ -241,7 +246,7 @@ class Knowledge:
                 spec = Runner(
                     tuple(raw["api"]),
                     raw.get("report", "TVM101"),
-                    _members(raw.get("runs", [])),
+                    _members(raw.get("runs", []), version),
                     raw.get("source", ""),
                 )
                 for api in spec.api:

@@ -28,42 +28,51 @@ class Project:
         for result in results:
             for function in result.functions:
                 owners[function].append(result.path)
-        # a name defined by two files cannot be resolved to one of them
+        # a name defined by two files (two scripts called tune.py in two folders) cannot be
+        # resolved to one of them from elsewhere; from inside one of them, it is that file's own
         self.functions = {name for name, paths in owners.items() if len(paths) == 1}
+        self.owners: Dict[str, List[str]] = owners
         self.escaped: Set[str] = {name for result in results for name in result.escaped}
         self.calls: Dict[str, List[Tuple[FileResult, CallFact]]] = defaultdict(list)
         for result in results:
             for call in result.callsites:
-                if call.callee in self.functions:
+                if call.callee in owners:
                     self.calls[call.callee].append((result, call))
         self.returns: Dict[str, List[PassCtx]] = {}
         for result in results:
             self.returns.update(result.context_returns)
-        self._memo: Dict[str, List[Reached]] = {}
+        self._memo: Dict[Tuple[str, Optional[str]], List[Reached]] = {}
         # a pass-list entry naming a pass some module of the project defines is not unknown
         self.defined_passes: Set[str] = {name for result in results for name in result.defined_passes}
 
-    def reach(self, ctx: ContextRef, seen: frozenset = frozenset()) -> List[Reached]:
+    def reach(self, ctx: ContextRef, seen: frozenset = frozenset(), home: Optional[str] = None) -> List[Reached]:
+        """The contexts that reach `ctx`; `home`: the path of the file it is in."""
         if isinstance(ctx, PassCtx):
             return [(ctx, ())]
         if isinstance(ctx, FromCall):
             returned = self.returns.get(ctx.function)
             if returned:
                 return [(c, ()) for c in returned]
-            return self.reach(ctx.outer, seen)
-        return self._callers_of(ctx.function, seen)
+            return self.reach(ctx.outer, seen, home)
+        return self._callers_of(ctx.function, seen, home)
 
-    def _callers_of(self, function: str, seen: frozenset) -> List[Reached]:
-        if function in seen or function in self.escaped or function not in self.functions:
+    def _callers_of(self, function: str, seen: frozenset, home: Optional[str]) -> List[Reached]:
+        if function in seen or function in self.escaped or function not in self.owners:
             return []
-        if function in self._memo:
-            return self._memo[function]
+        shared = function not in self.functions
+        if shared and home not in self.owners[function]:
+            return []  # defined by several files, and not by this one: which is meant is not known
+        key = (function, home if shared else None)
+        if key in self._memo:
+            return self._memo[key]
         reached: List[Reached] = []
         for result, call in self.calls.get(function, ()):
+            if shared and result.path != home:
+                continue
             link = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
-            for found, chain in self.reach(call.ctx, seen | {function}):
+            for found, chain in self.reach(call.ctx, seen | {function}, result.path):
                 reached.append((found, (link,) + chain))
-        self._memo[function] = reached
+        self._memo[key] = reached
         return reached
 
     @staticmethod
@@ -79,7 +88,7 @@ class Project:
             for deferred in result.deferred:
                 if unless_defined(deferred) in self.defined_passes:
                     continue
-                finding = judged(result, deferred, judges, self.reach(deferred.ctx))
+                finding = judged(result, deferred, judges, self.reach(deferred.ctx, home=result.path))
                 if finding is not None:
                     out[result.path].append(finding)
         return out

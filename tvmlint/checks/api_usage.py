@@ -31,7 +31,7 @@ from __future__ import annotations
 import weakref
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import ClassVar, Dict, List, Optional, Set, Tuple
+from typing import ClassVar, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tvmlint.analysis.module import dotted
 from tvmlint.analysis.api_history import REMOVED, History, Use, get_history
@@ -69,8 +69,7 @@ class HistoryRule(Rule):
     def triggers(cls, knowledge):
         version = knowledge.version
         history = get_history()
-        renamed = {api for api, rows in history.keywords.items() if any(version >= parse_version(k.removed) for k in rows)}
-        return frozenset(s.old for s in history.symbols if s.status(version) is not None) | frozenset(renamed)
+        return frozenset(s.old for s in history.symbols if s.status(version) is not None) | _renamed_at(version)
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
@@ -81,8 +80,8 @@ class HistoryRule(Rule):
             name in used.identifiers and method.status(knowledge.version) for name, method in history.methods.items()
         ):
             return True
-        if any(name in history.keywords for name in used.names):
-            return True  # a renamed keyword ([[keyword]]): the collector asks the release
+        if any(name in _renamed_at(knowledge.version) for name in used.names):
+            return True  # an API one of whose keywords the release renamed ([[keyword]])
         return any(history.use(name, knowledge.version) is not None for name in used.names)
 
     @classmethod
@@ -98,6 +97,12 @@ class HistoryRule(Rule):
         for finding in api_findings(self.file):
             if finding.status == self.status:
                 self.report(finding.node, finding.message, finding.fix)
+
+
+def _renamed_at(version) -> FrozenSet[str]:
+    """The APIs one of whose keywords the release has renamed ([[keyword]])."""
+    return frozenset(api for api, rows in get_history().keywords.items()
+                     if any(version >= parse_version(k.removed) for k in rows))
 
 
 def _methods_at(version) -> List[str]:
@@ -135,13 +140,13 @@ class _Collector:
         root = old.split(".")[0]
         return root != "tvm" and root in PurePath(self.file.path).parts[:-1]
 
-    def _guarded(self, node: cst.CSTNode, qualname: str) -> bool:
+    def _guarded(self, node: cst.CSTNode, qualname: str, attribute: Optional[str] = None) -> bool:
         """A use behind a visible version guard: in an `if` (or a decorator such as skipIf) that asks
         `hasattr` of it or of a module above it, or compares `__version__`; or in a `try` whose
         handlers catch AttributeError or ImportError. Code written for several releases."""
         statement = self.analysis.statement_of(node) or self.analysis.top_statement_of(node)
         while statement is not None:
-            if isinstance(statement, (cst.If, cst.While)) and self._guards(statement.test, qualname):
+            if isinstance(statement, (cst.If, cst.While)) and self._guards(statement.test, qualname, attribute):
                 return True
             if isinstance(statement, cst.Try) and _catches(statement, _GUARD_ERRORS):
                 return True
@@ -152,8 +157,9 @@ class _Collector:
             statement = self.analysis.parent_statement_of(statement)
         return False
 
-    def _guards(self, test: cst.BaseExpression, qualname: str) -> bool:
-        """Whether an expression asks if `qualname` (or a module above it) exists, or which release runs."""
+    def _guards(self, test: cst.BaseExpression, qualname: str, attribute: Optional[str] = None) -> bool:
+        """Whether an expression asks if `qualname` (or a module above it) exists, or which release
+        runs; with `attribute` (a method), whether it asks `hasattr(x, attribute)` of anything."""
         stack = [test]
         while stack:
             node = stack.pop()
@@ -163,6 +169,8 @@ class _Collector:
                     and len(node.args) == 2 and isinstance(node.args[1].value, cst.SimpleString)):
                 owner = self.analysis.qualnames.get(node.args[0].value)
                 name = node.args[1].value.evaluated_value
+                if attribute is not None and name == attribute:
+                    return True
                 asked = f"{owner}.{name}" if owner else None
                 if asked is not None and (qualname == asked or qualname.startswith(asked + ".")
                                           or qualname == owner):
@@ -245,6 +253,8 @@ class _Collector:
             receiver = self.analysis.qualnames.get(func.value)
             if receiver is not None and not self.analysis.is_tvm(receiver):
                 continue  # `cupy.asnumpy(x)`: another library's function
+            if self._guarded(call, f"?.{method.name}", method.name):
+                continue  # `elif hasattr(x, "asnumpy"): x.asnumpy()`: for what is not a TVM array
             self.out.append(ApiFinding(func.attr, status, self._method_message(method, status), self._method_fix(func, method, status)))
 
     def _method_message(self, method, status: str) -> str:

@@ -18,6 +18,7 @@ class GatedRunPayload:
     members: Tuple[Gated, ...]
     display: str
     wrapper: Optional[str]
+    enter: str = "tvm.transform.PassContext"  # how the target release spells a context (contexts.toml suggest)
 
 
 FOLD = "from tvm import relay\nimport tvm\n"
@@ -166,6 +167,13 @@ class GatedPassSkipped(Rule):
         Case(FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
              "with tvm.transform.PassContext(opt_level=3):\n    good = fold(mod)\nbad = fold(mod)\n",
              expect="when fold is called from"),
+        # two scripts of one name in two folders (tvmt/tune.py, arm/tune.py: both module `tune`): a
+        # call inside one of them is to its own function
+        Case("", files={
+            "tvmt/tune.py": FOLD + "def get_tasks(mod):\n    return relay.quantize.quantize(mod, params)\n\nget_tasks(m)\n",
+            "arm/tune.py": FOLD + "def get_tasks(mod):\n    with tvm.transform.PassContext(opt_level=3):\n"
+            "        return relay.quantize.quantize(mod, params)\n\nget_tasks(m)\n",
+        }, expect="when get_tasks is called from tvmt/tune.py:6"),
         # ... and across modules
         Case(
             "from helpers import fold\nmod = fold(mod)\n",
@@ -228,6 +236,10 @@ class GatedPassSkipped(Rule):
              path="test_fold.py", expect="when fold is called from test_fold.py:7"),
         # quantize runs FoldScaleAxis under the caller's context
         Case(FOLD + "mod = relay.quantize.quantize(mod, params)\n", expect="CanonicalizeOps"),
+        # at 0.6 the advice and the fix spell the context 0.6 has
+        Case(FOLD + "mod = relay.transform.FoldScaleAxis()(mod)\n", target="0.6",
+             expect="run it inside `with relay.build_config(opt_level=3):`",
+             fixed=FOLD + "with tvm.relay.build_config(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n"),
         # ... in a test too: a test skips the same passes a script does (v0.8.0:tests/python/relay/
         # test_pass_auto_quantize.py#L116, the calibrate tests)
         Case(FOLD + "def test_quantize():\n    mod = relay.quantize.quantize(mod0, params)\n", path="test_quantize.py",
@@ -279,7 +291,7 @@ class GatedPassSkipped(Rule):
                 continue
             if self.said_on_purpose(run):
                 continue
-            payload = GatedRunPayload(run.members, run.display, run.wrapper_name)
+            payload = GatedRunPayload(run.members, run.display, run.wrapper_name, self.file.knowledge.context_text)
             fix = None
             if isinstance(run.ctx, PassCtx) and run.ctx.is_default:
                 skipped = gate(run.members, run.ctx)
@@ -303,13 +315,12 @@ class GatedPassSkipped(Rule):
         )
         if not possible or statement is None:
             return None
-        wrap = wrap_in_with(
-            file.module, statement, file.positions, file.lines, f"tvm.transform.PassContext(opt_level={level})"
-        )
+        enter = f"{file.knowledge.context_fix}(opt_level={level})"
+        wrap = wrap_in_with(file.module, statement, file.positions, file.lines, enter)
         if wrap is None:
             return None
         edits = (import_edit, wrap) if import_edit else (wrap,)
-        return Fix(f"Run it inside `with tvm.transform.PassContext(opt_level={level}):`", edits, safe=False)
+        return Fix(f"Run it inside `with {enter}:`", edits, safe=False)
 
     @classmethod
     def needs_low_context(cls, tree, knowledge, text) -> bool:
@@ -353,7 +364,7 @@ class GatedPassSkipped(Rule):
         message = (
             f"{payload.display} runs its passes through a Sequential, whose opt_level gate {skips} "
             f"{listed} at opt_level {ctx.opt_level} ({where}): {outcome}. "
-            f"It needs opt_level {needed}: run it inside `with tvm.transform.PassContext(opt_level={needed}):`"
+            f"It needs opt_level {needed}: run it inside `with {payload.enter}(opt_level={needed}):`"
         )
         if payload.wrapper and ctx.required and payload.wrapper in ctx.required:
             message += (

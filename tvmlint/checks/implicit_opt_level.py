@@ -15,6 +15,7 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 class BuildPayload:
     members: Tuple[Gated, ...]
     display: str
+    enter: str = "tvm.transform.PassContext"  # how the target release spells a context (contexts.toml suggest)
 
 
 class ImplicitOptLevel(Rule):
@@ -36,6 +37,9 @@ class ImplicitOptLevel(Rule):
     ]
     INVALID = [
         Case(HEAD + "lib = relay.build(mod, 'llvm', params=params)\n", expect="AlterOpLayout"),
+        # at 0.6: the passes 0.6 runs (no FastMath, no CombineParallelBatchMatmul yet), and the context 0.6 has
+        Case("import tvm\nfrom tvm import relay\ngraph, lib, params = relay.build_module.build(mod, target=target, params=params)\n",
+             target="0.6", expect="level 4: CombineParallelConv2d and CombineParallelDense. Build inside `with relay.build_config(opt_level=3):`"),
         Case(HEAD + "exe = relay.vm.compile(mod, 'llvm')\n", expect="opt_level 2"),
         Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\nlib = build(mod)\n",
              expect="when build is called from"),
@@ -52,7 +56,7 @@ class ImplicitOptLevel(Rule):
     def start(self) -> None:
         for run in self.file.analysis.runs:
             if run.runner is not None and run.runner.report == self.code:
-                self.defer(run.node, run.ctx, BuildPayload(run.members, run.display))
+                self.defer(run.node, run.ctx, BuildPayload(run.members, run.display, self.file.knowledge.context_text))
 
     @classmethod
     def judge(cls, payload: BuildPayload, ctx: PassCtx) -> Optional[str]:
@@ -67,6 +71,6 @@ class ImplicitOptLevel(Rule):
         parts = [f"level {level}: {and_list(dict.fromkeys(names))}" for level, names in sorted(by_level.items())]
         return (
             f"{payload.display} runs outside any PassContext, so it builds at the default opt_level 2 and "
-            f"leaves out {'; '.join(parts)}. Build inside `with tvm.transform.PassContext(opt_level=3):` "
+            f"leaves out {'; '.join(parts)}. Build inside `with {payload.enter}(opt_level=3):` "
             "(what TVM's tutorials use), or write opt_level=2 there to make the choice explicit"
         )

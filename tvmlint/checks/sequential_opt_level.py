@@ -76,7 +76,7 @@ class SequentialOptLevel(Rule):
             level = int_literal(self.file.analysis.literal(sequential.opt_level_arg))
             if level is None:
                 continue  # not a literal: what the user meant by it is not visible
-            payload = SequentialLevelPayload(run.members, sequential.display, level)
+            payload = SequentialLevelPayload(run.members, sequential.display, level, self.file.knowledge.context_text)
             bound = self.needs_level_below(payload)
             if bound is None or bound <= pass_levels()[0]:
                 continue  # no member the argument could enable is one a context can skip
@@ -102,7 +102,7 @@ class SequentialOptLevel(Rule):
         return (
             f"{payload.display} is run directly, so its own opt_level={payload.level} does not enable its members: "
             f"the gate still skips {listed} at opt_level {ctx.opt_level} ({where}). Drop the argument and run it "
-            f"inside `with tvm.transform.PassContext(opt_level={payload.level}):`"
+            f"inside `with {payload.enter}(opt_level={payload.level}):`"
         )
 
 
@@ -117,3 +117,4 @@ class SequentialLevelPayload:
     members: Tuple[Gated, ...]
     display: str
     level: int
+    enter: str = "tvm.transform.PassContext"  # how the target release spells a context (contexts.toml suggest)

@@ -389,7 +389,7 @@ class ProjectView:
             if more_callers == callers and more_defined == defined:
                 break
             callers, defined = more_callers, more_defined
-        return Project([own, *results.values()]).reach(ctx)
+        return Project([own, *results.values()]).reach(ctx, home=own.path)
 
 
 # --- gating, member by member -------------------------------------------------------------
