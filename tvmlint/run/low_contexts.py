@@ -94,8 +94,10 @@ class Factories:
 
 
 # what may stand between the parts of a call as the parser reads it: space, a line
-# continuation, a comment, an opening parenthesis (`opt_level=(0)`)
-_GAP = r"(?:\s|\\\r?\n|#[^\r\n]*|\()*"
+# continuation, a comment, an opening parenthesis (`opt_level=(0)`). A comment runs to its line's
+# end, newline included: one way to match it, so a block of commented-out code full of `#` and
+# spaces cannot send the search through every way of splitting it (it hung on a real script)
+_GAP = r"(?:\s|\\\r?\n|#[^\r\n]*[\r\n]|\()*"
 
 
 def lowest_written_level(text: str, factories: Factories, below: int, tree: Optional[ast.Module] = None) -> Optional[int]:

@@ -1,0 +1,28 @@
+"""Hostile inputs for `check` found on real code (#28, #29): a run ends, whatever the text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.helpers import run_cli
+
+# commented-out code after a commented PassContext( (gicLAB/transfer-tuning src/scripts/utils.py):
+# the cheap stage's text screen once tried every way of splitting these comments, each line
+# multiplying its time by seven, and the run never ended
+COMMENTED_OUT = (
+    "import tvm\n"
+    "#     # with tvm.transform.PassContext(\n"
+    "#     #     opt_level=3, config={'relay.backend.use_auto_scheduler': True}\n"
+    "#     # ):\n"
+    "#     #     lib = relay.build(\n"
+    + "#     #         mod,\n" * 40
+    + "#     #     )\n"
+    "x = 1\n"
+)
+
+
+def test_commented_out_code_after_a_context_does_not_hang(tmp_path: Path):
+    (tmp_path / "utils.py").write_text(COMMENTED_OUT, encoding="utf-8")
+    done = run_cli("check", "--no-cache", "--target-version", "0.8", "utils.py", cwd=tmp_path)  # 300 s bound
+    assert done.returncode == 0, done.stderr
+    assert "All checks passed" in done.stdout
