@@ -444,20 +444,21 @@ class _Collector:
 
 
 _IMPORT_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException"})
-# what a use written for several releases catches when the release lacks it
-_GUARD_ERRORS = _IMPORT_ERRORS | {"AttributeError"}
+# what a use written for several releases catches when the release lacks it: these by name only
+# (an `except Exception` around a use is error handling, not a version guard)
+_GUARD_ERRORS = frozenset({"AttributeError", "ImportError", "ModuleNotFoundError"})
 
 
 def _handles_import_error(node: cst.Try) -> bool:
-    return _catches(node, _IMPORT_ERRORS)
+    return _catches(node, _IMPORT_ERRORS, bare=True)
 
 
-def _catches(node: cst.Try, errors) -> bool:
-    """Whether a `try`'s handlers catch one of `errors` (a bare `except` catches all)."""
+def _catches(node: cst.Try, errors, bare: bool = False) -> bool:
+    """Whether a `try`'s handlers catch one of `errors` (`bare`: a bare `except` counts too)."""
     for handler in node.handlers:
         kinds = handler.type
         names = [e.value for e in kinds.elements] if isinstance(kinds, cst.Tuple) else [kinds] if kinds is not None else []
-        if kinds is None or any(dotted(name) in errors for name in names):
+        if (kinds is None and bare) or any(dotted(name) in errors for name in names):
             return True
     return False
 

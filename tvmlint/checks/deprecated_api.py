@@ -94,6 +94,9 @@ class DeprecatedApi(HistoryRule):
         Case("import tvm\nout = module.get_output(0).asnumpy()\ny = tvm.nd.array(x).asnumpy()\n", target="0.8", count=2,
              expect="`NDArray.asnumpy()` is deprecated since TVM 0.8", fixed="import tvm\nout = module.get_output(0).numpy()\n"
              "y = tvm.nd.array(x).numpy()\n"),
+        # error handling is no version guard: `except Exception` around a use
+        Case("import tvm\ntry:\n    out = result.asnumpy()\nexcept Exception as e:\n    print(e)\n", target="0.8",
+             expect="`NDArray.asnumpy()` is deprecated"),
         # tvmc (v0.12-v0.18) still parsed Relay text through the deprecated tvm.parser
         Case("from tvm import parser\nir_mod = parser.fromtext(text)\n", expect="tvm.relay.fromtext", target="0.12"),
         # TVMScript in TVM's own tests (v0.12-v0.18)
