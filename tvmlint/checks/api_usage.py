@@ -28,6 +28,7 @@ ones the replacement takes.
 
 from __future__ import annotations
 
+import functools
 import weakref
 from dataclasses import dataclass
 from pathlib import PurePath
@@ -76,11 +77,10 @@ class HistoryRule(Rule):
         # entries cover what lies under a module or class too: ask the history about every name;
         # a method ([[method]]) is asked for by its name, in a module that uses TVM
         history = get_history()
-        if used.uses_roots and any(
-            name in used.identifiers and method.status(knowledge.version) for name, method in history.methods.items()
-        ):
+        if used.uses_roots and not used.identifiers.isdisjoint(_methods_at(knowledge.version)):
             return True
-        if any(name in _renamed_at(knowledge.version) for name in used.names):
+        renamed = _renamed_at(knowledge.version)
+        if renamed and not renamed.isdisjoint(used.names):
             return True  # an API one of whose keywords the release renamed ([[keyword]])
         return any(history.use(name, knowledge.version) is not None for name in used.names)
 
@@ -99,15 +99,18 @@ class HistoryRule(Rule):
                 self.report(finding.node, finding.message, finding.fix)
 
 
+@functools.lru_cache(maxsize=None)
 def _renamed_at(version) -> FrozenSet[str]:
-    """The APIs one of whose keywords the release has renamed ([[keyword]])."""
+    """The APIs one of whose keywords the release has renamed ([[keyword]]); asked per module by
+    the cheap stage, so worked out once per release."""
     return frozenset(api for api, rows in get_history().keywords.items()
                      if any(version >= parse_version(k.removed) for k in rows))
 
 
-def _methods_at(version) -> List[str]:
+@functools.lru_cache(maxsize=None)
+def _methods_at(version) -> Tuple[str, ...]:
     """The [[method]] names the history says something about at `version`."""
-    return [name for name, method in get_history().methods.items() if method.status(version)]
+    return tuple(name for name, method in get_history().methods.items() if method.status(version))
 
 
 def _head(node: cst.BaseExpression) -> Optional[cst.Name]:
