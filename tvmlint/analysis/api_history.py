@@ -22,6 +22,15 @@ from tvmlint.base.versions import Version, in_range, parse_version
 REMOVED, DEPRECATED = "removed", "deprecated"
 
 
+def _status(deprecated: Optional[str], removed: Optional[str], version: Version) -> Optional[str]:
+    """REMOVED from `removed` on, DEPRECATED from `deprecated` on, else None."""
+    if removed is not None and version >= parse_version(removed):
+        return REMOVED
+    if deprecated is not None and version >= parse_version(deprecated):
+        return DEPRECATED
+    return None
+
+
 @dataclass(frozen=True)
 class Symbol:
     old: str
@@ -43,11 +52,7 @@ class Symbol:
         return self.kind in ("module", "class") and qualname.startswith(self.old + ".")
 
     def status(self, version: Version) -> Optional[str]:
-        if self.removed is not None and version >= parse_version(self.removed):
-            return REMOVED
-        if self.deprecated is not None and version >= parse_version(self.deprecated):
-            return DEPRECATED
-        return None
+        return _status(self.deprecated, self.removed, version)
 
     @property
     def conditional(self) -> bool:
@@ -69,11 +74,7 @@ class Method:
     source: str = ""
 
     def status(self, version: Version) -> Optional[str]:
-        if self.removed is not None and version >= parse_version(self.removed):
-            return REMOVED
-        if self.deprecated is not None and version >= parse_version(self.deprecated):
-            return DEPRECATED
-        return None
+        return _status(self.deprecated, self.removed, version)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,8 @@ from tvmlint.frontends.commands import UsageError
 
 def add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-o", "--output-file", type=Path, metavar="PATH",
-                        help="write the report to PATH (replaced whole, never half-written); the terminal gets only errors")
+                        help="write the report to PATH (a file is replaced whole, never half-written; a device, FIFO or "
+                        "symlink's target is written as it is); the terminal gets only errors")
     parser.add_argument("-q", "--quiet", action="count", default=0,
                         help="print the findings and nothing else (no closing line, no notes); -qq: print nothing")
     parser.add_argument("-s", "--silent", dest="quiet", action="store_const", const=2,
