@@ -26,3 +26,12 @@ def test_commented_out_code_after_a_context_does_not_hang(tmp_path: Path):
     done = run_cli("check", "--no-cache", "--target-version", "0.8", "utils.py", cwd=tmp_path)  # 300 s bound
     assert done.returncode == 0, done.stderr
     assert "All checks passed" in done.stdout
+
+
+def test_a_usage_error_is_one_line_and_exit_2(tmp_path: Path):
+    for args in (["check", "--select"], ["check", "--bogus"], ["nosuch"], ["explain"], ["check", "--jobs", "many"]):
+        done = run_cli(*args, cwd=tmp_path)
+        assert done.returncode == 2, (args, done.returncode)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and lines[0].startswith("tvmlint: error: "), (args, done.stderr)
+        assert done.stdout == ""

@@ -11,15 +11,23 @@ from tvmlint import __version__
 from tvmlint.frontends.commands import COMMANDS, EXIT_ERROR, EXIT_FINDINGS, UsageError
 
 
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, whose usage errors are one line (`tvmlint: error: ...`, exit 2) like every other
+    error of tvmlint's, instead of the usage block before it; `--help` still shows the usage."""
+
+    def error(self, message: str):  # type: ignore[override]
+        self.exit(EXIT_ERROR, f"tvmlint: error: {message}\n")
+
+
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     """The parser; given the `command` argv names, only that command's options are built
     (the others' modules, which a run does not use, are not imported)."""
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="tvmlint",
         description="Find Apache TVM pass configurations that silently do something else.",
     )
     parser.add_argument("--version", action="version", version=f"tvmlint {__version__}")
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
     for name in COMMANDS:
         if command is None or name == command:
             importlib.import_module(f"tvmlint.frontends.commands.{name}").add_parser(subparsers)
