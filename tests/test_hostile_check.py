@@ -35,3 +35,16 @@ def test_a_usage_error_is_one_line_and_exit_2(tmp_path: Path):
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("tvmlint: error: "), (args, done.stderr)
         assert done.stdout == ""
+
+
+def test_a_name_that_adds_to_itself_is_followed_a_bounded_way(tmp_path: Path):
+    # `names = names + [...]`, then read again: following the names in a pass-name constant once
+    # went round for ever, and the module got "too deeply nested" instead of its findings
+    from tests.helpers import check_tree
+
+    source = (
+        "import tvm\nfrom tvm import relay\nSKIP = ['FoldConstant']\nSKIP = SKIP + ['FuseOP']\nMORE = SKIP + ['FuseOps']\n"
+        "mod = relay.transform.FoldScaleAxis()(mod)\n"
+    )
+    findings = check_tree(tmp_path, {"job.py": source}, select=["TVM001", "TVM101", "TVM104"], target="0.8")
+    assert [f.code for f in findings] == ["TVM101"], [f.message for f in findings]

@@ -277,16 +277,7 @@ def _is_literal(node: cst.BaseExpression) -> bool:
         return True
     if isinstance(node, cst.Set):
         return all(isinstance(e, cst.Element) and isinstance(e.value, cst.SimpleString) for e in node.elements)
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _name_set_operators()):
-        return all(_is_name_collection(side) for side in (node.left, node.right))
     return string_list(node) is not None
-
-
-def _is_name_collection(node: cst.BaseExpression) -> bool:
-    """A name, or a literal collection of strings (or a set operation of them): not an int or one string."""
-    if isinstance(node, cst.Name):
-        return True
-    return _is_literal(node) and not isinstance(node, cst.SimpleString) and int_literal(node) is None
 
 
 def _name_set_operators() -> tuple:
@@ -598,9 +589,23 @@ class ModuleAnalysis(Visitor):
     def _constant(self, node: cst.Assign) -> Optional[Constant]:
         if len(node.targets) != 1 or not isinstance(node.targets[0].target, cst.Name):
             return None
-        if not _is_literal(node.value):
+        if not (_is_literal(node.value) or self._is_name_collection(node.value)):
             return None
         return Constant(node.value, self._scope, node.targets[0].target.value, tuple(self._frames[-1].branch_path))
+
+    def _is_name_collection(self, node: cst.BaseExpression, depth: int = 0) -> bool:
+        """A collection of pass names: a literal list/tuple/set of strings, a name bound to one, or
+        a set operation or concatenation of those (`ALL_PASSES - DISABLED`). A name bound to
+        anything else (a list of pass objects: `common + extra`) makes it no constant. `depth`
+        bounds the names followed (`names = names + [...]` names itself)."""
+        if depth > 8:
+            return False
+        if isinstance(node, cst.Name):
+            bound = self._lookup(node.value)
+            return isinstance(bound, Constant) and self._is_name_collection(bound.node, depth + 1)
+        if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, _name_set_operators()):
+            return self._is_name_collection(node.left, depth + 1) and self._is_name_collection(node.right, depth + 1)
+        return _is_literal(node) and not isinstance(node, cst.SimpleString) and int_literal(node) is None
 
     def literal(self, node: Optional[cst.BaseExpression]) -> Optional[cst.BaseExpression]:
         """`node`, or for a name bound once in its scope to a literal, that literal."""

@@ -224,17 +224,13 @@ class _Collector:
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value == keyword.old:
                         message = (
-                            f"`{self._short(qualname)}(..., {keyword.old}=...)`: TVM {self.target} has no keyword "
+                            f"`{self.analysis._short(qualname)}(..., {keyword.old}=...)`: TVM {self.target} has no keyword "
                             f"`{keyword.old}` (renamed `{keyword.new}` in {keyword.removed}), so the call raises "
                             f"TypeError. Write `{keyword.new}=`."
                         )
                         fix = Fix(f"Rename `{keyword.old}=` to `{keyword.new}=`",
                                   (self._replace(arg.keyword, keyword.new),), safe=True)
                         self.out.append(ApiFinding(arg.keyword, REMOVED, message, fix))
-
-    @staticmethod
-    def _short(qualname: str) -> str:
-        return qualname[len("tvm."):] if qualname.startswith("tvm.") else qualname
 
     def _collect_methods(self) -> None:
         """`x.asnumpy()` and the like ([[method]]): a module that uses TVM calls it on TVM's objects,
@@ -258,7 +254,7 @@ class _Collector:
                 continue  # `cupy.asnumpy(x)`: another library's function
             if self._guarded(call, f"?.{method.name}", method.name):
                 continue  # `elif hasattr(x, "asnumpy"): x.asnumpy()`: for what is not a TVM array
-            self.out.append(ApiFinding(func.attr, status, self._method_message(method, status), self._method_fix(func, method, status)))
+            self.out.append(ApiFinding(func.attr, status, self._method_message(method, status), self._method_fix(func, method)))
 
     def _method_message(self, method, status: str) -> str:
         owner = method.owner.rsplit(".", 1)[-1]
@@ -271,7 +267,7 @@ class _Collector:
                 text += f" and removed in {method.removed}"
         return text + (f": use `.{method.new}()`, the same array." if method.new else ".")
 
-    def _method_fix(self, func, method, status: str) -> Optional[Fix]:
+    def _method_fix(self, func, method) -> Optional[Fix]:
         if method.new is None:
             return None
         return Fix(f"Replace `.{method.name}()` with `.{method.new}()`", (self._replace(func.attr, method.new),), safe=True)

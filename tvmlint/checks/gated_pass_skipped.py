@@ -205,6 +205,9 @@ class GatedPassSkipped(Rule):
              "mod = tvm.transform.Sequential(passes)(mod)\n", expect="CanonicalizeOps (opt_level 3)"),
         Case(FOLD + "base = [relay.transform.FoldConstant()]\npasses = base + [relay.transform.AlterOpLayout()]\n"
              "mod = tvm.transform.Sequential(passes)(mod)\n", expect="AlterOpLayout (opt_level 3)"),
+        # two pass lists in names, added: not a constant of pass names
+        Case(FOLD + "common = [relay.transform.FoldConstant()]\nextra = [relay.transform.AlterOpLayout()]\n"
+             "passes = common + extra\nmod = tvm.transform.Sequential(passes)(mod)\n", expect="AlterOpLayout (opt_level 3)"),
         # ... in a function, where the list is made: every path
         Case(FOLD + "def optimize(mod):\n    passes = []\n    passes.append(relay.transform.FoldConstant())\n"
              "    passes.append(relay.transform.EliminateCommonSubexpr())\n"
