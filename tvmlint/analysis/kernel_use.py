@@ -51,6 +51,19 @@ def _params(function: ast.AST) -> List[ast.arg]:
     return out
 
 
+def _option_dest(call: ast.Call) -> Optional[str]:
+    """Where argparse stores an `add_argument(...)`'s value: `dest=`, else its first long flag
+    (`--out-dtype` -> `out_dtype`), else its first short flag or positional name."""
+    for keyword in call.keywords:
+        if keyword.arg == "dest":
+            return keyword.value.value if isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str) else None
+    flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if not flags:
+        return None
+    chosen = next((flag for flag in flags if flag.startswith("--")), flags[0])
+    return chosen.lstrip("-").replace("-", "_")
+
+
 def _target_names(target: ast.AST) -> Set[str]:
     """The names an assignment target binds or changes (`x`, `a, b`, `self.x`, `d[k]`)."""
     if isinstance(target, ast.Name):
@@ -527,9 +540,138 @@ class KernelUse:
         if isinstance(value, ast.Constant) and isinstance(value.value, str):
             return value.value, line
         if isinstance(value, ast.Name):
-            found = self.literal(value.id, line, depth + 1)
-            return (found[0], line) if found else None
+            # the line that gives the literal, however many names it went through: the one a
+            # reader of the message looks at
+            return self.literal(value.id, line, depth + 1)
+        if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
+            if self._holds_parsed_options(value.value.id, line, depth + 1):
+                return self._option_default(value.attr)
         return None
+
+    # -- a name that holds a Python float ---------------------------------------------------
+
+    def python_float(self, name: str, line: int, depth: int = 0) -> bool:
+        """Whether `name`, read at `line`, is bound once to Python arithmetic that gives a float
+        (`scale = 1.0 / (4 * channel)`, `eps = 1e-5`): a float literal or a true division among
+        numbers, with no call or tensor read that could make it a TVM expression."""
+        if depth > _DEPTH:
+            return False
+        chain = self.chain_at(line)
+        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
+        for scope in reversed(scopes):
+            if isinstance(scope, _FUNCTIONS) and any(arg.arg == name for arg in _params(scope)):
+                return False
+            stores = [node for node in self._own_nodes(scope)
+                      if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)]
+            if not stores:
+                continue
+            assign = self.parent.get(id(stores[0]))
+            if len(stores) != 1 or not isinstance(assign, ast.Assign) or assign.targets[0] is not stores[0]:
+                return False
+            return self._float_arithmetic(assign.value, assign.lineno, depth) is True
+        return False
+
+    def _float_arithmetic(self, node: ast.AST, line: int, depth: int) -> Optional[bool]:
+        """True: Python arithmetic giving a float; False: giving an int; None: not plain numbers."""
+        if isinstance(node, ast.Constant) and type(node.value) in (int, float):
+            return type(node.value) is float
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+            return self._float_arithmetic(node.operand, line, depth)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Pow)):
+            left = self._float_arithmetic(node.left, line, depth)
+            right = self._float_arithmetic(node.right, line, depth)
+            if left is None or right is None:
+                # `1.0 / n` with n a shape parameter is still a Python float when n is an int, but
+                # n may be a TVM variable: only a float literal beside it decides
+                return True if (left is True or right is True) and self._plain(node) else None
+            return left or right or isinstance(node.op, ast.Div)
+        if isinstance(node, ast.Name):
+            return True if self.python_float(node.id, line, depth + 1) else None
+        return None
+
+    @staticmethod
+    def _plain(node: ast.AST) -> bool:
+        """Arithmetic over literals and names only (no call, subscript or attribute)."""
+        return all(isinstance(part, (ast.BinOp, ast.UnaryOp, ast.Constant, ast.Name, ast.operator, ast.unaryop, ast.expr_context))
+                   for part in ast.walk(node))
+
+    # -- a command-line option's default (`args.dtype` after `args = parser.parse_args()`) ------
+
+    def _holds_parsed_options(self, name: str, line: int, depth: int) -> bool:
+        """Whether `name`, read at `line`, holds what argparse parsed: bound once to
+        `<parser>.parse_args(...)` (or the first of `parse_known_args`), or a parameter every
+        visible call passes such a value."""
+        if depth > _DEPTH:
+            return False
+        chain = self.chain_at(line)
+        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
+        for scope in reversed(scopes):
+            param = next((arg for arg in _params(scope) if arg.arg == name), None) if isinstance(scope, _FUNCTIONS) else None
+            stores = [node for node in self._own_nodes(scope)
+                      if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)]
+            if param is None and not stores:
+                continue
+            if param is not None:
+                if stores or scope.name in self.loose:
+                    return False
+                passed = self._passed(scope, param)
+                return bool(passed) and all(self._parsed(value, call.lineno, depth) for value, call in passed)
+            if len(stores) != 1:
+                return False
+            assign = self.parent.get(id(stores[0]))
+            if not isinstance(assign, ast.Assign) or len(assign.targets) != 1:
+                return False
+            target = assign.targets[0]
+            if target is stores[0]:
+                return self._parsed(assign.value, assign.lineno, depth)
+            if (isinstance(target, ast.Tuple) and target.elts and target.elts[0] is stores[0]
+                    and isinstance(assign.value, ast.Call) and isinstance(assign.value.func, ast.Attribute)):
+                return assign.value.func.attr == "parse_known_args"
+            return False
+        return False
+
+    def _parsed(self, value: ast.AST, line: int, depth: int) -> bool:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+            return value.func.attr == "parse_args"
+        if isinstance(value, ast.Name):
+            return self._holds_parsed_options(value.id, line, depth + 1)
+        return False
+
+    def _passed(self, function: ast.AST, param: ast.arg) -> List[Tuple[ast.AST, ast.Call]]:
+        """What each visible call of `function` passes for `param` (empty when one hides it)."""
+        positional = [*function.args.posonlyargs, *function.args.args]
+        index = positional.index(param) if param in positional else None
+        out: List[Tuple[ast.AST, ast.Call]] = []
+        for call, through_attribute in self.calls_by_name.get(function.name, ()):
+            if through_attribute:
+                return []
+            passed = next((k.value for k in call.keywords if k.arg == param.arg), None)
+            if passed is None and index is not None and index < len(call.args):
+                passed = call.args[index]
+            if passed is None or any(isinstance(a, ast.Starred) for a in call.args):
+                return []
+            out.append((passed, call))
+        return out
+
+    def _option_default(self, option: str) -> Optional[Tuple[str, int]]:
+        """The literal default of the command-line option stored as `option`: one
+        `add_argument` of the module stores it (its `dest`, or its first long flag with dashes as
+        underscores), or a `set_defaults(option=...)` gives it. None when no default is a literal, or
+        they differ: the run's value is then not known."""
+        found: List[Optional[Tuple[str, int]]] = []
+        for call, _ in self.calls_by_name.get("set_defaults", ()):
+            for keyword in call.keywords:
+                if keyword.arg == option:
+                    found.append(self._value(keyword.value, call.lineno, _DEPTH))
+        if not found:
+            for call, _ in self.calls_by_name.get("add_argument", ()):
+                if _option_dest(call) != option:
+                    continue
+                default = next((k.value for k in call.keywords if k.arg == "default"), None)
+                found.append(self._value(default, call.lineno, _DEPTH) if default is not None else None)
+        if not found or any(value is None for value in found) or len({value[0] for value in found}) != 1:
+            return None
+        return found[0]
 
     def _own_nodes(self, scope: ast.AST) -> Iterable[ast.AST]:
         """The nodes of a scope, not those of the functions and classes nested in it (their names
@@ -567,6 +709,18 @@ class KernelUse:
         is visible, and what each visible call passes (None: not a literal); whether the function
         is passed on, so that calls tvmlint cannot see may give it more), or None when a
         decorator may supply it or a call hides its arguments."""
+        given = self._param_expressions(function, param)
+        if given is None:
+            return None
+        expressions, loose = given
+        values = [self._value(value, line, depth + 1) if isinstance(value, ast.Name) and line != function.lineno
+                  else self._value(value, line, depth) for value, line in expressions]
+        return values, loose
+
+    def _param_expressions(self, function: ast.AST, param: ast.arg):
+        """(what a parameter may be given, each with its line: its default where a visible call
+        keeps it, or no call is visible, and what each visible call passes; whether the function
+        is passed on), or None when a decorator may supply it or a call hides its arguments."""
         args = function.args
         if param is args.vararg or param is args.kwarg:
             return None
@@ -588,7 +742,7 @@ class KernelUse:
         method = isinstance(self.parent.get(id(function)), ast.ClassDef)
         if method and positional and positional[0].arg in _SELF and index is not None:
             index -= 1
-        values: List[Optional[Tuple[str, int]]] = []
+        given: List[Tuple[ast.AST, int]] = []
         for call, through_attribute in self.calls_by_name.get(function.name, ()):
             if through_attribute and not method:
                 continue  # `x.name(...)`: some other object's
@@ -610,21 +764,24 @@ class KernelUse:
             if passed is None:
                 if default is None:
                     return None
-                values.append(self._value(default, function.lineno, depth))
+                given.append((default, function.lineno))
             else:
-                values.append(self._value(passed, call.lineno, depth + 1) if isinstance(passed, ast.Name)
-                              else self._value(passed, call.lineno, depth))
-        if (not values or loose) and default is not None:
-            values.append(self._value(default, function.lineno, depth))
-        if not values:
+                given.append((passed, call.lineno))
+        if (not given or loose) and default is not None:
+            given.append((default, function.lineno))
+        if not given:
             return None
-        return values, loose
+        return given, loose
 
-    def possible(self, name: str, line: int) -> List[Tuple[str, int]]:
+    def possible(self, name: str, line: int, depth: int = 0) -> List[Tuple[str, int]]:
         """Every string literal `name` may stand for where line `line` reads it, each with the line
-        that gives it: each assignment's, a parameter's default and what each visible call passes.
-        Where `literal` wants one fixed value, this is for a rule that reports each low value it
-        can see (a kernel builder whose dtype defaults to, or is called with, float16)."""
+        that gives it: each assignment's, a parameter's default and what each visible call passes,
+        followed through the names a call passes (`matmul(..., accum_dtype)` in a wrapper whose own
+        default or caller gives the value). Where `literal` wants one fixed value, this is for a
+        rule that reports each low value it can see (a kernel builder whose dtype defaults to, or
+        is called with, float16)."""
+        if depth > _DEPTH:
+            return []
         chain = self.chain_at(line)
         scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
         for scope in reversed(scopes):
@@ -643,9 +800,15 @@ class KernelUse:
                     if value is not None:
                         found.append(value)
             if param is not None:
-                given = self._param_values(scope, param, 0)
-                found.extend(value for value in (given[0] if given else ()) if value is not None)
-            return found
+                given = self._param_expressions(scope, param)
+                for value, given_line in (given[0] if given else ()):
+                    if isinstance(value, ast.Name) and given_line != scope.lineno:
+                        found.extend(self.possible(value.id, given_line, depth + 1))
+                    else:
+                        literal = self._value(value, given_line, depth)
+                        if literal is not None:
+                            found.append(literal)
+            return list(dict.fromkeys(found))
         return []
 
 

@@ -11,13 +11,13 @@ literal (`tvmlint.analysis.kernel_use.KernelUse.literal`).
 
 In a test module a kernel is reported only when the module visibly builds or
 runs it (`KernelUse.reaches_run`): transform tests' Before/Expected modules are
-compared as structures and compute nothing. A shape that recurs in a module is
-reported once, at its first place, with the count.
+compared as structures and compute nothing. Each kernel is its own finding, where it is.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import re
 from collections import ChainMap
@@ -56,7 +56,6 @@ class _Candidate:
     line: int
     column: int
     dtype: str
-    shape: tuple  # what makes two findings of one module the same kernel shape
     message: str
     tensor: bool  # a te.sum (else a TVMScript block)
 
@@ -120,6 +119,17 @@ def _rows_apis(table: str, version) -> frozenset:
 
 
 @functools.lru_cache(maxsize=None)
+def _keep_dtype(version) -> frozenset:
+    """The TIR math functions whose value has their first argument's dtype (`tir.exp`), by the
+    names they are called under at a release (numerics.toml `te_keep_dtype`)."""
+    return frozenset(
+        f"{namespace}.{name}" for row in _facts().get("te_keep_dtype", [])
+        if in_range(version, row.get("since"), row.get("until"))
+        for namespace in row["namespaces"] for name in row["names"]
+    )
+
+
+@functools.lru_cache(maxsize=None)
 def _declaring(version) -> frozenset:
     buffer_types, decls, tensors = _declarations(version)
     return buffer_types | frozenset(decls) | frozenset(tensors) | _rows_apis("te_compute", version)
@@ -162,6 +172,9 @@ class _Walker(Visitor):
         self.sums: List[Tuple[cst.Call, Dict[str, Declared]]] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        # the latest definition of a name so far: an fcompute or decode helper is defined just
+        # before the te.compute that uses it, and builders often reuse one name for theirs
+        self.rule.functions[node.name.value] = node
         scope = self.scopes[-1].new_child()  # names of enclosing functions and the module stay visible
         for param in (*node.params.posonly_params, *node.params.params, *node.params.kwonly_params):
             if param.annotation is not None:
@@ -438,6 +451,23 @@ class Float16Accumulation(Rule):
         "    return te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype(acc_dtype) * B[k, j].astype(acc_dtype), axis=k))\n",
         TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
         "S = te.compute((1,), lambda i: te.sum(tvm.tir.Cast('float32', A[k]), axis=k))\n",
+        # a Python float in the summed arithmetic is a float32 constant, and TVM casts the float16
+        # side up to it (numerics.toml [accumulation] python_float): summing in float32
+        # (souffle-models swin_patch_merge.py: the variance against a mean scaled by 1.0 / n)
+        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((64,), lambda i: te.sum(A[i, k] * 0.5, axis=k))\n",
+        TE + "scale = 1.0 / (4 * 64)\nA = te.placeholder((64, 64), dtype='float16', name='A')\n"
+        "M = te.compute((64,), lambda i: A[i, 0] * scale)\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((64,), lambda i: te.sum((A[i, k] - M[i]) * (A[i, k] - M[i]), axis=k))\n",
+        # a command-line option whose default is float32
+        TE + "import argparse\n\ndef gemm(dtype):\n    A = te.placeholder((64, 64), dtype=dtype, name='A')\n"
+        "    k = te.reduce_axis((0, 64), name='k')\n    return te.compute((64,), lambda i: te.sum(A[i, k], axis=k))\n\n"
+        "parser = argparse.ArgumentParser()\nparser.add_argument('--dtype', default='float32')\nargs = parser.parse_args()\ngemm(args.dtype)\n",
+        # the decode function returns float32: the sum is float32 too
+        TE + "def decode_func(n, k):\n    return B[n, k].astype('float32')\n\n"
+        "A = te.placeholder((64, 64), dtype='float32', name='A')\nB = te.placeholder((64, 64), dtype='int8', name='B')\n"
+        "D = te.compute((64, 64), decode_func, name='D')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((64,), lambda i: te.sum(A[i, k] * D[i, k], axis=k))\n",
         # a float16 buffer the block initialises but then overwrites: nothing accumulates
         TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = A[vi, vk] * B[vk, vj]"),
         # an init block elsewhere than TVMScript is not TVMScript
@@ -484,8 +514,9 @@ class Float16Accumulation(Rule):
         Case("", files={"tests/test_codegen_vulkan.py": _TE_BUILT}, expect="te.sum", target="0.18"),
         Case("", files={"tests/test_codegen_cuda_fp8.py": _COMPILED_AFTER_PIPELINE}, expect="float16 buffer", target="0.27"),
         Case("", files={"tests/test_benchmark.py": _BENCHMARKED}, expect="float16 buffer", target="0.27"),
-        # one finding for the shape, with the others counted
-        Case(_LIBRARY_REPEATED, expect="and 2 more of this shape in this file, on lines 20, 29"),
+        # each kernel its own finding, where it is (BitBLAS bitblas/ops/impl/matmul_impl.py: matmul_nn,
+        # matmul_nt, ... one te.sum each)
+        Case(_LIBRARY_REPEATED, expect="float16 buffer", count=3),
         # a package's module-level kernel that the package puts into a model, and a kernel a
         # package's function makes (mlc-llm python/mlc_llm/op/moe_matmul.py: the library's product)
         Case("", files={"ops/__init__.py": "", "ops/model.py": _INSERTED}, expect="declared on line 15"),  # matmul_rcr alone
@@ -521,6 +552,50 @@ class Float16Accumulation(Rule):
             "def make(n):\n", "def make(n):\n    dtype = 'float16'\n    if n > 64:\n        dtype = 'float32'\n"),
             expect="one of the values it takes"),
         Case(_generator("make(n, dtype='float16')", "kernels = [make]\n"), expect="one of the values it takes"),
+        # a float constant of a named dtype is no Python float: it keeps the sum in float16
+        Case(TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+             "S = te.compute((64,), lambda i: te.sum(A[i, k] * tvm.tir.const(0.5, 'float16'), axis=k))\n", expect="te.sum"),
+        # (issue #28) the dtype from a command-line option's default, through two helpers
+        # (pku-liang/AMOS benchmark/amos/mapping_gemm_tensorcore.py: --in_dtype/--out_dtype default
+        # float16, passed on by mapping_tensorcore to gemm, where te.sum casts to out_dtype)
+        Case(TE + "import argparse\n\ndef gemm(in_dtype, out_dtype):\n    A = te.placeholder((64, 64), dtype=in_dtype, name='A')\n"
+             "    B = te.placeholder((64, 64), dtype=in_dtype, name='B')\n    k = te.reduce_axis((0, 64), name='k')\n"
+             "    return te.compute((64, 64), lambda i, j: te.sum((A[i, k] * B[k, j]).astype(out_dtype), axis=k))\n\n"
+             "def tune(in_dtype, out_dtype):\n    return gemm(in_dtype, out_dtype)\n\n"
+             "if __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n"
+             "    parser.add_argument('--in_dtype', type=str, default='float16')\n"
+             "    parser.add_argument('--out-dtype', choices=['float16', 'float32'], default='float16')\n"
+             "    args = parser.parse_args()\n    tune(args.in_dtype, args.out_dtype)\n",
+             expect="bound to \"float16\" on line 17"),
+        # (issue #28) a wrapper passes its own dtype parameter on; its default or its callers give
+        # the value (BitBLAS bitblas/ops/impl/matmul_splitk_impl.py: select_implementation ->
+        # matmul -> matmul_nt, accum_dtype defaulting to float16 at each level)
+        Case(TE + "def matmul_nt(n, accum_dtype='float16'):\n    A = te.placeholder((n, n), dtype='float16', name='A')\n"
+             "    k = te.reduce_axis((0, n), name='k')\n"
+             "    return te.compute((n,), lambda i: te.sum(A[i, k].astype(accum_dtype), axis=k))\n\n"
+             "def matmul(n, accum_dtype='float16', with_bias=False):\n    return matmul_nt(n, accum_dtype)\n\n"
+             "def select_implementation(n=16, accum_dtype='float16', with_bias=False):\n"
+             "    if n > 8:\n        return matmul(n, with_bias, accum_dtype)\n    return matmul(n, accum_dtype, with_bias)\n",
+             expect="cast to float16 through `accum_dtype`"),
+        # (issue #28) a tensor computed by a function of the module: a dequantizing GEMV's decode
+        # step returns a helper's `.astype(dtype)` (LeiWang1999/mlc-benchmark tir-roller/static/
+        # operators/matmul_dequantize.py, Ladder's fp16xint4_gemv.py with a float16 const rescale)
+        Case(TE + "def gemv_i4(N, K, in_dtype='float16'):\n"
+             "    def _to_float(nbit: int, val: tvm.tir.PrimExpr, dtype: str):\n"
+             "        mask = tvm.tir.const((1 << nbit) - 1, 'int8')\n        return (val & mask).astype(dtype)\n\n"
+             "    A = te.placeholder((1, K), name='A', dtype=in_dtype)\n    B = te.placeholder((N, K // 2), name='B', dtype='int8')\n\n"
+             "    def decode_func(n, k):\n        w = _to_float(4, B[n, k // 2], dtype=in_dtype)\n        return w\n\n"
+             "    B_decode = te.compute((N, K), decode_func, name='B_decode')\n"
+             "    B_rescale = te.compute((N, K), lambda i, j: B_decode[i, j] * tvm.tir.const(1.0, 'float16'), name='B_rescale')\n"
+             "    k = te.reduce_axis((0, K), name='k')\n"
+             "    return te.compute((1, N), lambda i, j: te.sum(A[i, k] * B_rescale[j, k], axis=k), name='C')\n\n"
+             "gemv_i4(16384, 16384)\n", expect="B_rescale's dtype through `in_dtype`"),
+        # a math function keeps its argument's dtype: exp of a float16 tensor is float16
+        # (souffle-models bert_tvm.py bert_softmax_reduce_sum: te.sum over tir.exp(src))
+        Case(TE + "from tvm import tir\n\ndef softmax_sum(n, dtype='float16'):\n    src = te.placeholder((n, n), dtype, name='src')\n"
+             "    e = te.compute((n, n), lambda i, j: tir.exp(src[i, j]), name='e')\n    rk = te.reduce_axis((0, n), name='rk')\n"
+             "    return te.compute((n,), lambda i: te.sum(e[i, rk], axis=[rk]))\n\nsoftmax_sum(128)\n",
+             target="0.8", expect="e's dtype through `dtype`"),
         # a computed tensor has its body's dtype: a padded float16 input (topi-style conv2d's pad
         # with te.if_then_else), a float16 cast copy
         Case(TE + "A = te.placeholder((1, 66, 66, 64), dtype='float16', name='A')\n"
@@ -568,9 +643,13 @@ class Float16Accumulation(Rule):
         # Findings are a block's or a te.sum's in the function, and a function's declarations
         # are seen only inside it: a function with no sum, and no block adding into a buffer
         # that may be low-precision by the function's own declarations (`_may_accumulate_low`),
-        # holds none. (Whether a test builds the kernel, and what a dtype name is bound to, are
+        # holds none, unless the module computes tensors (below). (Whether a test builds the kernel, and what a dtype name is bound to, are
         # read from the whole original text: blanking never changes them.)
         if function.uses_any(_sum_apis(knowledge.version)):
+            return True
+        if module.uses_any(_rows_apis("te_compute", knowledge.version)):
+            # a module that computes tensors may give one a function's return value as its dtype
+            # (`te.compute(shape, decode_func)`, a decode helper it calls): any function may count
             return True
         return _may_accumulate_low(function.accumulated, function)
 
@@ -594,6 +673,8 @@ class Float16Accumulation(Rule):
         self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
         self.computes = _rows_apis("te_compute", version)
         self.selects = _rows_apis("te_select", version)
+        self.keep_dtype = _keep_dtype(version)
+        self.functions: Dict[str, cst.FunctionDef] = {}
         self.walker = _Walker(self)
 
     def get_visitors(self):
@@ -607,7 +688,7 @@ class Float16Accumulation(Rule):
             self._judge_sum(call, scope)
         self._report_kernels()
 
-    # -- which kernels, and each shape once ---------------------------------------------------
+    # -- which kernels ---------------------------------------------------
 
     @property
     def use(self) -> Optional[KernelUse]:
@@ -648,16 +729,11 @@ class Float16Accumulation(Rule):
             # library's module-level kernel, only when the module builds, runs or inserts it
             test = self._in_test_module()
             kept = [candidate for candidate in kept if self._runs(candidate, test)]
-        groups: Dict[tuple, List[_Candidate]] = {}
+        # one finding per kernel, as ruff reports each occurrence: each is its own line to fix
+        # or to suppress with a noqa (a shape repeated in a module used to be folded into the
+        # first one, and the others could be neither seen at their line nor suppressed)
         for candidate in kept:
-            groups.setdefault(candidate.shape, []).append(candidate)
-        for group in groups.values():
-            first, rest = group[0], group[1:]
-            message = first.message
-            if rest:
-                lines = ", ".join(str(c.line) for c in rest[:5]) + (", ..." if len(rest) > 5 else "")
-                message += f" (and {len(rest)} more of this shape in this file, on line{'s' if len(rest) > 1 else ''} {lines})"
-            self.report(first.node, message)
+            self.report(candidate.node, candidate.message)
 
     def _resolve(self, dtype, node: cst.CSTNode) -> Tuple[Optional[str], str]:
         """A declared dtype as a literal, and how it was found (for the message)."""
@@ -700,33 +776,101 @@ class Float16Accumulation(Rule):
 
     def computed_dtype(self, node: cst.BaseExpression, scope) -> Optional[Declared]:
         """A te.compute's dtype, as the declaration it comes from (numerics.toml `te_compute`):
-        None when its fcompute is no lambda whose body tvmlint can follow."""
+        None when its fcompute is neither a lambda nor a function of the module whose body
+        tvmlint can follow."""
         if not self._is_call_to(node, self.computes):
             return None
         args, hidden = call_arguments(node, ("shape", "fcompute"))
         body = args.get("fcompute")
-        if hidden or not isinstance(body, cst.Lambda):
+        if hidden:
             return None
-        return self._expression_dtype(body.body, scope)
+        if isinstance(body, cst.Lambda):
+            return self._expression_dtype(body.body, scope, _Env())
+        if isinstance(body, cst.Name) and body.value in self.functions:
+            # `te.compute(shape, decode_func)`: a dequantizing GEMM's decode step, a def whose
+            # return value is the element (Ladder, BitBLAS and mlc-benchmark kernels)
+            return self._returned_dtype(self.functions[body.value], {}, scope, 0)
+        return None
 
-    def _expression_dtype(self, node: cst.BaseExpression, scope) -> Optional[Declared]:
+    def _returned_dtype(self, function: cst.FunctionDef, params: Dict[str, Declared], scope, depth: int) -> Optional[Declared]:
+        """The dtype of what a function of the module returns, given what its parameters hold:
+        one `return` (outside nested functions), read through names the body binds once."""
+        if depth > _CALL_DEPTH or not isinstance(function.body, cst.IndentedBlock):
+            return None
+        returns = _Returns()
+        walk(function.body, returns)
+        if len(returns.values) != 1:
+            return None
+        return self._expression_dtype(returns.values[0], scope, _Env(params, returns.assigned, depth))
+
+    def _expression_dtype(self, node: cst.BaseExpression, scope, env: "_Env") -> Optional[Declared]:
         if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name):
             return scope.get(node.value.value)
+        if isinstance(node, cst.Name):
+            if node.value in env.params:
+                return env.params[node.value]
+            bound = env.assigned.get(node.value)
+            return self._expression_dtype(bound, scope, env) if bound is not None else None
         if isinstance(node, cst.Call):
             func = node.func
             if (isinstance(func, cst.Attribute) and func.attr.value in self.cast_methods
                     or self.file.qualname(func) in self.cast_calls) and node.args and node.args[0].keyword is None:
                 target = node.args[0].value
+                if isinstance(target, cst.Name) and target.value in env.params:
+                    return env.params[target.value]
                 return Declared(_literal_or_name(target), target)
+            if self._is_call_to(node, self.keep_dtype) and node.args and node.args[0].keyword is None:
+                return self._expression_dtype(node.args[0].value, scope, env)  # exp(x) has x's dtype
             if self._is_call_to(node, self.selects):
                 args, hidden = call_arguments(node, ("cond", "t", "f"))
-                return None if hidden or args.get("t") is None else self._expression_dtype(args["t"], scope)
+                return None if hidden or args.get("t") is None else self._expression_dtype(args["t"], scope, env)
+            if _typed_constant(node):
+                return self._constant_dtype(node)
+            if isinstance(func, cst.Name) and func.value in self.functions:
+                return self._call_dtype(self.functions[func.value], node, scope, env)
             return None
         if isinstance(node, cst.BinaryOperation):
-            left, right = self._expression_dtype(node.left, scope), self._expression_dtype(node.right, scope)
-            if left is not None and right is not None and left.dtype == right.dtype:
+            left, right = self._expression_dtype(node.left, scope, env), self._expression_dtype(node.right, scope, env)
+            if left is None or right is None:
+                return None
+            if left.dtype == right.dtype:
                 return left
+            # a dtype through a name beside the same literal (`B_decode[i, j] * const(1.0, "float16")`)
+            resolved = self._resolve(left.dtype, left.node)[0]
+            if resolved is not UNKNOWN and resolved == self._resolve(right.dtype, right.node)[0]:
+                return left if isinstance(left.dtype, ByName) else right
         return None
+
+    def _constant_dtype(self, call: cst.Call) -> Optional[Declared]:
+        """`tvm.tir.const(1.0, "float16")`, `T.float16(1)`: the dtype it names."""
+        func = call.func
+        name = func.attr.value if isinstance(func, cst.Attribute) else func.value
+        if name != "const":
+            return Declared(name, call)
+        args, hidden = call_arguments(call, ("value", "dtype"))
+        dtype = args.get("dtype")
+        return Declared(_literal_or_name(dtype), dtype) if dtype is not None and not hidden else None
+
+    def _call_dtype(self, function: cst.FunctionDef, call: cst.Call, scope, env: "_Env") -> Optional[Declared]:
+        """The dtype a call of a module's function returns: its parameters bound to what the
+        call passes (a literal, or a name read where the call is), else to literal defaults."""
+        params = [*function.params.posonly_params, *function.params.params]
+        bound: Dict[str, Declared] = {}
+        for index, arg in enumerate(call.args):
+            if arg.star:
+                return None
+            name = arg.keyword.value if arg.keyword is not None else (params[index].name.value if index < len(params) else None)
+            if name is None:
+                return None
+            value = arg.value
+            if isinstance(value, cst.Name) and value.value in env.params:
+                bound[name] = env.params[value.value]
+            elif isinstance(value, (cst.Name, cst.SimpleString)):
+                bound[name] = Declared(_literal_or_name(value), value)
+        for param in (*params, *function.params.kwonly_params):
+            if param.name.value not in bound and isinstance(param.default, cst.SimpleString):
+                bound[param.name.value] = Declared(param.default.evaluated_value, param.default)
+        return self._returned_dtype(function, bound, scope, env.depth + 1)
 
     # -- TVMScript blocks -----------------------------------------------------------------
 
@@ -754,7 +898,7 @@ class Float16Accumulation(Rule):
             name = self._block_name(block)
             start = self.file.span(target)[0]
             self.candidates.append(_Candidate(
-                target, start.line, start.column, dtype, ("block", name, target.value.value, dtype),
+                target, start.line, start.column, dtype,
                 self._block_message(name, target.value.value, declared, dtype, how), False,
             ))
 
@@ -778,6 +922,18 @@ class Float16Accumulation(Rule):
 
     # -- tensor expressions -------------------------------------------------------------
 
+    def _widened_by_python_float(self, reads: "_Reads", expr: cst.BaseExpression) -> bool:
+        """Whether a Python float takes part in the summed arithmetic (`x * 0.5`, `x * scale` with
+        `scale = 1.0 / n`): TVM makes it a float32 constant and casts the float16 side up to it
+        (numerics.toml [accumulation] python_float), so the sum is no float16 one."""
+        if reads.python_float:
+            return True
+        if not reads.names or self.use is None:
+            return False
+        tensors = set(reads.tensors)
+        line = self.file.span(expr)[0].line
+        return any(self.use.python_float(name.value, line) for name in reads.names if name.value not in tensors)
+
     def _judge_sum(self, call: cst.Call, scope: Dict[str, Declared]) -> None:
         args, hidden = call_arguments(call, ("expr", "axis"))
         expr = args.get("expr")
@@ -786,6 +942,8 @@ class Float16Accumulation(Rule):
         reads = _Reads(self)
         walk(expr, reads)
         if reads.cast or not (reads.tensors or reads.casts):
+            return
+        if self._widened_by_python_float(reads, expr):
             return
         dtypes = set()
         hows = []
@@ -809,7 +967,7 @@ class Float16Accumulation(Rule):
         where = f" ({'; '.join(dict.fromkeys(hows))})" if hows else ""
         start = self.file.span(call)[0]
         self.candidates.append(_Candidate(
-            call, start.line, start.column, dtype, ("te.sum", dtype, tuple(sorted(set(reads.tensors)))),
+            call, start.line, start.column, dtype,
             f"te.sum adds {dtype} values in {dtype}{where}: every partial sum is rounded, so the result depends on the "
             "order of the additions and changes when a schedule reorders the reduction. Sum in float32: "
             "te.sum(x.astype(\"float32\"), axis=...), and cast the result back if you need",
@@ -877,6 +1035,58 @@ def _sum_reads(node: cst.BaseExpression, buffer: str) -> bool:
     return False
 
 
+def _typed_constant(call: cst.Call) -> bool:
+    """`tvm.tir.const(0.5, "float16")`, `T.float16(0.5)`: a constant of a named dtype, whose
+    float argument is no Python float in the arithmetic."""
+    func = call.func
+    name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
+    return name == "const" or name.startswith(("float", "bfloat"))
+
+
+_CALL_DEPTH = 3  # how many function calls deep an element's dtype is followed
+
+
+@dataclass
+class _Env:
+    """What a followed function's names hold: its parameters (as declarations) and the
+    expressions its body binds once."""
+
+    params: Dict[str, Declared] = dataclasses.field(default_factory=dict)
+    assigned: Dict[str, cst.BaseExpression] = dataclasses.field(default_factory=dict)
+    depth: int = 0
+
+
+class _Returns(Visitor):
+    """A function body's returned expressions and the names it binds exactly once, outside
+    the functions and lambdas nested in it."""
+
+    def __init__(self):
+        super().__init__()
+        self.values: List[cst.BaseExpression] = []
+        self.assigned: Dict[str, cst.BaseExpression] = {}
+        self._twice: set = set()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def visit_Return(self, node: cst.Return) -> None:
+        if node.value is not None:
+            self.values.append(node.value)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target.target, cst.Name):
+                name = target.target.value
+                if name in self.assigned or name in self._twice:
+                    self.assigned.pop(name, None)
+                    self._twice.add(name)
+                elif len(node.targets) == 1:
+                    self.assigned[name] = node.value
+
+
 class _Reads(Visitor):
     """The tensors a te.sum expression reads outside any cast, the dtypes it casts to (`casts`:
     each target's node), and whether it calls something that may change a dtype unseen (`cast`)."""
@@ -887,6 +1097,12 @@ class _Reads(Visitor):
         self.tensors: List[str] = []
         self.casts: List[cst.BaseExpression] = []
         self.cast = False
+        # a Python float in the arithmetic (`x * 0.5`) makes it float32 (numerics.toml
+        # [accumulation] python_float): names that may hold one are asked of the module
+        self.python_float = False
+        self.names: List[cst.Name] = []
+        self._indexing = 0
+        self._typed_constant = 0  # inside `tvm.tir.const(0.5, "float16")`, `T.float16(0.5)`
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         if isinstance(node.value, cst.Name):
@@ -894,8 +1110,28 @@ class _Reads(Visitor):
         else:
             self.tensors.append("")  # a tensor reached some other way: its dtype is unknown
 
+    def visit_SubscriptElement(self, node: cst.SubscriptElement) -> None:
+        self._indexing += 1  # an index is no operand of the sum's arithmetic
+
+    def leave_SubscriptElement(self, original_node: cst.SubscriptElement) -> None:
+        self._indexing -= 1
+
+    def visit_Float(self, node: cst.Float) -> None:
+        if not self._indexing and not self._typed_constant:
+            self.python_float = True
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if _typed_constant(original_node):
+            self._typed_constant -= 1
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if not self._indexing:
+            self.names.append(node)
+
     def visit_Call(self, node: cst.Call) -> Optional[bool]:
         func = node.func
+        if _typed_constant(node):
+            self._typed_constant += 1  # its float is a constant of the dtype it names
         method = isinstance(func, cst.Attribute) and func.attr.value in self.rule.cast_methods
         if method or self.rule.file.qualname(func) in self.rule.cast_calls:
             # x.astype(dtype), Cast(dtype, x): what is read inside has the target's dtype, so a cast
