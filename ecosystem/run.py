@@ -312,8 +312,12 @@ def run_on_files(root: Path, target: str, paths: Sequence[str], python: str, ext
     return findings
 
 
-def check_recall(recall: Path, mirrors: Path, scratch: Path, python: str, extra: Sequence[str], out) -> int:
-    """Run tvmlint on every labelled mistake's file at its target; print recall per rule and the misses."""
+def check_recall(recall: Path, mirrors: Path, scratch: Path, python: str, extra: Sequence[str], out,
+                 findings_out: Optional[Path] = None) -> int:
+    """Run tvmlint on every labelled mistake's file at its target; print recall per rule and the misses.
+    `findings_out`: every finding of those runs as JSON (repo, rev, target and the finding), to set
+    the findings of two checkouts side by side and judge those only one of them reports."""
+    everything: List[dict] = []
     mistakes = load_mistakes(recall)
     by_source: Dict[Tuple[str, str], List[Mistake]] = defaultdict(list)
     for mistake in mistakes:
@@ -336,6 +340,7 @@ def check_recall(recall: Path, mirrors: Path, scratch: Path, python: str, extra:
             print(f"recall: {repo}@{rev[:12]} at target {target}: {len(set(m.path for m in labelled))} files ({root})",
                   file=sys.stderr)
             findings = run_on_files(root, target, ["."], python, extra)
+            everything.extend({"repo": repo, "rev": rev, "target": target, **finding} for finding in findings)
             at: Dict[Tuple[str, int], List[str]] = defaultdict(list)
             for finding in findings:
                 at[(finding["path"], int(finding["line"]))].append(finding["code"])
@@ -386,6 +391,8 @@ def check_recall(recall: Path, mirrors: Path, scratch: Path, python: str, extra:
         print(f"  ~ void label (not counted): {m.code} {m.repo} {m.path}:{m.line}\n      {m.void}", file=out)
     if under:
         print(f"families under {RECALL_BAR:.0%} recall: {', '.join(under)}", file=out)
+    if findings_out is not None:
+        findings_out.write_text(json.dumps(everything, indent=1, sort_keys=True))
     return 1 if missing else 0
 
 
@@ -402,7 +409,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
                         "a worktree of another commit measures before/after on the same labels and verdicts)")
     parser.add_argument("--unjudged", type=Path, help="write TOML stubs for the findings without a verdict into "
                         "this folder, one file per rule")
-    parser.add_argument("--findings", type=Path, help="write every finding (with its verdict, if any) as JSON")
+    parser.add_argument("--findings", type=Path, help="write every finding (with its verdict, if any; with --recall, with its repository and target) as JSON")
     parser.add_argument("--jobs", default=None, help="passed to tvmlint --jobs")
     parser.add_argument("--replay", type=Path, help="tally the findings a --findings file saved (an earlier "
                         "run, such as the baseline before a change) against today's verdicts; runs nothing")
@@ -420,7 +427,7 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     verdicts = load_verdicts(args.verdicts)
     extra = ["--jobs", args.jobs] if args.jobs else []
     if args.recall:
-        return check_recall(args.recall, args.mirrors, args.scratch, args.python, extra, sys.stdout)
+        return check_recall(args.recall, args.mirrors, args.scratch, args.python, extra, sys.stdout, args.findings)
 
     outcomes: List[Outcome] = []
     if args.replay:

@@ -106,6 +106,21 @@ class ImportBinding:
 LOCAL = object()  # a name bound by the checked code itself: never TVM's
 
 
+@dataclass(frozen=True)
+class ClassValue:
+    """A class the checked code defines (its qualified name): calling it makes an instance."""
+
+    qualname: str
+
+
+@dataclass(frozen=True)
+class InstanceValue:
+    """An object made by calling a class of the project (`proc = Process(...)`, or `self` in a
+    method): `proc.run()` calls the function `<class>.run`. Otherwise as opaque as LOCAL."""
+
+    cls: str
+
+
 @dataclass
 class Constant:
     """A name assigned a literal (`OPT_LEVEL = 3`, `PASSES = ["FoldConstant"]`); it stands for
@@ -638,7 +653,7 @@ class ModuleAnalysis(Visitor):
     def _evaluate(self, node: cst.BaseExpression) -> object:
         if isinstance(node, cst.Name):
             binding = self._lookup(node.value)
-            if isinstance(binding, (ImportBinding,)) or binding is LOCAL:
+            if isinstance(binding, (ImportBinding, ClassValue, InstanceValue)) or binding is LOCAL:
                 return None
             return binding
         if isinstance(node, (cst.List, cst.Tuple)):
@@ -955,9 +970,13 @@ class ModuleAnalysis(Visitor):
         self._bind(node.name.value, binding)
         self.functions.append(qualname)
         entry = self._entry_context(node)
+        owner = self._scope.qualname if self._scope.kind == "class" else None
         self._scope = Scope("function", qualname=qualname, parent=self._scope, node=node)
         for param in self._parameter_names(node.params):
             self._bind(param, LOCAL)
+        if owner is not None and node.params.params and not node.decorators:
+            # a plain method's first parameter is the instance: `self.run()` is `<class>.run`
+            self._bind(node.params.params[0].name.value, InstanceValue(owner))
         self._frames.append(Frame(entry if entry is not None else Inherited(qualname)))
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -997,7 +1016,7 @@ class ModuleAnalysis(Visitor):
         return names
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        binding: object = LOCAL
+        binding: object = ClassValue(f"{self._scope.qualname}.{node.name.value}")
         for decorator in node.decorators:
             made, gated = self._pass_decorator(decorator, node.name.value)
             if made:
@@ -1024,8 +1043,23 @@ class ModuleAnalysis(Visitor):
             # a class attribute is reached as `obj.name` anywhere (`with model.lower_config:` in
             # another module): it escapes like one stored on an object
             value.state = "bound" if single and self._scope.kind != "class" else "escaped"
+        if value is None and single and isinstance(node.value, cst.Call):
+            value = self._instance_made(node.value.func)
         for target in node.targets:
             self._bind_target(target.target, value if single else LOCAL)
+
+    def _instance_made(self, func: cst.BaseExpression) -> Optional[InstanceValue]:
+        """What `Cls(...)` makes when Cls may be a class of the project: one defined here, or a
+        name imported from a module that is not TVM (were it a function, no method of it is
+        defined, and the calls on the result find nothing)."""
+        if isinstance(func, cst.Name):
+            binding = self._lookup(func.value)
+            if isinstance(binding, ClassValue):
+                return InstanceValue(binding.qualname)
+        qualname = self.qualname_of(func)
+        if qualname is not None and not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
+            return InstanceValue(qualname)
+        return None
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         value = self.value_of(node.value) if node.value is not None else LOCAL
@@ -1183,8 +1217,8 @@ class ModuleAnalysis(Visitor):
             binding = self._lookup(root.value)
             if binding is None and isinstance(expr, cst.Call) and root is target:
                 return None  # a builtin such as open()
-            if binding is None or binding is LOCAL or isinstance(binding, (ListValue,)):
-                return UNSEEN_CONTEXT  # a parameter, self.ctx, a name we cannot follow
+            if binding is None or binding is LOCAL or isinstance(binding, (ListValue, ClassValue, InstanceValue)):
+                return UNSEEN_CONTEXT  # a parameter, self.ctx, an object of the project's, a name we cannot follow
         return None
 
     def _line_hint(self, node: cst.CSTNode) -> int:
@@ -1217,8 +1251,32 @@ class ModuleAnalysis(Visitor):
                 if isinstance(candidate, ContextValue):
                     self._mark_context_use(candidate, node, parent)
         elif isinstance(binding, FunctionValue):
-            if not (isinstance(parent, cst.Call) and parent.func is node):
+            if isinstance(parent, cst.Call) and parent.func is node:
+                return
+            handing = self._handed_to_runner(node, parent)
+            if handing is not None:
+                # `invoke_main(main, ...)`, `fire.Fire(main)` as a statement of their own: the
+                # callee runs the function there and then, under the context of that line
+                self.callsites.append(CallSite(binding.qualname, self.current_context, handing))
+            else:
                 self.escaped_functions.append(binding.qualname)
+
+    def _handed_to_runner(self, node: cst.Name, parent: Optional[cst.CSTNode]) -> Optional[cst.Call]:
+        """The call a function is handed to as a positional argument when that call is a statement
+        of its own (its value unused: nothing keeps the function to call it later, as
+        `functools.partial` or a registry would) and its callee is no TVM API (which may call it
+        inside a pass, under the pass's context)."""
+        if not isinstance(parent, cst.Arg) or parent.value is not node or parent.keyword is not None:
+            return None
+        call, statement = self._parent(node, 2), self._parent(node, 3)
+        if not isinstance(call, cst.Call) or not isinstance(statement, cst.Expr):
+            return None
+        qualname = self.qualname_of(call.func)
+        if qualname is not None and (self.is_tvm(qualname) or qualname in self.k.api_prefixes()):
+            return None
+        if qualname is None and not isinstance(self.value_of(call.func), FunctionValue) and not isinstance(call.func, cst.Name):
+            return None
+        return call
 
     def _mark_context_use(self, value: ContextValue, node: cst.Name, parent: Optional[cst.CSTNode]) -> None:
         if isinstance(parent, cst.AssignTarget) or (
@@ -1264,6 +1322,16 @@ class ModuleAnalysis(Visitor):
             if not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
                 self.callsites.append(CallSite(qualname, ctx, node))
                 return
+        elif isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
+            owner = self._lookup(node.func.value.value)
+            if isinstance(owner, InstanceValue):
+                self.callsites.append(CallSite(f"{owner.cls}.{node.func.attr.value}", ctx, node))
+        elif isinstance(node.func, cst.Name) and self._lookup(node.func.value) is None:
+            # a name only a star import can bind (`from utils import *`): the project step
+            # finds which of those modules defines it (a function of the project's own)
+            for star in self._module_scope().star_modules:
+                if not self.is_tvm(star):
+                    self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node))
         if not node.args:
             return
         callee = self.value_of(node.func)

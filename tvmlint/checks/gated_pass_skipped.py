@@ -98,6 +98,28 @@ class GatedPassSkipped(Rule):
         FOLD + "if fast:\n    ctx = tvm.transform.PassContext(opt_level=3)\nelse:\n"
         "    ctx = tvm.transform.PassContext(opt_level=2)\nwith ctx:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         FOLD + "from settings import BUILD_CONTEXT\nwith BUILD_CONTEXT:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # a function handed on and kept (a partial, a registry's value) or handed to TVM (which may
+        # call it inside a pass, under that pass's context): its context is not seen
+        FOLD + "import functools\ndef main(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
+        "run = functools.partial(main, mod)\nwith tvm.transform.PassContext(opt_level=3):\n    run()\n",
+        FOLD + "def main(mod, ctx):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
+        "tvm.transform.module_pass(main, opt_level=0)\n",
+        # ... and one handed to a runner inside a context runs under it
+        FOLD + "def main(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
+        "with tvm.transform.PassContext(opt_level=3):\n    invoke_main(main, 'mod')\n",
+        # ... and the same star import, called inside a context
+        Case("import tvm\nfrom q_utils import *\nwith tvm.transform.PassContext(opt_level=3):\n    mod = quantize(mod, params)\n",
+             files={"q_utils.py": FOLD + "def quantize(mod, params):\n    with relay.quantize.qconfig(global_scale=8.0):\n"
+                    "        return relay.quantize.quantize(mod, params)\n"}, target="0.7"),
+        # ... the same method called inside a context; and an object of the project entered with
+        # `with` may be a context manager that enters a PassContext: not seen, not judged
+        Case("import tvm\nfrom process import Process\nproc = Process(mod)\nwith tvm.transform.PassContext(opt_level=3):\n    proc.run()\n",
+             files={"process.py": FOLD + "class Process:\n    def __init__(self, mod):\n        self.mod = mod\n\n"
+                    "    def run(self):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
+                    "            return relay.quantize.quantize(self.mod, None)\n"}, target="0.14"),
+        FOLD + "class Build:\n    def __enter__(self):\n        self.ctx = tvm.transform.PassContext(opt_level=3)\n"
+        "        return self.ctx.__enter__()\n\n    def __exit__(self, *a):\n        self.ctx.__exit__(*a)\n\n"
+        "env = Build()\nwith env:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         # relax at the default level: nothing built in is above level 1
         "import tvm\nfrom tvm import relax\nmod = relax.transform.CanonicalizeBindings()(mod)\n",
         # a Sequential whose members are all at level 0 runs them at any level from 0
@@ -167,6 +189,35 @@ class GatedPassSkipped(Rule):
         Case(FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
              "with tvm.transform.PassContext(opt_level=3):\n    good = fold(mod)\nbad = fold(mod)\n",
              expect="when fold is called from"),
+        # (issue #28) a script's main handed to a runner as a statement of its own runs there, under
+        # no context (uwsampl/relay-bench experiments/relay_to_vta/run.py: invoke_main(main, ...)
+        # runs build_model's relay.quantize.quantize under only a qconfig)
+        Case(FOLD + "def build_model(mod, params):\n    with relay.quantize.qconfig(global_scale=8.0):\n"
+             "        return relay.quantize.quantize(mod, params=params)\n\n"
+             "def main(config_dir):\n    return build_model(load(config_dir), None)\n\n"
+             "if __name__ == '__main__':\n    invoke_main(main, 'config_dir')\n", target="0.6",
+             expect="when main is called from case.py:11"),
+        # (issue #28) a file of test functions run by naming it to pytest (AndrewZhaoLuo/TVM-Sandbox
+        # fp16_pass/integration_tests.py): the helper its tests call runs at the default context
+        Case(FOLD + "def verify(mod):\n    return tvm.transform.Sequential([relay.transform.EliminateCommonSubexpr()])(mod)\n\n"
+             "def test_resnet18():\n    verify(mod)\n", path="integration_tests.py", target="0.8",
+             expect="when verify is called from integration_tests.py:7"),
+        # (issue #28) a project function reached through a star import (kalyan416/nn_tvm
+        # tutorials/frontend/test_nano.py: `from torch_q_utils import *`, then quantize(...) at
+        # module level, whose relay.quantize.quantize runs under only a qconfig)
+        Case("from q_utils import *\nmod = quantize(mod, params)\n",
+             files={"q_utils.py": FOLD + "def quantize(mod, params):\n    with relay.quantize.qconfig(global_scale=8.0):\n"
+                    "        return relay.quantize.quantize(mod, params)\n"}, target="0.7",
+             expect="when q_utils.quantize is called from case.py:2"),
+        # (issue #28) a method reached through an instance of a project class, from another module
+        # (itlab-vision/dl-benchmark src/quantization/tvm: proc = TVMQuantizationProcess(...);
+        # proc.quantization_tvm() from main, whose relay.quantize.quantize runs under a qconfig only)
+        Case("from process import Process\n\ndef main():\n    proc = Process(mod)\n    proc.run()\n\nmain()\n",
+             files={"process.py": FOLD + "class Process:\n    def __init__(self, mod):\n        self.mod = mod\n\n"
+                    "    def quantize(self):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
+                    "            return relay.quantize.quantize(self.mod, None)\n\n"
+                    "    def run(self):\n        return self.quantize()\n"}, target="0.14",
+             expect="when process.Process.run is called from case.py:5"),
         # two scripts of one name in two folders (tvmt/tune.py, arm/tune.py: both module `tune`): a
         # call inside one of them is to its own function
         Case("", files={

@@ -371,7 +371,10 @@ class ProjectView:
         results: Dict[str, object] = {}
         while True:
             wanted = {name.rsplit(".", 1)[-1].encode() for name in callers | defined if "<" not in name}
-            follow = (frozenset(callers), frozenset(defined))
+            # a method's class counts as named too: `proc.run()` names `Proc` where `proc = Proc()`
+            # (as a run's later rounds follow it, tvmlint.run.runner._classes_of)
+            owners = {name.rpartition(".")[0] for name in callers if "." in name}
+            follow = (frozenset(callers | owners), frozenset(defined))
             for file in self.files():
                 data, content = self.text_of(file)
                 if not content or not wanted & words_of(data):
