@@ -26,6 +26,44 @@ class SourceText:
         return data
 
 
+def common_ends(before: str, after: str) -> Tuple[int, int]:
+    """How many characters two texts share at the start, and then at the end (not overlapping)."""
+    limit = min(len(before), len(after))
+    prefix = 0
+    while prefix < limit and before[prefix] == after[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and before[-1 - suffix] == after[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
+
+
+class NotByteExact(ValueError):
+    """An edit that would change bytes outside the text it edits: the file's encoding does not
+    give back its own bytes (cp932's duplicate codes, utf-7's optional escapes)."""
+
+
+def edited_bytes(source: SourceText, original: bytes, new_text: str) -> bytes:
+    """`new_text` as the file's bytes, where every byte outside the edited stretch of text is the
+    original's own. Raises NotByteExact when the encoding cannot promise it, UnicodeEncodeError
+    when the new text has a character the encoding lacks."""
+    old_text = source.text
+    head, tail = common_ends(old_text, new_text)
+    new_data = source.encode(new_text)
+    before = source.encode(old_text[:head])
+    after = old_text[len(old_text) - tail:].encode(source.encoding) if tail else b""
+    if source.bom and not head:
+        before = b"\xef\xbb\xbf"
+    exact = (original.startswith(before) and new_data.startswith(before)
+             and original.endswith(after) and new_data.endswith(after)
+             and len(before) + len(after) <= min(len(original), len(new_data))
+             and source.encode(old_text) == original)
+    if not exact:
+        raise NotByteExact(f"its encoding ({source.encoding}) does not give back the file's own bytes for its text, "
+                           "so writing the edit would change bytes it does not mean to")
+    return new_data
+
+
 class TooLarge(OSError):
     """A file over the size its reader was given."""
 

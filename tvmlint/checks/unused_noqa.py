@@ -52,6 +52,8 @@ class UnusedNoqa(Rule):
              expect="TVM303, TVM106 report nothing", fixed=HEAD + CLEAN + "  # type: ignore\n    pass\n"),
         # a file that uses no TVM at all
         Case("x = 1  # noqa: TVM303\n", files=BESIDE, fixed="x = 1\n"),
+        # (issue #29) a comment after the directive that is a comment of its own keeps its one `#`
+        Case("x = 1  # noqa: TVM303  # other\n", files=BESIDE, fixed="x = 1  # other\n"),
         # "# noqa" inside a string is not a directive; the comment after it is, and is unused
         Case(HEAD + 's = "# noqa: TVM303"  # noqa: TVM303\n', files=BESIDE, fixed=HEAD + 's = "# noqa: TVM303"\n'),
     ]
@@ -120,8 +122,11 @@ def _removal(directive: Directive, unused: Set[str], line: str) -> Fix:
         return Fix(f"Remove {', '.join(sorted(unused))} from the noqa directive", (edit,), True)
     rest = line[directive.end:directive.comment_end]
     if directive.start == directive.comment_start and rest.strip():
-        # the comment goes on after the directive (a reason): keep it as a comment
-        edit = Edit(Position(number, directive.start + 1), Position(number, directive.end + 1 + (len(rest) - len(rest.lstrip()))), "# ")
+        # the comment goes on after the directive (a reason): keep it as a comment; one that is
+        # a comment of its own already (`# noqa: TVM101  # other`) keeps its own `#`
+        blanks = len(rest) - len(rest.lstrip())
+        opening = "" if rest.lstrip().startswith("#") else "# "
+        edit = Edit(Position(number, directive.start + 1), Position(number, directive.end + 1 + blanks), opening)
         return Fix("Remove the unused noqa directive", (edit,), True)
     # the directive ends the comment, or is all of it: remove it with the blanks before it
     start = directive.start

@@ -31,7 +31,7 @@ import libcst as cst
 from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.edits import apply_edits, offsets, to_offset
 from tvmlint.base.filestate import signature
-from tvmlint.base.source import SourceText, decode, read_file_stat, replace_file
+from tvmlint.base.source import NotByteExact, SourceText, decode, edited_bytes, read_file_stat, replace_file
 
 MAX_ROUNDS = 10
 
@@ -284,9 +284,12 @@ def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool, known=Non
         outcome.problem = f"left untouched: the fixed code would not parse ({why})"
         return outcome
     try:
-        encoded = source.encode(outcome.fix.fixed)
+        encoded = edited_bytes(source, data, outcome.fix.fixed)
     except UnicodeEncodeError as error:
         outcome.problem = f"left untouched: the fixed code cannot be written as {source.encoding} ({error.reason})"
+        return outcome
+    except NotByteExact as error:
+        outcome.problem = f"left untouched: {error}"
         return outcome
     try:
         write_atomic(path, encoded, data)
@@ -307,9 +310,11 @@ def by_path(findings: Iterable[Finding]) -> Dict[str, List[Finding]]:
     return grouped
 
 
-def add_noqa_to_file(path, findings: Iterable) -> Tuple[int, Optional[str]]:
+def add_noqa_to_file(path, findings: Iterable, write: bool = True,
+                     changed: Optional[List[Tuple[str, str]]] = None) -> Tuple[int, Optional[str]]:
     """Add noqa directives for `findings` to the file at `path`, written atomically
-    (`write_atomic`). (lines changed, a problem to report or None)."""
+    (`write_atomic`). (lines changed, a problem to report or None). `write=False`: nothing is
+    written; the text before and after is appended to `changed` (for --diff)."""
     from tvmlint.base.noqa import UNUSED_NOQA, add_noqa_to_text
     from tvmlint.base.source import decode, read_file
 
@@ -335,7 +340,14 @@ def add_noqa_to_file(path, findings: Iterable) -> Tuple[int, Optional[str]]:
     if not added:
         return 0, problem
     try:
-        write_atomic(path, source.encode(text), data)
+        encoded = edited_bytes(source, data, text)
+        if not write:
+            if changed is not None:
+                changed.append((source.text, text))
+            return added, problem
+        write_atomic(path, encoded, data)
+    except NotByteExact as error:
+        return 0, f"left untouched: {error}"
     except FileChanged:
         return 0, "left untouched: it changed on disk while tvmlint was reading it"
     except (OSError, UnicodeEncodeError) as error:

@@ -83,7 +83,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
         outcome = fix_file(path, shown, _checker(resolver, path, shown), unsafe, write, known)
         outcomes.append(outcome)
         if args.diff and outcome.fix is not None and outcome.fix.changed:
-            sys.stdout.writelines(_diff(shown, outcome.fix.original, outcome.fix.fixed))
+            sys.stdout.writelines(diff_lines(shown, outcome.fix.original, outcome.fix.fixed))
     written = [o for o in outcomes if o.written]
     if written and alone:
         remaining = list(written[0].fix.remaining)
@@ -140,7 +140,7 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
         return EXIT_FINDINGS
     result = fix_text(source.text, _checker(resolver, path, shown), args.unsafe_fixes)
     if args.diff:
-        sys.stdout.writelines(_diff(shown, result.original, result.fixed))
+        sys.stdout.writelines(diff_lines(shown, result.original, result.fixed))
     else:
         sys.stdout.buffer.write(source.encode(result.fixed))
     sys.stdout.flush()
@@ -160,7 +160,7 @@ def _exit(args: argparse.Namespace, remaining, fixed: int = 0) -> int:
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
 
 
-def _diff(shown: str, before: str, after: str) -> List[str]:
+def diff_lines(shown: str, before: str, after: str) -> List[str]:
     from tvmlint.output.unified_diff import unified_diff
 
     lines = unified_diff(

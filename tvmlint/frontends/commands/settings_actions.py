@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional, Tuple
 
 
 def run_show(args: argparse.Namespace) -> Optional[int]:
@@ -64,7 +64,8 @@ def show_files(args: argparse.Namespace) -> int:
 
 
 def add_noqa(args: argparse.Namespace) -> int:
-    from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR
+    from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+    from tvmlint.frontends.commands.fix import diff_lines
     from tvmlint.frontends.commands.options import existing_paths, overrides_from
     from tvmlint.run.config import SettingsResolver
     from tvmlint.run.fixer import by_path
@@ -77,13 +78,20 @@ def add_noqa(args: argparse.Namespace) -> int:
     report = check_paths(existing_paths(args), resolver, jobs=args.jobs, use_cache=not args.no_cache)
     for note in report.notes:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
+    diff = getattr(args, "diff", False)
     added, failed = 0, False
     for shown, findings in sorted(by_path(report.findings).items()):
         path = Path(shown) if Path(shown).is_absolute() else resolver.cwd / shown
-        count, problem = add_noqa_to_file(path, findings)
+        changed: List[Tuple[str, str]] = []
+        count, problem = add_noqa_to_file(path, findings, write=not diff, changed=changed)
         if problem:
             failed = True
             print(f"tvmlint: {printable_path(shown)}: {problem}", file=sys.stderr)
+        for before, after in changed:  # --diff: shown, not written (as fix --diff)
+            sys.stdout.writelines(diff_lines(shown, before, after))
         added += count
-    print(f"Added {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
-    return EXIT_ERROR if failed else EXIT_CLEAN
+    verb = "Would add" if diff else "Added"
+    print(f"{verb} {added} noqa directive{'s' if added != 1 else ''}.", file=sys.stderr)
+    if failed:
+        return EXIT_ERROR
+    return EXIT_FINDINGS if diff and added else EXIT_CLEAN

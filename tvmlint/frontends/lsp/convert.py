@@ -17,6 +17,7 @@ from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from tvmlint.analysis.catalog import load_catalog
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.base.source import common_ends
 
 SOURCE = "tvmlint"
 SEVERITY = {
@@ -76,13 +77,7 @@ def whole_change(uri: str, before: str, after: str, lines: Sequence[str], codec:
     A single small edit keeps the editor's cursor and undo history where they
     were, which replacing the whole buffer would not.
     """
-    limit = min(len(before), len(after))
-    prefix = 0
-    while prefix < limit and before[prefix] == after[prefix]:
-        prefix += 1
-    suffix = 0
-    while suffix < limit - prefix and before[-1 - suffix] == after[-1 - suffix]:
-        suffix += 1
+    prefix, suffix = common_ends(before, after)
     # never cut a \r\n in two: LSP has no position between them
     if 0 < prefix < len(before) and before[prefix - 1] == "\r" and before[prefix] == "\n":
         prefix -= 1
