@@ -40,7 +40,8 @@ def check_tree(
     return check_paths([root], resolver).findings
 
 
-def run_cli(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+def run_cli(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[dict] = None,
+            timeout: float = 300) -> subprocess.CompletedProcess:
     """The real command, as a user runs it."""
     full_env = dict(os.environ)
     full_env.pop("NO_COLOR", None)
@@ -48,7 +49,7 @@ def run_cli(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[di
         full_env.update(env)
     return subprocess.run(
         [sys.executable, "-m", "tvmlint", *args],
-        cwd=cwd, input=stdin, capture_output=True, text=True, env=full_env, timeout=300,
+        cwd=cwd, input=stdin, capture_output=True, text=True, env=full_env, timeout=timeout,
     )
 
 

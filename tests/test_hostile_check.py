@@ -48,3 +48,49 @@ def test_a_name_that_adds_to_itself_is_followed_a_bounded_way(tmp_path: Path):
     )
     findings = check_tree(tmp_path, {"job.py": source}, select=["TVM001", "TVM101", "TVM104"], target="0.8")
     assert [f.code for f in findings] == ["TVM101"], [f.message for f in findings]
+
+
+# -- ignore files (#29): read only as regular files, with a bound, and never for minutes ----------
+
+def _repository(tmp_path: Path) -> Path:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    return tmp_path
+
+
+def test_an_ignore_file_that_is_a_fifo_is_named_and_passed_over(tmp_path: Path):
+    import os
+
+    root = _repository(tmp_path)
+    os.mkfifo(root / ".gitignore")  # nobody writes to it: opening it to read would wait for ever
+    done = run_cli("check", "--no-cache", ".", cwd=root, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "All checks passed (1 file checked)" in done.stdout
+    assert ".gitignore: ignore file not read (not a regular file (a FIFO))" in done.stderr
+
+
+def test_an_ignore_file_linked_to_dev_zero_is_not_read_for_ever(tmp_path: Path):
+    root = _repository(tmp_path)
+    (root / ".ignore").symlink_to("/dev/zero")
+    done = run_cli("check", "--no-cache", ".", cwd=root, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert ".ignore: ignore file not read (not a regular file (a device or socket))" in done.stderr
+
+
+def test_a_huge_ignore_file_is_named_and_passed_over(tmp_path: Path):
+    root = _repository(tmp_path)
+    (root / ".gitignore").write_text("# x\n" * 400_000, encoding="utf-8")  # 1.6 MB
+    done = run_cli("check", "--no-cache", ".", cwd=root, timeout=60)
+    assert done.returncode == 0 and "ignore file not read (larger than 1 MB)" in done.stderr
+
+
+def test_a_long_run_of_asterisks_means_one_and_takes_no_time(tmp_path: Path):
+    # git reads `***...` as regular asterisks: one `*` within a path segment
+    root = _repository(tmp_path)
+    (root / ".gitignore").write_text("*" * 2001 + "a.py\n", encoding="utf-8")
+    (root / "b.py").write_text("y = 2\n", encoding="utf-8")
+    done = run_cli("check", "--no-cache", "--show-files", ".", cwd=root, timeout=30)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["b.py"]

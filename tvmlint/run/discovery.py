@@ -115,6 +115,9 @@ def discover(
                     continue
                 kept.append(name)
             dirnames[:] = kept
+            if ignores is not None and ignores.problems:
+                found.problems.extend(ignores.problems)
+                ignores.problems.clear()
             for name in sorted(filenames):
                 if name.endswith((".py", ".pyi")):
                     path = os.path.join(directory, name)

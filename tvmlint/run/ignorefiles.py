@@ -13,7 +13,9 @@ so nothing below it can be taken back (as in git).
 
 from __future__ import annotations
 
+import errno
 import os
+import re
 import subprocess
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
@@ -22,12 +24,34 @@ from typing import Dict, List, Optional, Tuple
 _Layer = Tuple[str, object]
 
 
-def _read_spec(path: str):
+# An ignore file larger than this is not read (git's own are a few kilobytes; one this size is
+# not an ignore file someone wrote): a symlink to /dev/zero, or a generated file, would
+# otherwise be read until memory runs out
+MAX_IGNORE_FILE = 1 << 20
+# git reads a run of three or more asterisks as regular asterisks (gitignore(5): "Other
+# consecutive asterisks are considered regular asterisks"), each matching within one path
+# segment: the run means what one `*` means. Left as it is, pathspec's regular expression for
+# 2,001 of them backtracks for minutes on every path.
+_STAR_RUN = re.compile(r"\*{3,}")
+
+
+def _read_spec(path: str, problems: Optional[List[str]] = None):
+    from tvmlint.base.source import TooLarge, read_file
+
     try:
-        with open(path, encoding="utf-8", errors="replace") as handle:
-            lines = handle.read().splitlines()
-    except OSError:
+        # a regular file only (a FIFO would block, a device read forever), and a bounded one
+        data = read_file(path, MAX_IGNORE_FILE)
+    except FileNotFoundError:
         return None
+    except TooLarge:
+        if problems is not None:
+            problems.append(f"{path}: ignore file not read (larger than {MAX_IGNORE_FILE >> 20} MB)")
+        return None
+    except OSError as error:
+        if problems is not None and error.errno != errno.ENOTDIR:
+            problems.append(f"{path}: ignore file not read ({error.strerror})")
+        return None
+    lines = [_STAR_RUN.sub("*", line) for line in data.decode("utf-8", errors="replace").splitlines()]
     if not any(line.strip() and not line.lstrip().startswith("#") for line in lines):
         return None
     import pathspec
@@ -40,7 +64,6 @@ def _any_pattern(spec):
     """One regular expression that matches where any of `spec`'s patterns does: most paths match
     none, and one search instead of one per pattern (hundreds in a large .gitignore) settles them.
     Where it matches, `spec.check_file` decides (the last matching pattern, negations)."""
-    import re
 
     parts = [
         re.sub(r"\(\?P<[A-Za-z_][A-Za-z0-9_]*>", "(?:", pattern.regex.pattern)
@@ -102,6 +125,7 @@ class IgnoreFiles:
     """What the ignore files say about the paths of one walk."""
 
     def __init__(self, top: str):
+        self.problems: List[str] = []  # ignore files that could not be read, and why
         top = os.path.abspath(top)
         found = git_directory(top)
         self.repository = found[0] if found else None
@@ -109,7 +133,7 @@ class IgnoreFiles:
         if found is not None:
             repo, git_dir = found
             for path in (global_excludes_file(repo), os.path.join(git_dir, "info", "exclude")):
-                spec = _read_spec(path) if path else None
+                spec = _read_spec(path, self.problems) if path else None
                 if spec is not None:
                     base.append((repo, spec))
         self._layers: Dict[str, Tuple[_Layer, ...]] = {}
@@ -133,7 +157,7 @@ class IgnoreFiles:
         own = []
         names = (".gitignore", ".ignore") if self.repository is not None else (".ignore",)
         for name in names:  # .ignore after .gitignore: it decides over it
-            spec = _read_spec(os.path.join(directory, name))
+            spec = _read_spec(os.path.join(directory, name), self.problems)
             if spec is not None:
                 own.append((directory, spec))
         return tuple(own)
