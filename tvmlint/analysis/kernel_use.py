@@ -29,7 +29,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SELF = ("self", "cls")
 # decorators that parse the function they decorate when the module is imported (TVMScript)
 _PARSING_DECORATORS = frozenset({"prim_func", "ir_module", "function", "macro"})
-_DEPTH = 4  # how many names deep a literal is followed (`dtype = DTYPE`)
+_DEPTH = 6  # how many names deep a literal is followed (`dtype = DTYPE`, a parameter, its caller's)
 
 
 def is_test_path(path: str) -> bool:
@@ -469,9 +469,9 @@ class KernelUse:
 
     # -- what a name bound to a literal stands for -------------------------------------------
 
-    def literal(self, name: str, line: int, depth: int = 0) -> Optional[Tuple[str, int]]:
-        """The string literal `name` stands for where line `line` reads it, and the line that
-        binds it; None when the value is not one fixed literal."""
+    def literal(self, name: str, line: int, depth: int = 0) -> Optional[Tuple[object, int]]:
+        """The string (or int) literal `name` stands for where line `line` reads it, and the line
+        that binds it; None when the value is not one fixed literal."""
         if depth > _DEPTH:
             return None
         chain = self.chain_at(line)
@@ -536,9 +536,14 @@ class KernelUse:
             return None  # unpacked, or a name inside a subscript target
         return self._value(assign.value, assign.lineno, depth)
 
-    def _value(self, value: Optional[ast.AST], line: int, depth: int) -> Optional[Tuple[str, int]]:
-        if isinstance(value, ast.Constant) and isinstance(value.value, str):
-            return value.value, line
+    def value_at(self, node: ast.AST, line: int) -> Optional[Tuple[object, int]]:
+        """The one literal an expression read at `line` stands for (a name, `args.option`), with
+        the line that gives it; None when it is not fixed."""
+        return self._value(node, line, 0)
+
+    def _value(self, value: Optional[ast.AST], line: int, depth: int) -> Optional[Tuple[object, int]]:
+        if isinstance(value, ast.Constant) and type(value.value) in (str, int):
+            return value.value, line  # a dtype, or a level (TVM301 asks for `opt_level=args.opt_level`)
         if isinstance(value, ast.Name):
             # the line that gives the literal, however many names it went through: the one a
             # reader of the message looks at
@@ -633,6 +638,14 @@ class KernelUse:
     def _parsed(self, value: ast.AST, line: int, depth: int) -> bool:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
             return value.func.attr == "parse_args"
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and depth <= _DEPTH:
+            # `args = get_args()`, a function of the module that returns what parse_args gives
+            defined = self.functions.get(value.func.id, [])
+            if len(defined) != 1:
+                return False
+            returns = [node.value for node in self._own_nodes(defined[0]) if isinstance(node, ast.Return)]
+            return bool(returns) and all(
+                returned is not None and self._parsed(returned, returned.lineno, depth + 1) for returned in returns)
         if isinstance(value, ast.Name):
             return self._holds_parsed_options(value.id, line, depth + 1)
         return False
@@ -642,9 +655,12 @@ class KernelUse:
         positional = [*function.args.posonlyargs, *function.args.args]
         index = positional.index(param) if param in positional else None
         out: List[Tuple[ast.AST, ast.Call]] = []
+        method = isinstance(self.parent.get(id(function)), ast.ClassDef)
+        if method:
+            return []  # `self` shifts the arguments, and any object's `.name(...)` may be a call
         for call, through_attribute in self.calls_by_name.get(function.name, ()):
             if through_attribute:
-                return []
+                continue  # `x.run(...)`: some other object's
             passed = next((k.value for k in call.keywords if k.arg == param.arg), None)
             if passed is None and index is not None and index < len(call.args):
                 passed = call.args[index]

@@ -29,6 +29,11 @@ class NnvmFoldScaleAxis(Rule):
         Case(HEAD + "level = 3\nif fast:\n    level = 2\nwith nnvm.compiler.build_config(opt_level=level):\n    pass\n",
              target="0.6"),
         Case(HEAD + "with nnvm.compiler.build_config(opt_level=2, add_pass=['AlterOpLayout']):\n    pass\n", target="0.5"),
+        # a level a parameter takes from callers that disagree, or a command-line option with no default
+        Case(HEAD + "def build(sym, level):\n    with nnvm.compiler.build_config(opt_level=level):\n        pass\n\n"
+             "build(s, 3)\nbuild(s, 2)\n", target="0.6"),
+        Case("import argparse\n" + HEAD + "p = argparse.ArgumentParser()\np.add_argument('--opt-level', type=int)\n"
+             "args = p.parse_args()\nwith nnvm.compiler.build_config(opt_level=args.opt_level):\n    pass\n", target="0.6"),
         # Relay's build_config is not NNVM's
         Case("from tvm import relay\nwith relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
     ]
@@ -45,6 +50,13 @@ class NnvmFoldScaleAxis(Rule):
              expect="build_config(opt_level=opt_level, which is 3)"),
         Case(HEAD + "def build(sym):\n    level = 3\n    with nnvm.compiler.build_config(opt_level=level):\n"
              "        return nnvm.compiler.build(sym, 'llvm')\n", target="0.5", expect="which is 3"),
+        # (issue #28) a level passed down from a command-line option's default (pfnet-research/
+        # chainer-compiler utils/run_onnx_tvm.py: --opt_level default 3 -> compile_nnvm(..., args.opt_level))
+        Case("import argparse\n" + HEAD + "\ndef compile_nnvm(symbol, target, opt_level):\n"
+             "    with nnvm.compiler.build_config(opt_level=opt_level):\n        return nnvm.compiler.build(symbol, target)\n\n"
+             "def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--opt_level', '-O', type=int, default=3)\n"
+             "    args = parser.parse_args()\n    compile_nnvm(None, 'llvm', args.opt_level)\n\nmain()\n",
+             target="0.6", expect="which is 3 as given on line 10"),
     ]
 
     @classmethod
@@ -65,13 +77,37 @@ class NnvmFoldScaleAxis(Rule):
         level_node = args.get("opt_level")
         # a level held in a name bound once to a literal (`opt_level = 3` at the top of a script)
         level = self.file.analysis.written_levels.get(level_node)
+        given = ""
+        if level is None and isinstance(level_node, (cst.Name, cst.Attribute)):
+            level, given = self._level_through_calls(level_node)
         if level is not None and level >= self.min_level:
             setting = f"opt_level={level}" if int_literal(level_node) is not None else (
-                f"opt_level={self.file.module.code_for_node(level_node)}, which is {level}")
+                f"opt_level={self.file.module.code_for_node(level_node)}, which is {level}{given}")
             self.report(level_node, self._message(setting))
         for name, element in string_elements(args.get("add_pass")):
             if name == "FoldScaleAxis":
                 self.report(element, self._message("add_pass=['FoldScaleAxis']"))
+
+    def _level_through_calls(self, node) -> tuple:
+        """A level held in a parameter or a command-line option (`opt_level=opt_level` in a helper
+        every visible caller gives 3, `args.opt_level` with `add_argument(..., default=3)`), read
+        from the module's stdlib tree: (the level, where it is given), or (None, "")."""
+        import ast
+
+        from tvmlint.analysis.kernel_use import KernelUse
+
+        tree = self.file.stdlib_tree
+        if tree is None:
+            return None, ""
+        line = self.file.span(node)[0].line
+        try:
+            expression = ast.parse(self.file.module.code_for_node(node).strip(), mode="eval").body
+            found = KernelUse(self.file.text, frozenset(), tree=tree).value_at(expression, line)
+        except (SyntaxError, ValueError, RecursionError):
+            return None, ""
+        if found is None or type(found[0]) is not int:
+            return None, ""
+        return found[0], f" as given on line {found[1]}"
 
     def _message(self, setting: str) -> str:
         return (
