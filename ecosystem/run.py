@@ -262,6 +262,8 @@ def load_mistakes(path: Path) -> List[Mistake]:
                                  m.get("why", ""), silent, m.get("void", "")) for m in raw.get(kind, [])]
     seen = set()
     for mistake in mistakes:
+        if mistake.void:
+            continue  # a void label may repeat a counted one (it says which)
         key = (mistake.repo, mistake.rev, mistake.path, mistake.line, mistake.code)
         if key in seen:
             raise SystemExit(f"{path}: {key} is labelled twice")
