@@ -94,3 +94,49 @@ def test_a_long_run_of_asterisks_means_one_and_takes_no_time(tmp_path: Path):
     done = run_cli("check", "--no-cache", "--show-files", ".", cwd=root, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["b.py"]
+
+
+# -- output that cannot be written (#29): one line and exit 2, never a traceback ----------------
+
+FOLDING = "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+
+
+def _run_with(tmp_path: Path, *args: str, close=(), stdout=None):
+    import os
+    import subprocess
+    import sys
+
+    def closing():
+        for fd in close:
+            os.close(fd)
+
+    return subprocess.run([sys.executable, "-m", "tvmlint", *args], cwd=tmp_path, preexec_fn=closing,
+                          stdout=stdout if stdout is not None else subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=120)
+
+
+def test_a_closed_stdout_is_one_line_and_exit_2(tmp_path: Path):
+    (tmp_path / "a.py").write_text(FOLDING, encoding="utf-8")
+    done = _run_with(tmp_path, "check", "--no-cache", "--target-version", "0.8", "a.py", close=(1,))
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["tvmlint: error: could not write the output: the stream is closed"]
+
+
+def test_a_closed_stderr_changes_nothing_but_the_messages(tmp_path: Path):
+    (tmp_path / "a.py").write_text(FOLDING, encoding="utf-8")
+    done = _run_with(tmp_path, "check", "--no-cache", "--target-version", "0.8", "a.py", close=(2,))
+    assert done.returncode == 1 and "TVM101" in done.stdout
+
+
+def test_a_full_disk_is_one_line_and_exit_2_in_every_format(tmp_path: Path):
+    (tmp_path / "a.py").write_text(FOLDING, encoding="utf-8")
+    for output_format in ("text", "json", "sarif", "junit", "gitlab"):
+        with open("/dev/full", "w") as full:
+            done = _run_with(tmp_path, "check", "--no-cache", "--target-version", "0.8", "--output-format",
+                             output_format, "a.py", stdout=full)
+        assert done.returncode == 2, (output_format, done.stderr)
+        assert done.stderr.strip().splitlines() == [
+            "tvmlint: error: could not write the output: No space left on device"], (output_format, done.stderr)
+    with open("/dev/full", "w") as full:
+        done = _run_with(tmp_path, "rules", stdout=full)
+    assert done.returncode == 2 and "No space left on device" in done.stderr

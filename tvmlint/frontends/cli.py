@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
+import io
 import sys
 from typing import Optional, Sequence
 
@@ -36,7 +38,53 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     return parser
 
 
+class _ClosedStream(io.TextIOBase):
+    """Stands for a standard stream the shell closed (`>&-`, `2>&-`): Python leaves None there.
+    Writing to it fails as a closed descriptor does, so a report meant for it ends the run with
+    one line and exit 2 instead of an AttributeError."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "the stream is closed")
+
+    def isatty(self) -> bool:
+        return False
+
+
+# what a write of the output can fail with that is the output's, not tvmlint's: a full disk,
+# a closed or broken descriptor, a file grown past its limit
+_OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EBADF, errno.EIO, errno.EFBIG})
+
+
+def _cannot_write(error: OSError) -> bool:
+    return error.errno in _OUTPUT_ERRORS and getattr(error, "filename", None) is None
+
+
 def main(argv: Optional[Sequence[str]] = None) -> int:
+    # a closed stderr swallows the messages, and a closed stdout fails the report it is meant for
+    if sys.stderr is None:
+        sys.stderr = _ClosedStream()
+    if sys.stdout is None:
+        sys.stdout = _ClosedStream()
+    try:
+        return _main(argv)
+    except OSError as error:
+        if not _cannot_write(error):
+            raise
+        _report_unwritable(error)
+        return EXIT_ERROR
+
+
+def _report_unwritable(error: OSError) -> None:
+    try:
+        print(f"tvmlint: error: could not write the output: {error.strerror}", file=sys.stderr)
+    except OSError:
+        pass  # stderr is closed or full as well: the exit code says it
+
+
+def _main(argv: Optional[Sequence[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     # the command comes first: the top level takes no option but --help and --version
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
@@ -80,6 +128,11 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("tvmlint: interrupted", file=sys.stderr)
         return EXIT_ERROR
+    except OSError as error:
+        if not _cannot_write(error):
+            return _internal(error)
+        _report_unwritable(error)
+        return EXIT_ERROR
     except Exception as error:
         # imported here: a run handed to the daemon does not load the configuration
         from tvmlint.run.config import ConfigError
@@ -87,9 +140,13 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         if isinstance(error, ConfigError):
             print(f"tvmlint: error: {error}", file=sys.stderr)
             return EXIT_ERROR
-        # a bug of ours: one clear line, not a traceback
-        print(f"tvmlint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
-        return EXIT_ERROR
+        return _internal(error)
+
+
+def _internal(error: Exception) -> int:
+    # a bug of ours: one clear line, not a traceback
+    print(f"tvmlint: internal error: {type(error).__name__}: {error} (please report it)", file=sys.stderr)
+    return EXIT_ERROR
 
 
 def entry() -> None:
@@ -106,7 +163,12 @@ def entry() -> None:
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
-        except (OSError, ValueError):  # the reader went away (a broken pipe), or the stream was closed
+        except OSError as error:
+            # what was still buffered could not be written (a full disk): the run failed to report
+            if stream is sys.stdout and _cannot_write(error):
+                _report_unwritable(error)
+                code = EXIT_ERROR
+        except ValueError:  # the reader went away (a broken pipe), or the stream was closed
             pass
     os._exit(code)
 
