@@ -140,3 +140,35 @@ def test_a_full_disk_is_one_line_and_exit_2_in_every_format(tmp_path: Path):
     with open("/dev/full", "w") as full:
         done = _run_with(tmp_path, "rules", stdout=full)
     assert done.returncode == 2 and "No space left on device" in done.stderr
+
+
+# -- unbounded inputs (#29): stdin and the configuration are read with a bound -------------------
+
+def _with_stdin(tmp_path: Path, source: str, *args: str):
+    import subprocess
+    import sys
+
+    with open(source, "rb") as stdin:
+        return subprocess.run([sys.executable, "-m", "tvmlint", *args], cwd=tmp_path, stdin=stdin,
+                              capture_output=True, text=True, timeout=120)
+
+
+def test_stdin_from_dev_zero_is_read_only_up_to_max_file_size(tmp_path: Path):
+    done = _with_stdin(tmp_path, "/dev/zero", "check", "--no-cache", "-")
+    assert done.returncode == 1 and "TVM001" in done.stdout and "more than the limit of 5 MB" in done.stdout
+    done = _with_stdin(tmp_path, "/dev/zero", "fix", "-")
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.strip() == "tvmlint: error: the input is larger than 5 MB (max-file-size)"
+
+
+def test_a_configuration_nested_too_deeply_or_not_a_file_is_one_line(tmp_path: Path):
+    import os
+
+    (tmp_path / "a.py").write_text("x = 1\n", encoding="utf-8")
+    (tmp_path / "deep.toml").write_text("[tool.tvmlint]\nselect = " + "[" * 5000 + "]" * 5000 + "\n", encoding="utf-8")
+    done = run_cli("check", "--no-cache", "--config", "deep.toml", "a.py", cwd=tmp_path, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "tvmlint: error: deep.toml: not valid TOML: nested too deeply to read"
+    os.mkfifo(tmp_path / "fifo.toml")
+    done = run_cli("check", "--no-cache", "--config", "fifo.toml", "a.py", cwd=tmp_path, timeout=60)
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr

@@ -312,11 +312,20 @@ def default_target() -> Tuple[Version, str]:
     return newest, f"the newest release tvmlint knows ({format_version(newest)})"
 
 
+MAX_CONFIG_BYTES = 8 << 20  # a configuration file larger than this is no configuration
+
+
 def read_tool_table(path: Path) -> Optional[dict]:
     tomllib = toml()
+    from tvmlint.base.source import TooLarge, read_file
+
     try:
-        with path.open("rb") as handle:
-            data = tomllib.load(handle)
+        # a regular file, and a bounded one: a FIFO or /dev/zero named as the config is refused
+        data = tomllib.loads(read_file(path, MAX_CONFIG_BYTES).decode("utf-8"))
+    except TooLarge:
+        raise ConfigError(f"{path}: cannot read: larger than {MAX_CONFIG_BYTES >> 20} MB") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid TOML: nested too deeply to read") from None
     except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not valid TOML: {error}") from None
     except UnicodeDecodeError as error:  # TOML is UTF-8; tomllib lets the decoding error through

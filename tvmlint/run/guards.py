@@ -27,6 +27,15 @@ def too_large(size: int, limit: Optional[int]) -> Optional[str]:
     )
 
 
+def too_large_stream(limit: int) -> str:
+    """TVM001's message for a stream (stdin) that goes on past the `max-file-size` limit: it is
+    read no further, so only the limit is known."""
+    return (
+        f"The input could not be analysed: too large to analyse (more than the limit of {limit / 2**20:.4g} MB); "
+        "set max-file-size in [tool.tvmlint] or --max-file-size (0: no limit) to check it"
+    )
+
+
 # libcst's parser slows down with the square of the nesting and crashes the process
 # (a native stack overflow) a few thousand levels down, and the analysis (recursive
 # visitors) gives up with RecursionError at a few hundred: deeper files never reach it.

@@ -120,6 +120,7 @@ def _signed(paths: Sequence[Path]):
 
 
 def _run_stdin(args: argparse.Namespace, resolver) -> int:
+    from tvmlint.frontends.commands import UsageError
     from tvmlint.frontends.commands.stdin import STDIN
     from tvmlint.run.fixer import fix_text
     from tvmlint.run.tasks import display_path
@@ -129,7 +130,10 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
         path, shown = args.stdin_filename, display_path(args.stdin_filename, resolver.cwd)
     else:
         path, shown = resolver.cwd / "stdin.py", STDIN
-    data = sys.stdin.buffer.read()
+    limit = resolver.for_path(path).max_file_bytes
+    data = sys.stdin.buffer.read() if limit is None else sys.stdin.buffer.read(limit + 1)
+    if limit is not None and len(data) > limit:  # `< /dev/zero` would fill memory: nothing is written
+        raise UsageError(f"the input is larger than {limit / 2**20:.4g} MB (max-file-size)")
     if resolver.for_path(path).skips_named(path):  # force-exclude: an excluded file is left as it is
         sys.stdout.buffer.write(data)
         return EXIT_CLEAN

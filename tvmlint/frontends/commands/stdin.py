@@ -41,7 +41,7 @@ class StdinSource:
     where: Tuple[int, int] = (1, 1)  # of the problem
 
 
-def read_stdin(args: argparse.Namespace, cwd: Path) -> StdinSource:
+def read_stdin(args: argparse.Namespace, cwd: Path, limit: Optional[int] = None) -> StdinSource:
     from tvmlint.run.tasks import display_path
     from tvmlint.base.source import decode, undecodable_at
 
@@ -50,7 +50,12 @@ def read_stdin(args: argparse.Namespace, cwd: Path) -> StdinSource:
         shown = display_path(path, cwd)
     else:
         path, shown = cwd / "stdin.py", STDIN
-    data = sys.stdin.buffer.read()
+    # bounded as a file is by max-file-size: `< /dev/zero` would be read until memory runs out
+    data = sys.stdin.buffer.read() if limit is None else sys.stdin.buffer.read(limit + 1)
+    if limit is not None and len(data) > limit:
+        from tvmlint.run.guards import too_large_stream
+
+        return StdinSource(path, shown, None, too_large_stream(limit), (1, 1))
     source, why = decode(data)
     if source is None:
         return StdinSource(path, shown, None, f"The input could not be decoded: {why}", undecodable_at(data))
@@ -62,7 +67,8 @@ def check_stdin(args: argparse.Namespace, resolver) -> Tuple[List, StdinSource]:
     from tvmlint.run.engine import parse_error
     from tvmlint.run.runner import check_text
 
-    source = read_stdin(args, resolver.cwd)
+    named = args.stdin_filename if args.stdin_filename is not None else resolver.cwd / "stdin.py"
+    source = read_stdin(args, resolver.cwd, resolver.for_path(named).max_file_bytes)
     settings = resolver.for_path(source.path)
     if settings.skips_named(source.path):  # force-exclude: an excluded file is never reported
         return [], source

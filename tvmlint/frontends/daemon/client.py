@@ -182,6 +182,9 @@ def _isatty(stream) -> bool:
         return False
 
 
+MAX_STDIN = 64 << 20
+
+
 def _read_stdin_if_used(args: argparse.Namespace) -> Optional[bytes]:
     """The buffer on stdin, read once: sent to the daemon, and put back for this process in
     case the run falls back to it."""
@@ -189,7 +192,12 @@ def _read_stdin_if_used(args: argparse.Namespace) -> Optional[bytes]:
 
     if not reads_stdin(args):
         return None
-    data = sys.stdin.buffer.read()
+    # bounded before the settings are read (they decide max-file-size): no buffer past this is source
+    data = sys.stdin.buffer.read(MAX_STDIN + 1)
+    if len(data) > MAX_STDIN:
+        from tvmlint.frontends.commands import UsageError
+
+        raise UsageError(f"the input is larger than {MAX_STDIN >> 20} MB")
     sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding=sys.stdin.encoding, errors=sys.stdin.errors)
     return data
 
