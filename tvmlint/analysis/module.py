@@ -416,6 +416,9 @@ class ModuleAnalysis(Visitor):
         self.callsites: List[CallSite] = []
         self.escaped_functions: List[str] = []
         self.functions: List[str] = []
+        # module-level test functions of a module that is no test module: the default context a
+        # test runner gives them, used by the project step only if nothing calls them
+        self.runner_entries: Dict[str, PassCtx] = {}
         self.context_returns: Dict[str, List[ContextRef]] = {}
         self.user_passes: Dict[str, int] = {}  # registered name -> opt_level, for passes defined here
         self.defined_pass_names: Set[str] = set()  # every pass name defined here, whatever its level
@@ -932,6 +935,17 @@ class ModuleAnalysis(Visitor):
             is_default=True, by_test_runner=True,
         )
 
+    def _runner_entry(self, node: cst.FunctionDef) -> bool:
+        """A module-level `test_*` function of a module that is no test module, with no decorator
+        and no parameter a fixture could fill."""
+        if self.is_test_module or self._scope.kind != "module" or node.decorators:
+            return False
+        if not node.name.value.startswith(self.harness.test_function_prefix):
+            return False
+        params = node.params
+        return not params.posonly_params and not params.kwonly_params and all(p.default is not None for p in params.params) \
+            and not isinstance(params.star_arg, cst.Param) and params.star_kwarg is None
+
     def _is_test_class(self, node: cst.ClassDef) -> bool:
         harness = self.harness
         if not self.is_test_module or self._scope.kind != "module":
@@ -970,6 +984,13 @@ class ModuleAnalysis(Visitor):
         self._bind(node.name.value, binding)
         self.functions.append(qualname)
         entry = self._entry_context(node)
+        if entry is None and self._runner_entry(node):
+            self.runner_entries[qualname] = PassCtx(
+                opt_level=self.k.default_opt_level, required=frozenset(), disabled=frozenset(),
+                origin=f"the default context: nothing in the checked code calls {node.name.value}, so only a test "
+                       "runner named on this file does, with no PassContext entered",
+                is_default=True, by_test_runner=True,
+            )
         owner = self._scope.qualname if self._scope.kind == "class" else None
         self._scope = Scope("function", qualname=qualname, parent=self._scope, node=node)
         for param in self._parameter_names(node.params):

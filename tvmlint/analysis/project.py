@@ -41,6 +41,9 @@ class Project:
         self.returns: Dict[str, List[PassCtx]] = {}
         for result in results:
             self.returns.update(result.context_returns)
+        self.runner_entries: Dict[str, PassCtx] = {}
+        for result in results:
+            self.runner_entries.update(result.runner_entries)
         self._memo: Dict[Tuple[str, Optional[str]], List[Reached]] = {}
         # a pass-list entry naming a pass some module of the project defines is not unknown
         self.defined_passes: Set[str] = {name for result in results for name in result.defined_passes}
@@ -72,6 +75,9 @@ class Project:
             link = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
             for found, chain in self.reach(call.ctx, seen | {function}, result.path):
                 reached.append((found, (link,) + chain))
+        if not reached and not self.calls.get(function) and function in self.runner_entries:
+            # a test function nothing in the checked code calls: a test runner named on its file runs it
+            reached.append((self.runner_entries[function], ()))
         self._memo[key] = reached
         return reached
 

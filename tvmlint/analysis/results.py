@@ -52,6 +52,9 @@ class FileResult:
     context_returns: Dict[str, List[PassCtx]] = field(default_factory=dict)
     noqa: Dict[int, FrozenSet[str]] = field(default_factory=dict)
     defined_passes: List[str] = field(default_factory=list)  # pass names the module defines itself
+    # module-level test functions of a module that is no test module, with the context a test
+    # runner gives them: used where nothing in the project calls them
+    runner_entries: Dict[str, PassCtx] = field(default_factory=dict)
 
 
 # the payload attribute naming a pass whose definition anywhere in the project drops the finding

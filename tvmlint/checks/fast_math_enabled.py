@@ -90,6 +90,10 @@ class FastMathEnabled(Rule):
     INVALID = [
         Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    lib = relay.build(mod, 'llvm')\n",
              expect="opt_level 4"),
+        # a benchmark script named *_tests.py is no test module (junarwohn/mozer-example
+        # native/example_pipeline/model_tests.py)
+        Case(HEAD + "def check_model(mod):\n    with tvm.transform.PassContext(opt_level=4):\n"
+             "        return relay.build(mod, 'cuda')\n\ncheck_model(m)\n", path="model_tests.py", expect="opt_level 4"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    exe = relay.vm.compile(mod, 'llvm')\n",
              expect="the outputs may change"),
         # a noqa for another rule, or on a `with` that is not the one around the build, does not hide it

@@ -71,8 +71,11 @@ class GatedPassSkipped(Rule):
              "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py"),
         Case(FOLD + "def test_fold(conftest_fixture):\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
              path="test_fold.py"),
-        # a test function in a file pytest does not collect is a helper like any other
-        FOLD + "def test_fold():\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
+        # a test function in a file pytest does not collect, that a fixture could fill or that the
+        # module calls itself, is a helper like any other
+        FOLD + "def test_fold(mod0):\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
+        FOLD + "def test_fold():\n    mod = relay.transform.FoldScaleAxis()(mod0)\n\n"
+        "with tvm.transform.PassContext(opt_level=3):\n    test_fold()\n",
         # a test class with a set-up method may enter a context around each test
         Case(FOLD + "class TestFold:\n    def setup_method(self):\n        self.ctx = tvm.transform.PassContext(opt_level=3)\n"
              "        self.ctx.__enter__()\n    def test_fold(self):\n        mod = relay.transform.FoldScaleAxis()(mod0)\n",
@@ -120,6 +123,10 @@ class GatedPassSkipped(Rule):
         FOLD + "class Build:\n    def __enter__(self):\n        self.ctx = tvm.transform.PassContext(opt_level=3)\n"
         "        return self.ctx.__enter__()\n\n    def __exit__(self, *a):\n        self.ctx.__exit__(*a)\n\n"
         "env = Build()\nwith env:\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        # a module-level test function the script itself calls, inside a context: not a runner's entry
+        Case(FOLD + "def verify(mod):\n    return tvm.transform.Sequential([relay.transform.EliminateCommonSubexpr()])(mod)\n\n"
+             "def test_resnet18():\n    verify(mod)\n\nwith tvm.transform.PassContext(opt_level=3):\n    test_resnet18()\n",
+             path="integration_tests.py", target="0.8"),
         # relax at the default level: nothing built in is above level 1
         "import tvm\nfrom tvm import relax\nmod = relax.transform.CanonicalizeBindings()(mod)\n",
         # a Sequential whose members are all at level 0 runs them at any level from 0
@@ -198,7 +205,10 @@ class GatedPassSkipped(Rule):
              "if __name__ == '__main__':\n    invoke_main(main, 'config_dir')\n", target="0.6",
              expect="when main is called from case.py:11"),
         # (issue #28) a file of test functions run by naming it to pytest (AndrewZhaoLuo/TVM-Sandbox
-        # fp16_pass/integration_tests.py): the helper its tests call runs at the default context
+        # fp16_pass/integration_tests.py): nothing calls its tests, so a test runner does, and the
+        # helper they call runs at the default context
+        Case(FOLD + "def test_fold():\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
+             expect="nothing in the checked code calls test_fold"),
         Case(FOLD + "def verify(mod):\n    return tvm.transform.Sequential([relay.transform.EliminateCommonSubexpr()])(mod)\n\n"
              "def test_resnet18():\n    verify(mod)\n", path="integration_tests.py", target="0.8",
              expect="when verify is called from integration_tests.py:7"),

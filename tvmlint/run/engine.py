@@ -363,6 +363,7 @@ def _analyze_module(
     result.escaped = list(analysis.escaped_functions)
     result.functions = list(analysis.functions)
     result.defined_passes = sorted(analysis.defined_pass_names)
+    result.runner_entries = dict(analysis.runner_entries)
     result.context_returns = {
         name: [ctx for ctx in ctxs if isinstance(ctx, PassCtx)] for name, ctxs in analysis.context_returns.items()
     }
