@@ -39,6 +39,7 @@ def _full() -> Checked:
     result.context_returns = {"pkg.a.ctx": [PassCtx(2, frozenset(), frozenset(), "there")]}
     result.noqa = {3: frozenset({"TVM108"})}
     result.defined_passes = ["MyPass"]
+    result.runner_entries = {"pkg.a.test_f": PassCtx(2, frozenset(), frozenset(), "a test runner")}
     return Checked(result, True, "\nos.path\npkg.b.g\n")
 
 
