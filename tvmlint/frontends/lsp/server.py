@@ -39,6 +39,7 @@ from tvmlint.base.diagnostics import Finding
 from tvmlint.frontends.lsp.convert import (
     SOURCE, diagnostic, explanation_hover, noqa_code_at, quick_fix, rule_hover, skipped_hint, whole_change,
 )
+from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedProtocol, refused_error
 from tvmlint.run.runner import check_text
 from tvmlint.base.source import split_lines
 
@@ -125,7 +126,8 @@ def apply_safe_fixes(text: str, path: Path, settings: Settings) -> str:
 
 class TvmlintLanguageServer(LanguageServer):
     def __init__(self) -> None:
-        super().__init__("tvmlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        super().__init__("tvmlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+                         protocol_cls=GuardedProtocol)
         self.overrides = Overrides()
         self.checked: Dict[str, Checked] = {}
         self.open: Set[str] = set()
@@ -465,9 +467,22 @@ def build_server() -> TvmlintLanguageServer:
     @server.feature(types.INITIALIZE)
     def initialize(params: types.InitializeParams) -> None:
         use_lsp_lines(server.workspace)
-        server.overrides = options_to_overrides(params.initialization_options)
         options = params.initialization_options
+        try:
+            overrides = options_to_overrides(options)
+            SettingsResolver(overrides, cwd=server.root())  # the options' own mistakes show now
+        except (ConfigError, TypeError, ValueError) as error:
+            # bad initializationOptions: the server starts with the project's settings and says why
+            overrides = Overrides()
+            server.window_show_message(types.ShowMessageParams(
+                types.MessageType.Error, f"tvmlint: initializationOptions ignored: {error}"))
+        server.overrides = overrides
         server.inlay_hints = isinstance(options, dict) and options.get("inlay-hints") is True
+
+    @server.feature(REFUSED)
+    def refused(params) -> None:
+        length = params.get("length") if isinstance(params, dict) else getattr(params, "length", "?")
+        server.protocol._send_data(refused_error(length))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:
@@ -528,4 +543,4 @@ def build_server() -> TvmlintLanguageServer:
 def serve() -> None:
     """Run over stdin/stdout until the client says exit (or closes the pipe)."""
     logging.basicConfig(level=logging.WARNING, format="tvmlint lsp: %(levelname)s %(message)s")
-    build_server().start_io()
+    build_server().start_io(stdin=BoundedInput(sys.stdin.buffer))

@@ -1,0 +1,119 @@
+"""The language server under messages an editor should never send (#29): each gets a JSON-RPC
+error, and the server stays up and answers the next request. Real `tvmlint lsp` over stdio,
+framed by hand (a client library would refuse to send these)."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Dict, List
+
+import pytest
+
+pytest.importorskip("pygls")
+
+URI_TEXT = "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+
+
+def _frame(message: dict) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+class _Server:
+    def __init__(self, tmp_path: Path, options=None):
+        self.process = subprocess.Popen([sys.executable, "-m", "tvmlint", "lsp"], cwd=tmp_path, stdin=subprocess.PIPE,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        self.buffer = b""
+        self.uri = (tmp_path / "a.py").as_uri()
+        self.send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}, "initializationOptions": options or {}}})
+        self.send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        self.send({"jsonrpc": "2.0", "method": "textDocument/didOpen", "params": {"textDocument": {
+            "uri": self.uri, "languageId": "python", "version": 1, "text": URI_TEXT}}})
+
+    def send(self, message: dict) -> None:
+        self.raw(_frame(message))
+
+    def raw(self, data: bytes) -> None:
+        self.process.stdin.write(data)
+        self.process.stdin.flush()
+
+    def messages(self, until, timeout: float = 30) -> List[dict]:
+        """Messages read until `until(messages)` holds (or the time is up)."""
+        got: List[dict] = []
+        end = time.monotonic() + timeout
+        while time.monotonic() < end and not until(got):
+            ready, _, _ = select.select([self.process.stdout], [], [], 0.2)
+            if ready:
+                chunk = os.read(self.process.stdout.fileno(), 1 << 16)
+                if not chunk:
+                    break
+                self.buffer += chunk
+            while b"\r\n\r\n" in self.buffer:
+                header, rest = self.buffer.split(b"\r\n\r\n", 1)
+                fields = dict(line.split(b":", 1) for line in header.split(b"\r\n"))
+                length = int(fields[b"Content-Length"])
+                if len(rest) < length:
+                    break
+                got.append(json.loads(rest[:length]))
+                self.buffer = rest[length:]
+        return got
+
+    def hover_answered(self, request_id: int) -> Dict:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "textDocument/hover", "params": {
+            "textDocument": {"uri": self.uri}, "position": {"line": 1, "character": 10}}})
+        got = self.messages(lambda got: any(m.get("id") == request_id for m in got))
+        [answer] = [m for m in got if m.get("id") == request_id]
+        return answer
+
+    def close(self) -> None:
+        self.process.kill()
+        self.process.wait()
+
+
+@pytest.fixture
+def server(tmp_path):
+    running = _Server(tmp_path)
+    yield running
+    running.close()
+
+
+def test_negative_positions_get_invalid_params_and_the_server_goes_on(server):
+    server.send({"jsonrpc": "2.0", "id": 2, "method": "textDocument/hover", "params": {
+        "textDocument": {"uri": server.uri}, "position": {"line": -1, "character": -5}}})
+    server.send({"jsonrpc": "2.0", "id": 3, "method": "textDocument/codeAction", "params": {
+        "textDocument": {"uri": server.uri}, "range": {"start": {"line": -3, "character": -1},
+                                                      "end": {"line": -1, "character": 0}}, "context": {"diagnostics": []}}})
+    got = server.messages(lambda got: {2, 3} <= {m.get("id") for m in got})
+    errors = {m["id"]: m["error"]["code"] for m in got if "error" in m}
+    assert errors == {2: -32602, 3: -32602}
+    assert "result" in server.hover_answered(4)
+    assert server.process.poll() is None
+
+
+def test_a_huge_content_length_is_refused_unread_and_the_stream_found_again(server):
+    server.raw(b"Content-Length: 99999999999999\r\n\r\n{}\r\n")
+    got = server.messages(lambda got: any(m.get("id", 0) is None for m in got))
+    [refused] = [m for m in got if "id" in m and m["id"] is None]
+    assert refused["error"]["code"] == -32600 and "was not read" in refused["error"]["message"]
+    assert "result" in server.hover_answered(5)
+    assert server.process.poll() is None
+
+
+def test_bad_initialization_options_are_ignored_with_a_message(tmp_path):
+    running = _Server(tmp_path, options={"target-version": ["not", "a", "release"]})
+    try:
+        got = running.messages(lambda got: any(m.get("id") == 1 for m in got))
+        [answer] = [m for m in got if m.get("id") == 1]
+        assert "result" in answer and "capabilities" in answer["result"]
+        shown = [m["params"]["message"] for m in got if m.get("method") == "window/showMessage"]
+        assert any("initializationOptions ignored" in text for text in shown), got
+        assert "result" in running.hover_answered(6)
+    finally:
+        running.close()

@@ -1,0 +1,74 @@
+"""What the language server reads off the wire before pygls sees it, and what it answers when a
+message cannot be read: a JSON-RPC error, never a dead server (#29).
+
+- A header line is read up to 64 KB, and a body up to `MAX_MESSAGE` bytes. A larger
+  Content-Length is refused without reading it (it once made the server try to read 10^14
+  bytes and die): the client gets an error with id null, and the bytes that follow are read as
+  header lines until the next `Content-Length:`, where the stream is in step again.
+- A request whose parameters do not fit LSP's types (a negative position) gets an
+  InvalidParams error for its id; pygls alone showed a message and never answered.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import BinaryIO
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol
+
+# The largest message read: a document is bounded by max-file-size (5 MB by default), and JSON
+# may double it with escapes; past this, no editor is sending a document
+MAX_MESSAGE = 256 << 20
+MAX_HEADER_LINE = 64 << 10
+# the notification a refused message becomes, so that the server can answer it in turn
+REFUSED = "$/tvmlint/refusedMessage"
+
+
+class BoundedInput:
+    """stdin as pygls reads it (`readline`, `read`), with the bounds above."""
+
+    def __init__(self, raw: BinaryIO):
+        self.raw = raw
+
+    def readline(self) -> bytes:
+        return self.raw.readline(MAX_HEADER_LINE)
+
+    def read(self, size: int) -> bytes:
+        if size > MAX_MESSAGE:
+            return json.dumps({"jsonrpc": "2.0", "method": REFUSED, "params": {"length": size}}).encode()
+        return self.raw.read(size)
+
+
+class _Ignored:
+    """What a message already answered becomes: pygls passes over a message of another version."""
+
+    jsonrpc = "answered"
+
+    def __repr__(self) -> str:
+        return "request answered with InvalidParams"
+
+
+class GuardedProtocol(LanguageServerProtocol):
+    def structure_message(self, data):
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "method" in data and isinstance(data.get("id"), (int, str)):
+                self._send_response(data["id"], error=error.to_response_error())
+                return _Ignored()
+            raise
+
+
+def refused_error(length: object) -> dict:
+    """The answer to a message refused for its size. Its id was never read: JSON-RPC's `"id": null`
+    (a plain dict: pygls's converter would leave a None id out)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {
+            "code": int(types.ErrorCodes.InvalidRequest),
+            "message": f"tvmlint: a message of {length} bytes was not read (the limit is {MAX_MESSAGE >> 20} MB)",
+        },
+    }
