@@ -172,3 +172,23 @@ def test_a_configuration_nested_too_deeply_or_not_a_file_is_one_line(tmp_path: P
     os.mkfifo(tmp_path / "fifo.toml")
     done = run_cli("check", "--no-cache", "--config", "fifo.toml", "a.py", cwd=tmp_path, timeout=60)
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+# -- the daemon's directory (#29): never made where the user did not mean -----------------------
+
+def test_a_relative_daemon_dir_or_a_missing_runtime_dir_makes_no_folder(tmp_path: Path, monkeypatch):
+    from tvmlint.frontends.daemon.address import daemon_dir
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("TVMLINT_CACHE_DIR", str(cache))
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("TVMLINT_DAEMON_DIR", "relative-daemons")
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(tmp_path / "no-such-runtime"))
+    assert daemon_dir() == cache / "daemon"
+    assert not (tmp_path / "relative-daemons").exists() and not (tmp_path / "no-such-runtime").exists()
+    monkeypatch.setenv("XDG_RUNTIME_DIR", "run/user")  # relative: ignored, as XDG says
+    assert daemon_dir() == cache / "daemon" and not (tmp_path / "run").exists()
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    assert daemon_dir() == runtime / "tvmlint"

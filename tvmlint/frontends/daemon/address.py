@@ -24,8 +24,14 @@ def daemon_dir() -> Optional[Path]:
     else the user cache directory's daemon/. None where no such directory can be had."""
     from tvmlint.run.user_dirs import user_cache_dir
 
-    override = os.environ.get(DIR_ENV)
-    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    # A relative path in either variable is ignored, as the XDG base directory specification
+    # says of its own: the daemon runs from `/`, where a relative one named another folder (it
+    # made one at the filesystem's root). The runtime directory is the system's to make: one
+    # that does not exist is passed over, not created (with a daemon left in it).
+    override = _absolute(os.environ.get(DIR_ENV))
+    runtime = _absolute(os.environ.get("XDG_RUNTIME_DIR"))
+    if runtime is not None and not os.path.isdir(runtime):
+        runtime = None
     try:
         path = Path(override) if override else Path(runtime) / "tvmlint" if runtime else user_cache_dir() / "daemon"
         path.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -36,6 +42,10 @@ def daemon_dir() -> Optional[Path]:
     if info.st_uid != os.getuid() or info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):
         return None
     return path
+
+
+def _absolute(value: Optional[str]) -> Optional[str]:
+    return value if value and os.path.isabs(value) else None
 
 
 def identity() -> str:
