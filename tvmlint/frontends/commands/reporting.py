@@ -211,12 +211,31 @@ def watch(paths, once: Callable[[], int]) -> int:
     terminal = _isatty(sys.stdout)
     try:
         _once(once, terminal)
-        for _changes in watchfiles.watch(*watched, watch_filter=watchfiles.PythonFilter(extra_extensions=(".toml",)),
-                                         raise_interrupt=True):
-            _once(once, terminal)
+        while True:
+            if _missing(watched):
+                # a watched folder removed (a branch switch, a rebuild): the watcher on it would
+                # never see it come back, so wait for it and watch it anew
+                print(f"tvmlint: waiting for {', '.join(_missing(watched))} to come back", file=sys.stderr, flush=True)
+                while _missing(watched):
+                    time.sleep(0.5)
+                time.sleep(0.5)  # what comes back with it (a checkout writing its files) lands first
+                _once(once, terminal)
+            try:
+                for _changes in watchfiles.watch(*watched, raise_interrupt=True,
+                                                 watch_filter=watchfiles.PythonFilter(extra_extensions=(".toml",))):
+                    _once(once, terminal)
+                    if _missing(watched):
+                        break
+            except (OSError, RuntimeError):  # the watcher's own view of a path that went away
+                if not _missing(watched):
+                    raise
     except KeyboardInterrupt:
         pass
     return 0
+
+
+def _missing(paths) -> list:
+    return [path for path in paths if not os.path.exists(path)]
 
 
 def _once(once: Callable[[], int], terminal: bool) -> None:
