@@ -192,3 +192,41 @@ def test_a_relative_daemon_dir_or_a_missing_runtime_dir_makes_no_folder(tmp_path
     runtime.mkdir(mode=0o700)
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     assert daemon_dir() == runtime / "tvmlint"
+
+
+def test_watch_waits_for_a_removed_folder_and_checks_it_again(tmp_path: Path):
+    import shutil
+    import subprocess
+    import sys
+    import time
+
+    pytest = __import__("pytest")
+    pytest.importorskip("watchfiles")
+    folder = tmp_path / "d"
+    folder.mkdir()
+    (folder / "a.py").write_text("x = 1\n", encoding="utf-8")
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        watching = subprocess.Popen([sys.executable, "-m", "tvmlint", "check", "--no-cache", "--target-version", "0.27",
+                                     "--watch", "d"], cwd=tmp_path, stdout=stdout, stderr=stderr)
+        try:
+            def wait_for(text: str, where: Path) -> bool:
+                end = time.monotonic() + 60
+                while time.monotonic() < end:
+                    if text in where.read_text(encoding="utf-8"):
+                        return True
+                    time.sleep(0.2)
+                return False
+
+            assert wait_for("watching for file changes", err)
+            shutil.rmtree(folder)
+            assert wait_for("waiting for d to come back", err)
+            folder.mkdir()
+            (folder / "b.py").write_text("from tvm import relay\n", encoding="utf-8")
+            assert wait_for("d/b.py", out), err.read_text(encoding="utf-8")
+            (folder / "c.py").write_text("from tvm import relay\n", encoding="utf-8")
+            assert wait_for("d/c.py", out)  # and it watches the new folder
+            assert watching.poll() is None
+        finally:
+            watching.kill()
+            watching.wait()
