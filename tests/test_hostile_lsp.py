@@ -117,3 +117,17 @@ def test_bad_initialization_options_are_ignored_with_a_message(tmp_path):
         assert "result" in running.hover_answered(6)
     finally:
         running.close()
+
+
+def test_hover_on_a_file_that_is_not_open_reads_nothing(server, tmp_path):
+    # pygls reads a document that is not open from disk: a FIFO would hold the server for ever,
+    # /dev/zero fill its memory
+    os.mkfifo(tmp_path / "fifo.py")
+    (tmp_path / "zero.py").symlink_to("/dev/zero")
+    for request_id, name in ((7, "fifo.py"), (8, "zero.py")):
+        server.send({"jsonrpc": "2.0", "id": request_id, "method": "textDocument/hover", "params": {
+            "textDocument": {"uri": (tmp_path / name).as_uri()}, "position": {"line": 0, "character": 0}}})
+        got = server.messages(lambda got: any(m.get("id") == request_id for m in got), timeout=20)
+        [answer] = [m for m in got if m.get("id") == request_id]
+        assert answer.get("result") is None and "error" not in answer
+    assert "result" in server.hover_answered(9)

@@ -403,7 +403,9 @@ class TvmlintLanguageServer(LanguageServer):
 
     async def hover(self, params: types.HoverParams) -> Optional[types.Hover]:
         uri = params.text_document.uri
-        if not self.is_python(uri):
+        if not self.is_python(uri) or uri not in self.open:
+            # only an open buffer: pygls would read a file that is not open from disk, a FIFO or
+            # /dev/zero named like source included (waiting for ever, or without end)
             return None
         document = self.workspace.get_text_document(uri)
         text = document.source
@@ -420,8 +422,8 @@ class TvmlintLanguageServer(LanguageServer):
 
     async def inlay(self, params: types.InlayHintParams) -> List[types.InlayHint]:
         uri = params.text_document.uri
-        if not self.inlay_hints or not self.is_python(uri):
-            return []
+        if not self.inlay_hints or not self.is_python(uri) or uri not in self.open:
+            return []  # only an open buffer, as hover
         document = self.workspace.get_text_document(uri)
         text, version = document.source, document.version
         loop = asyncio.get_running_loop()
