@@ -13,6 +13,7 @@ import re
 import shutil
 import stat
 import subprocess
+import time
 import sys
 from pathlib import Path
 
@@ -314,6 +315,32 @@ def test_a_hanging_companion_is_stopped_and_the_static_results_print(tmp_path, c
     done = tvmlint("check", "--confirm", "--tvm-python", str(fake), "--tvm-timeout", "1", "--target-version", "0.27",
                    "--format", "json", "lower.py", cwd=tmp_path, cache=cache_dir)
     _static_and_one_line(done, "gave no answer within 1s")
+
+
+@pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for the interpreter")
+def test_a_companion_that_forks_is_stopped_with_its_grandchild(tmp_path, cache_dir):
+    # (#29) the grandchild held the pipes open: the run waited on it, and it was left running
+    write_tree(tmp_path, {"lower.py": RELAX_AT_0})
+    marker = tmp_path / "grandchild.pid"
+    fake = _fake_python(tmp_path, f"sleep 300 & echo $! > {marker}; wait")
+    started = time.monotonic()
+    done = tvmlint("check", "--confirm", "--tvm-python", str(fake), "--tvm-timeout", "1", "--target-version", "0.27",
+                   "--format", "json", "lower.py", cwd=tmp_path, cache=cache_dir)
+    assert time.monotonic() - started < 60
+    _static_and_one_line(done, "gave no answer within 1s")
+    grandchild = int(marker.read_text())
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and _alive(grandchild):
+        time.sleep(0.1)
+    assert not _alive(grandchild)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split()[2] != "Z"  # a zombie is gone, only not yet reaped by its parent
+    except FileNotFoundError:
+        return False
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for the interpreter")

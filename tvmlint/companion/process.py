@@ -82,6 +82,7 @@ class ChildSession:
             process = subprocess.Popen(
                 [self.python, str(CHILD), "--serve"],
                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, text=True,
+                start_new_session=True,  # its own process group: stopped with whatever it forked
             )
         except OSError as error:
             raise CompanionError(f"{self.what} could not be started: {error.strerror or error}") from None
@@ -131,30 +132,51 @@ class ChildSession:
             process.stdin.close()
             process.wait(timeout=5)
         except (OSError, subprocess.TimeoutExpired):
-            process.kill()
-            process.wait()
+            _stop_group(process)
+        else:
+            _stop_group(process)  # what it forked and left running
 
 
 def run_child(python: str, request: dict, timeout: float) -> dict:
     """The child's answer; CompanionError (one line) when there is none to be had."""
     what = f"the TVM companion ({python})"
     try:
-        done = subprocess.run(
-            [python, str(CHILD)],
-            input=json.dumps(request),
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-    except subprocess.TimeoutExpired:
-        raise CompanionError(f"{what} gave no answer within {timeout:g}s and was stopped") from None
+        # its own process group, stopped whole: a child that forks would otherwise leave its
+        # grandchild running, holding the pipes open (subprocess.run then waits on them for ever)
+        process = subprocess.Popen([python, str(CHILD)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
     except OSError as error:
         raise CompanionError(f"{what} could not be started: {error.strerror or error}") from None
-    if done.returncode < 0:
-        raise _crash(what, done.returncode)
     try:
-        answer = json.loads(done.stdout)
+        stdout, stderr = process.communicate(json.dumps(request), timeout=timeout)
+    except subprocess.TimeoutExpired:
+        _stop_group(process)
+        raise CompanionError(f"{what} gave no answer within {timeout:g}s and was stopped") from None
+    finally:
+        _stop_group(process)
+    if process.returncode < 0:
+        raise _crash(what, process.returncode)
+    try:
+        answer = json.loads(stdout)
     except ValueError:
-        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise CompanionError(f"{what} did not answer (exit {done.returncode}): {last}") from None
+        last = (stderr.strip().splitlines() or ["no output"])[-1]
+        raise CompanionError(f"{what} did not answer (exit {process.returncode}): {last}") from None
     return _checked(what, answer)
+
+
+def _stop_group(process: subprocess.Popen) -> None:
+    """Kill the child's process group (it leads one of its own) and reap the child."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError):
+        pass
+    for stream in (process.stdin, process.stdout, process.stderr):
+        try:
+            if stream is not None:
+                stream.close()
+        except OSError:
+            pass
+    try:
+        process.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        pass
