@@ -3,6 +3,8 @@ text into the file's own bytes, or leave the file alone with a one-line reason."
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -125,3 +127,15 @@ def test_an_edit_changes_no_byte_outside_its_line(tmp_path_factory, encoding, no
     changed = [i for i, (a, b) in enumerate(zip(before_lines, after_lines)) if a != b]
     assert changed == [line_number - 1]
     assert after_lines[line_number - 1].startswith(b"x = 1")
+
+
+def test_fix_on_stdin_gives_back_a_file_it_cannot_edit_byte_for_byte(tmp_path: Path):
+    # a formatter pipe: the fixed source on stdout, or the input unchanged with the reason on stderr
+    data = NOT_ROUND_TRIP["cp932"]
+    done = subprocess.run([sys.executable, "-m", "tvmlint", "fix", "--extend-select", "TVM002", "-"], cwd=tmp_path,
+                          input=data, capture_output=True, timeout=120)
+    assert done.stdout == data
+    assert b"left untouched" in done.stderr and done.returncode == 1
+    done = subprocess.run([sys.executable, "-m", "tvmlint", "fix", "--extend-select", "TVM002", "-"], cwd=tmp_path,
+                          input=b"# coding: cp932\n# \x82\xa0\nx = 1  # noqa: TVM101\n", capture_output=True, timeout=120)
+    assert done.stdout == b"# coding: cp932\n# \x82\xa0\nx = 1\n" and done.returncode == 0

@@ -553,28 +553,36 @@ class KernelUse:
                 return self._option_default(value.attr)
         return None
 
+    def _binding(self, name: str, line: int):
+        """Where `name`, read at `line`, is bound: (the innermost enclosing scope that binds it, the
+        parameter of that name if the scope is a function that takes one, the names it stores),
+        or None when no enclosing scope binds it."""
+        chain = self.chain_at(line)
+        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
+        for scope in reversed(scopes):
+            param = next((arg for arg in _params(scope) if arg.arg == name), None) if isinstance(scope, _FUNCTIONS) else None
+            stores = [node for node in self._own_nodes(scope)
+                      if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)]
+            if param is not None or stores:
+                return scope, param, stores
+        return None
+
     # -- a name that holds a Python float ---------------------------------------------------
 
     def python_float(self, name: str, line: int, depth: int = 0) -> bool:
         """Whether `name`, read at `line`, is bound once to Python arithmetic that gives a float
         (`scale = 1.0 / (4 * channel)`, `eps = 1e-5`): a float literal or a true division among
         numbers, with no call or tensor read that could make it a TVM expression."""
-        if depth > _DEPTH:
+        found = self._binding(name, line) if depth <= _DEPTH else None
+        if found is None:
             return False
-        chain = self.chain_at(line)
-        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
-        for scope in reversed(scopes):
-            if isinstance(scope, _FUNCTIONS) and any(arg.arg == name for arg in _params(scope)):
-                return False
-            stores = [node for node in self._own_nodes(scope)
-                      if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)]
-            if not stores:
-                continue
-            assign = self.parent.get(id(stores[0]))
-            if len(stores) != 1 or not isinstance(assign, ast.Assign) or assign.targets[0] is not stores[0]:
-                return False
-            return self._float_arithmetic(assign.value, assign.lineno, depth) is True
-        return False
+        _scope, param, stores = found
+        if param is not None or len(stores) != 1:
+            return False
+        assign = self.parent.get(id(stores[0]))
+        if not isinstance(assign, ast.Assign) or assign.targets[0] is not stores[0]:
+            return False
+        return self._float_arithmetic(assign.value, assign.lineno, depth) is True
 
     def _float_arithmetic(self, node: ast.AST, line: int, depth: int) -> Optional[bool]:
         """True: Python arithmetic giving a float; False: giving an int; None: not plain numbers."""
@@ -606,33 +614,26 @@ class KernelUse:
         """Whether `name`, read at `line`, holds what argparse parsed: bound once to
         `<parser>.parse_args(...)` (or the first of `parse_known_args`), or a parameter every
         visible call passes such a value."""
-        if depth > _DEPTH:
+        found = self._binding(name, line) if depth <= _DEPTH else None
+        if found is None:
             return False
-        chain = self.chain_at(line)
-        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
-        for scope in reversed(scopes):
-            param = next((arg for arg in _params(scope) if arg.arg == name), None) if isinstance(scope, _FUNCTIONS) else None
-            stores = [node for node in self._own_nodes(scope)
-                      if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)]
-            if param is None and not stores:
-                continue
-            if param is not None:
-                if stores or scope.name in self.loose:
-                    return False
-                passed = self._passed(scope, param)
-                return bool(passed) and all(self._parsed(value, call.lineno, depth) for value, call in passed)
-            if len(stores) != 1:
-                return False
-            assign = self.parent.get(id(stores[0]))
-            if not isinstance(assign, ast.Assign) or len(assign.targets) != 1:
-                return False
-            target = assign.targets[0]
-            if target is stores[0]:
-                return self._parsed(assign.value, assign.lineno, depth)
-            if (isinstance(target, ast.Tuple) and target.elts and target.elts[0] is stores[0]
-                    and isinstance(assign.value, ast.Call) and isinstance(assign.value.func, ast.Attribute)):
-                return assign.value.func.attr == "parse_known_args"
+        scope, param, stores = found
+        if param is not None:
+            given = None if stores else self._param_expressions(scope, param)
+            if given is None or given[1]:
+                return False  # rebound, hidden, or passed on: calls tvmlint cannot see may give it more
+            return all(self._parsed(value, given_line, depth) for value, given_line in given[0])
+        if len(stores) != 1:
             return False
+        assign = self.parent.get(id(stores[0]))
+        if not isinstance(assign, ast.Assign) or len(assign.targets) != 1:
+            return False
+        target = assign.targets[0]
+        if target is stores[0]:
+            return self._parsed(assign.value, assign.lineno, depth)
+        if (isinstance(target, ast.Tuple) and target.elts and target.elts[0] is stores[0]
+                and isinstance(assign.value, ast.Call) and isinstance(assign.value.func, ast.Attribute)):
+            return assign.value.func.attr == "parse_known_args"
         return False
 
     def _parsed(self, value: ast.AST, line: int, depth: int) -> bool:
@@ -649,25 +650,6 @@ class KernelUse:
         if isinstance(value, ast.Name):
             return self._holds_parsed_options(value.id, line, depth + 1)
         return False
-
-    def _passed(self, function: ast.AST, param: ast.arg) -> List[Tuple[ast.AST, ast.Call]]:
-        """What each visible call of `function` passes for `param` (empty when one hides it)."""
-        positional = [*function.args.posonlyargs, *function.args.args]
-        index = positional.index(param) if param in positional else None
-        out: List[Tuple[ast.AST, ast.Call]] = []
-        method = isinstance(self.parent.get(id(function)), ast.ClassDef)
-        if method:
-            return []  # `self` shifts the arguments, and any object's `.name(...)` may be a call
-        for call, through_attribute in self.calls_by_name.get(function.name, ()):
-            if through_attribute:
-                continue  # `x.run(...)`: some other object's
-            passed = next((k.value for k in call.keywords if k.arg == param.arg), None)
-            if passed is None and index is not None and index < len(call.args):
-                passed = call.args[index]
-            if passed is None or any(isinstance(a, ast.Starred) for a in call.args):
-                return []
-            out.append((passed, call))
-        return out
 
     def _option_default(self, option: str) -> Optional[Tuple[str, int]]:
         """The literal default of the command-line option stored as `option`: one
@@ -796,36 +778,27 @@ class KernelUse:
         default or caller gives the value). Where `literal` wants one fixed value, this is for a
         rule that reports each low value it can see (a kernel builder whose dtype defaults to, or
         is called with, float16)."""
-        if depth > _DEPTH:
+        found_at = self._binding(name, line) if depth <= _DEPTH else None
+        if found_at is None:
             return []
-        chain = self.chain_at(line)
-        scopes: List[ast.AST] = [self.tree, *(node for node in chain if isinstance(node, _FUNCTIONS))]
-        for scope in reversed(scopes):
-            param = None
-            if isinstance(scope, _FUNCTIONS):
-                param = next((arg for arg in _params(scope) if arg.arg == name), None)
-            stores = [node for node in self._own_nodes(scope)
-                      if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Store)]
-            if param is None and not stores:
-                continue
-            found: List[Tuple[str, int]] = []
-            for store in stores:
-                assign = self.parent.get(id(store))
-                if isinstance(assign, (ast.Assign, ast.AnnAssign)):
-                    value = self._value(assign.value, assign.lineno, 0)
-                    if value is not None:
-                        found.append(value)
-            if param is not None:
-                given = self._param_expressions(scope, param)
-                for value, given_line in (given[0] if given else ()):
-                    if isinstance(value, ast.Name) and given_line != scope.lineno:
-                        found.extend(self.possible(value.id, given_line, depth + 1))
-                    else:
-                        literal = self._value(value, given_line, depth)
-                        if literal is not None:
-                            found.append(literal)
-            return list(dict.fromkeys(found))
-        return []
+        scope, param, stores = found_at
+        found: List[Tuple[str, int]] = []
+        for store in stores:
+            assign = self.parent.get(id(store))
+            if isinstance(assign, (ast.Assign, ast.AnnAssign)):
+                value = self._value(assign.value, assign.lineno, 0)
+                if value is not None:
+                    found.append(value)
+        if param is not None:
+            given = self._param_expressions(scope, param)
+            for value, given_line in (given[0] if given else ()):
+                if isinstance(value, ast.Name) and given_line != scope.lineno:
+                    found.extend(self.possible(value.id, given_line, depth + 1))
+                else:
+                    literal = self._value(value, given_line, depth)
+                    if literal is not None:
+                        found.append(literal)
+        return list(dict.fromkeys(found))
 
 
 def _statements(node: ast.AST, name: str) -> List[ast.stmt]:

@@ -15,6 +15,7 @@ It never imports or runs the code it reads.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
@@ -104,6 +105,7 @@ class ImportBinding:
 
 
 LOCAL = object()  # a name bound by the checked code itself: never TVM's
+_BUILTINS = frozenset(dir(builtins))  # print(), len(): no star import brings them
 
 
 @dataclass(frozen=True)
@@ -1071,14 +1073,16 @@ class ModuleAnalysis(Visitor):
 
     def _instance_made(self, func: cst.BaseExpression) -> Optional[InstanceValue]:
         """What `Cls(...)` makes when Cls may be a class of the project: one defined here, or a
-        name imported from a module that is not TVM (were it a function, no method of it is
-        defined, and the calls on the result find nothing)."""
+        CapWords name imported from a module that is not TVM."""
         if isinstance(func, cst.Name):
             binding = self._lookup(func.value)
             if isinstance(binding, ClassValue):
                 return InstanceValue(binding.qualname)
         qualname = self.qualname_of(func)
-        if qualname is not None and not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
+        # an imported name is taken for a class by its CapWords name (PEP 8): `np.zeros(...)` and
+        # other functions' results would only add call sites no function of the project owns
+        if (qualname is not None and qualname.rpartition(".")[2][:1].isupper()
+                and not self.is_tvm(qualname) and qualname not in self.k.api_prefixes()):
             return InstanceValue(qualname)
         return None
 
@@ -1350,9 +1354,10 @@ class ModuleAnalysis(Visitor):
         elif isinstance(node.func, cst.Name) and self._lookup(node.func.value) is None:
             # a name only a star import can bind (`from utils import *`): the project step
             # finds which of those modules defines it (a function of the project's own)
-            for star in self._module_scope().star_modules:
-                if not self.is_tvm(star):
-                    self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node))
+            if node.func.value not in _BUILTINS:
+                for star in self._module_scope().star_modules:
+                    if not self.is_tvm(star):
+                        self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node))
         if not node.args:
             return
         callee = self.value_of(node.func)

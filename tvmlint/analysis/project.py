@@ -10,7 +10,7 @@ judged at all: precision first.
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Dict, List, Optional, Sequence, Set, Tuple
+from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
@@ -19,6 +19,19 @@ from tvmlint.analysis.results import CallFact, Deferred, FileResult, unless_defi
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]
+
+
+def method_classes(names: Iterable[str], modules: Callable[[], AbstractSet[str]] = frozenset) -> Set[str]:
+    """The classes of followed methods: the part of each name before its last dot
+    (`parameters.Proc` of `parameters.Proc.run`) that `modules()` does not name as a module. A
+    file naming the class may call the method through an instance (`Proc(...).run()`), so the
+    later rounds of a run, and explain, follow it too. Asked without `modules`, every such part
+    is taken (more files read, none missed)."""
+    owners = {name.rpartition(".")[0] for name in names if "." in name}
+    if not owners:
+        return set()
+    known = modules()
+    return {owner for owner in owners if owner and owner not in known}
 
 
 class Project:

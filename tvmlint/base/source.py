@@ -10,7 +10,7 @@ import tempfile
 import tokenize
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Optional, Tuple
+from typing import BinaryIO, Callable, List, Optional, Tuple
 
 
 @dataclass(frozen=True)
@@ -52,8 +52,6 @@ def edited_bytes(source: SourceText, original: bytes, new_text: str) -> bytes:
     new_data = source.encode(new_text)
     before = source.encode(old_text[:head])
     after = old_text[len(old_text) - tail:].encode(source.encoding) if tail else b""
-    if source.bom and not head:
-        before = b"\xef\xbb\xbf"
     exact = (original.startswith(before) and new_data.startswith(before)
              and original.endswith(after) and new_data.endswith(after)
              and len(before) + len(after) <= min(len(original), len(new_data))
@@ -73,6 +71,17 @@ def read_file(path, limit: Optional[int] = None) -> bytes:
     directory) raises OSError instead of blocking or reading forever; a file over `limit`
     bytes (None: no limit) raises TooLarge without being read."""
     return read_file_stat(path, limit)[0]
+
+
+def read_stream(stream: BinaryIO, limit: Optional[int] = None) -> bytes:
+    """A stream's bytes (stdin), read no further than `limit` bytes (None: no limit): raises
+    TooLarge past it, so `< /dev/zero` is not read until memory runs out."""
+    if limit is None:
+        return stream.read()
+    data = stream.read(limit + 1)
+    if len(data) > limit:
+        raise TooLarge(0, f"larger than {limit / 2**20:.4g} MB", "<stdin>")
+    return data
 
 
 def read_file_stat(path, limit: Optional[int] = None) -> Tuple[bytes, os.stat_result]:

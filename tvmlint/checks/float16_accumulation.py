@@ -459,6 +459,9 @@ class Float16Accumulation(Rule):
         TE + "scale = 1.0 / (4 * 64)\nA = te.placeholder((64, 64), dtype='float16', name='A')\n"
         "M = te.compute((64,), lambda i: A[i, 0] * scale)\nk = te.reduce_axis((0, 64), name='k')\n"
         "S = te.compute((64,), lambda i: te.sum((A[i, k] - M[i]) * (A[i, k] - M[i]), axis=k))\n",
+        # Python's float(): a Python float, as a literal is (checked on the 0.27 wheel: float32)
+        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
+        "S = te.compute((64,), lambda i: te.sum(A[i, k] * float(2), axis=k))\n",
         # a command-line option whose default is float32
         TE + "import argparse\n\ndef gemm(dtype):\n    A = te.placeholder((64, 64), dtype=dtype, name='A')\n"
         "    k = te.reduce_axis((0, 64), name='k')\n    return te.compute((64,), lambda i: te.sum(A[i, k], axis=k))\n\n"
@@ -1040,7 +1043,11 @@ def _typed_constant(call: cst.Call) -> bool:
     float argument is no Python float in the arithmetic."""
     func = call.func
     name = func.attr.value if isinstance(func, cst.Attribute) else func.value if isinstance(func, cst.Name) else ""
-    return name == "const" or name.startswith(("float", "bfloat"))
+    # a dtype's own constructor has its width in its name: Python's `float(x)` is a Python float
+    return name == "const" or _FLOAT_CONSTRUCTOR.fullmatch(name) is not None
+
+
+_FLOAT_CONSTRUCTOR = re.compile(r"b?float\d+")
 
 
 _CALL_DEPTH = 3  # how many function calls deep an element's dtype is followed

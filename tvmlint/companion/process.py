@@ -150,10 +150,9 @@ def run_child(python: str, request: dict, timeout: float) -> dict:
     try:
         stdout, stderr = process.communicate(json.dumps(request), timeout=timeout)
     except subprocess.TimeoutExpired:
-        _stop_group(process)
         raise CompanionError(f"{what} gave no answer within {timeout:g}s and was stopped") from None
     finally:
-        _stop_group(process)
+        _stop_group(process)  # and whatever it forked
     if process.returncode < 0:
         raise _crash(what, process.returncode)
     try:

@@ -364,17 +364,14 @@ class ProjectView:
         if isinstance(ctx, PassCtx):
             return [(ctx, ())]
         from tvmlint.run.low_contexts import words_of
-        from tvmlint.analysis.project import Project
+        from tvmlint.analysis.project import Project, method_classes
 
         own = self.own()
         callers, defined = _chain_names(ctx)
         results: Dict[str, object] = {}
         while True:
             wanted = {name.rsplit(".", 1)[-1].encode() for name in callers | defined if "<" not in name}
-            # a method's class counts as named too: `proc.run()` names `Proc` where `proc = Proc()`
-            # (as a run's later rounds follow it, tvmlint.run.runner._classes_of)
-            owners = {name.rpartition(".")[0] for name in callers if "." in name}
-            follow = (frozenset(callers | owners), frozenset(defined))
+            follow = (frozenset(callers | method_classes(callers)), frozenset(defined))
             for file in self.files():
                 data, content = self.text_of(file)
                 if not content or not wanted & words_of(data):

@@ -118,13 +118,15 @@ def check_paths(
         done: Set[str] = set()
         done_defined: Set[str] = set()
         tvm_roots = _tvm_roots(entries) if cheap else frozenset()
+        from tvmlint.analysis.project import method_classes
+
         module_names = functools.lru_cache(maxsize=None)(
             lambda: {run.planner.module_name(entry.path)[0] for entry in entries})
         while cheap:
             callers_of, defined = _followed_names(entries, low)
             # a method (`parameters.Proc.run`) is called through an instance: a file that names
             # its class (`from parameters import Proc`) may call it
-            callers_of |= _classes_of(callers_of, module_names)
+            callers_of |= method_classes(callers_of, module_names)
             callers_of -= done
             defined -= done_defined
             if not callers_of and not defined:
@@ -383,16 +385,6 @@ def _chain(ctx) -> Iterator[Tuple[str, bool]]:
             return
         else:
             return
-
-
-def _classes_of(names: Set[str], modules: Callable[[], Set[str]]) -> Set[str]:
-    """The parts before the last dot of followed names that no checked module is named
-    (`modules()`): the classes of followed methods (`parameters.Proc` of `parameters.Proc.run`)."""
-    owners = {name.rpartition(".")[0] for name in names if "." in name}
-    if not owners:
-        return set()
-    known = modules()
-    return {owner for owner in owners if owner and owner not in known}
 
 
 def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None) -> Tuple[Set[str], Set[str]]:

@@ -124,16 +124,16 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
     from tvmlint.frontends.commands.stdin import STDIN
     from tvmlint.run.fixer import fix_text
     from tvmlint.run.tasks import display_path
-    from tvmlint.base.source import decode
+    from tvmlint.base.source import NotByteExact, TooLarge, decode, edited_bytes, read_stream
 
     if args.stdin_filename is not None:
         path, shown = args.stdin_filename, display_path(args.stdin_filename, resolver.cwd)
     else:
         path, shown = resolver.cwd / "stdin.py", STDIN
-    limit = resolver.for_path(path).max_file_bytes
-    data = sys.stdin.buffer.read() if limit is None else sys.stdin.buffer.read(limit + 1)
-    if limit is not None and len(data) > limit:  # `< /dev/zero` would fill memory: nothing is written
-        raise UsageError(f"the input is larger than {limit / 2**20:.4g} MB (max-file-size)")
+    try:
+        data = read_stream(sys.stdin.buffer, resolver.for_path(path).max_file_bytes)
+    except TooLarge as error:  # `< /dev/zero` would fill memory: nothing is written
+        raise UsageError(f"the input is {error.strerror} (max-file-size)") from None
     if resolver.for_path(path).skips_named(path):  # force-exclude: an excluded file is left as it is
         sys.stdout.buffer.write(data)
         return EXIT_CLEAN
@@ -146,7 +146,13 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
     if args.diff:
         sys.stdout.writelines(diff_lines(shown, result.original, result.fixed))
     else:
-        sys.stdout.buffer.write(source.encode(result.fixed))
+        try:
+            # as a file is written: only the edited stretch's bytes change, or none at all
+            sys.stdout.buffer.write(edited_bytes(source, data, result.fixed))
+        except (NotByteExact, UnicodeEncodeError) as error:
+            sys.stdout.buffer.write(data)  # a formatter pipe gets its input back unchanged
+            print(f"tvmlint: {shown}: left untouched: {error}", file=sys.stderr)
+            return EXIT_FINDINGS
     sys.stdout.flush()
     from tvmlint.run.fixer import FileOutcome
 

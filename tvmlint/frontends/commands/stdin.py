@@ -43,16 +43,16 @@ class StdinSource:
 
 def read_stdin(args: argparse.Namespace, cwd: Path, limit: Optional[int] = None) -> StdinSource:
     from tvmlint.run.tasks import display_path
-    from tvmlint.base.source import decode, undecodable_at
+    from tvmlint.base.source import TooLarge, decode, read_stream, undecodable_at
 
     if args.stdin_filename is not None:
         path = args.stdin_filename
         shown = display_path(path, cwd)
     else:
         path, shown = cwd / "stdin.py", STDIN
-    # bounded as a file is by max-file-size: `< /dev/zero` would be read until memory runs out
-    data = sys.stdin.buffer.read() if limit is None else sys.stdin.buffer.read(limit + 1)
-    if limit is not None and len(data) > limit:
+    try:
+        data = read_stream(sys.stdin.buffer, limit)  # bounded as a file is, by max-file-size
+    except TooLarge:
         from tvmlint.run.guards import too_large_stream
 
         return StdinSource(path, shown, None, too_large_stream(limit), (1, 1))

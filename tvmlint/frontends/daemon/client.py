@@ -193,11 +193,14 @@ def _read_stdin_if_used(args: argparse.Namespace) -> Optional[bytes]:
     if not reads_stdin(args):
         return None
     # bounded before the settings are read (they decide max-file-size): no buffer past this is source
-    data = sys.stdin.buffer.read(MAX_STDIN + 1)
-    if len(data) > MAX_STDIN:
+    from tvmlint.base.source import TooLarge, read_stream
+
+    try:
+        data = read_stream(sys.stdin.buffer, MAX_STDIN)
+    except TooLarge as error:
         from tvmlint.frontends.commands import UsageError
 
-        raise UsageError(f"the input is larger than {MAX_STDIN >> 20} MB")
+        raise UsageError(f"the input is {error.strerror}") from None
     sys.stdin = io.TextIOWrapper(io.BytesIO(data), encoding=sys.stdin.encoding, errors=sys.stdin.errors)
     return data
 
