@@ -1358,9 +1358,14 @@ class ModuleAnalysis(Visitor):
                 for star in self._module_scope().star_modules:
                     if not self.is_tvm(star):
                         self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node))
+        callee = self.value_of(node.func)
+        if isinstance(callee, FunctionValue):
+            # reached for a module whose own name is under TVM's packages (a folder called `tvm`):
+            # its calls of its own functions, with or without arguments, give them contexts
+            self.callsites.append(CallSite(callee.qualname, ctx, node))
+            return
         if not node.args:
             return
-        callee = self.value_of(node.func)
         if isinstance(callee, PassValue) and callee.runs_children:
             self.runs.append(
                 GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(),
@@ -1368,8 +1373,6 @@ class ModuleAnalysis(Visitor):
             )
         elif isinstance(callee, SequentialValue):
             self.runs.append(GatedRun(node, callee.gated.children, callee.display, ctx, self._statement(), sequential=callee, callee=callee))
-        elif isinstance(callee, FunctionValue):
-            self.callsites.append(CallSite(callee.qualname, ctx, node))
 
     def _context_fate(self, node: cst.Call, parent: Optional[cst.CSTNode]) -> str:
         if isinstance(parent, cst.Expr):

@@ -14,6 +14,7 @@ from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequen
 
 from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
+from tvmlint.analysis.module_aliases import ModuleAliases
 from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.results import CallFact, Deferred, FileResult, unless_defined
 
@@ -46,11 +47,13 @@ class Project:
         self.functions = {name for name, paths in owners.items() if len(paths) == 1}
         self.owners: Dict[str, List[str]] = owners
         self.escaped: Set[str] = {name for result in results for name in result.escaped}
+        self.aliases = ModuleAliases((result.path, result.module_name) for result in results)
         self.calls: Dict[str, List[Tuple[FileResult, CallFact]]] = defaultdict(list)
         for result in results:
             for call in result.callsites:
-                if call.callee in owners:
-                    self.calls[call.callee].append((result, call))
+                callee = call.callee if call.callee in owners else self.aliases.canonical(call.callee, result.path)
+                if callee in owners:
+                    self.calls[callee].append((result, call))
         self.returns: Dict[str, List[PassCtx]] = {}
         for result in results:
             self.returns.update(result.context_returns)
@@ -66,7 +69,7 @@ class Project:
         if isinstance(ctx, PassCtx):
             return [(ctx, ())]
         if isinstance(ctx, FromCall):
-            returned = self.returns.get(ctx.function)
+            returned = self.returns.get(ctx.function) or self.returns.get(self.aliases.canonical(ctx.function, home))
             if returned:
                 return [(c, ()) for c in returned]
             return self.reach(ctx.outer, seen, home)

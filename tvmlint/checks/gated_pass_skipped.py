@@ -28,6 +28,14 @@ class GatedPassSkipped(Rule):
     code = "TVM101"
 
     VALID = [
+        # (issue #28) a script's sibling module (see INVALID), run under a context that keeps every member
+        Case("from parameters import Process\n\ndef main():\n    proc = Process(mod)\n"
+             "    with tvm.transform.PassContext(opt_level=3):\n        proc.quantize()\n\n"
+             "if __name__ == '__main__':\n    main()\n", path="quant/tvm/quantize_tvm.py",
+             files={"quant/tvm/__init__.py": "",
+                    "quant/tvm/parameters.py": FOLD + "class Process:\n    def __init__(self, mod):\n        self.mod = mod\n\n"
+                    "    def quantize(self):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
+                    "            return relay.quantize.quantize(self.mod, None)\n"}, target="0.14"),
         # a function pass called directly always runs, whatever its level
         FOLD + "mod = relay.transform.CanonicalizeOps()(mod)\n",
         FOLD + "mod = relay.transform.FoldConstant()(mod)\n",
@@ -228,6 +236,24 @@ class GatedPassSkipped(Rule):
                     "            return relay.quantize.quantize(self.mod, None)\n\n"
                     "    def run(self):\n        return self.quantize()\n"}, target="0.14",
              expect="when process.Process.run is called from case.py:5"),
+        # (issue #28) a module named by another name than its own. A script's sibling, in a folder
+        # that is a package named `tvm` (itlab-vision/dl-benchmark src/quantization/tvm:
+        # `from parameters import TVMQuantizationProcess` in quantization_tvm.py, whose module name
+        # is tvm.parameters), and a zero-argument call of the script's own main:
+        Case("from parameters import Process\n\ndef main():\n    proc = Process(mod)\n    proc.quantize()\n\n"
+             "if __name__ == '__main__':\n    main()\n", path="quant/tvm/quantize_tvm.py",
+             files={"quant/tvm/__init__.py": "", "quant/parameters.py": "class Process:\n    pass\n",
+                    "quant/tvm/parameters.py": FOLD + "class Process:\n    def __init__(self, mod):\n        self.mod = mod\n\n"
+                    "    def quantize(self):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
+                    "            return relay.quantize.quantize(self.mod, None)\n"}, target="0.14",
+             expect="when tvm.parameters.Process.quantize is called from quant/tvm/quantize_tvm.py:5"),
+        # a namespace package, a folder with no __init__.py (luludak/MutateNN:
+        # `from mutators.generators import model as model_generator` in main.py)
+        Case("from mutators.generators import model as gen\nmod = gen.mutate(mod)\n",
+             files={"mutators/__init__.py": "",
+                    "mutators/generators/model.py": FOLD + "def mutate(mod):\n"
+                    "    return tvm.transform.Sequential([relay.transform.ConvertLayout({})])(mod)\n"}, target="0.13",
+             expect="when model.mutate is called from case.py:2"),
         # two scripts of one name in two folders (tvmt/tune.py, arm/tune.py: both module `tune`): a
         # call inside one of them is to its own function
         Case("", files={

@@ -118,21 +118,34 @@ def check_paths(
         done: Set[str] = set()
         done_defined: Set[str] = set()
         tvm_roots = _tvm_roots(entries) if cheap else frozenset()
+        from tvmlint.analysis.module_aliases import ModuleAliases
         from tvmlint.analysis.project import method_classes
 
-        module_names = functools.lru_cache(maxsize=None)(
-            lambda: {run.planner.module_name(entry.path)[0] for entry in entries})
+        aliases = functools.lru_cache(maxsize=None)(
+            lambda: ModuleAliases((entry.path, run.planner.module_name(entry.path)[0]) for entry in entries))
+        module_names = lambda: aliases().modules  # noqa: E731
         while cheap:
-            callers_of, defined = _followed_names(entries, low)
+            callers_of, defined = _followed_names(entries, low, aliases)
             # a method (`parameters.Proc.run`) is called through an instance: a file that names
             # its class (`from parameters import Proc`) may call it
             callers_of |= method_classes(callers_of, module_names)
+            callers_of -= done
+            # and a module by another name than its own: a longer one through a namespace package
+            # (any file may write it), a script's sibling by its bare name (only a file beside it)
+            beside: Dict[str, Set[str]] = {}
+            for name in list(callers_of):
+                anywhere, near = aliases().spellings(name)
+                callers_of.update(anywhere)
+                for folder, spelled in near:
+                    beside.setdefault(folder, set()).add(spelled)
             callers_of -= done
             defined -= done_defined
             if not callers_of and not defined:
                 break
             done |= callers_of
             done_defined |= defined
+            for spelled in beside.values():
+                done |= spelled  # what a file picked for them is kept for
             # A function named under TVM's own packages is TVM's API to the analysis: a call of it
             # from another module is never followed into it (tvmlint.analysis.module records no call site),
             # so only its own module can give it a context.
@@ -144,13 +157,16 @@ def check_paths(
                 if (not entry.analysed or entry.partial) and entry.mentions != UNKNOWN_MENTIONS and (
                     (entry.mentions and mentions_any(entry.mentions, elsewhere, defined))
                     or (entry.mentions and run.planner.module_name(entry.path)[0] in homes and mentions_any(entry.mentions, local))
+                    or (entry.mentions and beside and mentions_any(entry.mentions, beside.get(_folder(entry.path), ()), ()))
                 )
             ]
             # files whose names the cheap stage never resolved: those that may name one are asked
             # in the round itself (a file that named an earlier round's name was asked then)
-            unknown = _may_mention(
-                [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS], elsewhere, defined | local, run.planner
-            )
+            never_resolved = [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS]
+            unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner)
+            for folder, spelled in beside.items():
+                near = [entry for entry in never_resolved if _folder(entry.path) == folder and entry not in unknown]
+                unknown += _may_mention(near, spelled, set(), run.planner) if near else []
             if not picked and not unknown:
                 break
             # every name followed so far: a file picked again keeps what an earlier round kept
@@ -387,12 +403,17 @@ def _chain(ctx) -> Iterator[Tuple[str, bool]]:
             return
 
 
-def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None) -> Tuple[Set[str], Set[str]]:
+def _folder(path: str) -> str:
+    return os.path.dirname(os.path.normpath(path))
+
+
+def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None, aliases=None) -> Tuple[Set[str], Set[str]]:
     """Qualified names of the functions some deferred finding depends on (directly or through
     further callers): those whose callers matter, and those whose definitions (returned
     contexts) matter. A skipped or partly analysed file that names one of the first, or defines
     one of the second (tvmlint.analysis.used_names.mentions), is analysed whole in the next round.
-    `low`: leaves out the findings no context they need can reach (tvmlint.run.low_contexts)."""
+    `low`: leaves out the findings no context they need can reach (tvmlint.run.low_contexts);
+    `aliases()`: the run's ModuleAliases, to read a call written with another name of a module."""
     deferred = []
     callers: Dict[str, List[Tuple[object, int]]] = {}
     for index, entry in enumerate(entries):
@@ -401,7 +422,8 @@ def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None) -> 
         result = entry.result
         deferred.extend((index, d) for d in result.deferred)
         for call in result.callsites:
-            callers.setdefault(call.callee, []).append((call.ctx, index))
+            callee = call.callee if aliases is None else aliases().canonical(call.callee, entry.path)
+            callers.setdefault(callee, []).append((call.ctx, index))
     if low is not None:
         deferred = low.followed(deferred, callers)
     found: Set[str] = set()
