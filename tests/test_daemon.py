@@ -291,6 +291,45 @@ def test_status_start_and_stop(env):
     assert tvmlint(env, "daemon", "stop", cwd=REPO)[:2] == (0, b"tvmlint daemon: not running\n")
 
 
+def test_stop_reaches_a_daemon_still_starting(env, tmp_path):
+    # `check --daemon` with none running starts one in the background and checks in its own
+    # process meanwhile. A stop before that daemon answers said "not running", and the daemon
+    # came up afterwards (issue #32). It is frozen here the moment it holds its lock, so the
+    # stop always comes before it can answer, however fast this machine is.
+    root = project(tmp_path, {"model.py": CLEAN})
+    code, _, err = tvmlint(env, "check", "model.py", "--daemon", cwd=root)
+    assert code == 0, err
+    assert wait_for(lambda: address.lock_holder()[1] is not None)
+    pid = address.lock_holder()[1]
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        code, out, err = tvmlint(env, "daemon", "stop", cwd=REPO)
+        assert code == 0 and out.startswith(f"tvmlint daemon: stopped (pid {pid}".encode()), (out, err)
+        assert wait_for(lambda: not _alive(pid), 5)
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert served() == -1
+    assert address.lock_holder() == (False, None)
+
+
+def test_stop_ends_a_daemon_that_does_not_answer(env):
+    # a daemon that holds its lock and answers nothing (stopped here with SIGSTOP) is ended,
+    # where "not running" would leave it holding the lock, and every `check --daemon` waiting
+    pid = start(env)
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        code, out, err = tvmlint(env, "daemon", "status", cwd=REPO)
+        assert code == 0 and f"not answering (pid {pid})".encode() in out, (out, err)
+        code, out, err = tvmlint(env, "daemon", "stop", cwd=REPO)
+        assert code == 0 and f"stopped (pid {pid}; it was starting or not answering)".encode() in out, (out, err)
+        assert not _alive(pid)
+    finally:
+        if _alive(pid):
+            os.kill(pid, signal.SIGKILL)
+    assert address.lock_holder() == (False, None)
+
+
 def test_fix_is_not_handed_over(env, tmp_path):
     root = project(tmp_path, {"model.py": FOLD})
     code, out, err = tvmlint(env, "check", "model.py", "--fix", "--daemon", cwd=root)

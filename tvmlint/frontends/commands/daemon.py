@@ -10,6 +10,8 @@ from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
 # how long `start` and `stop` wait for the daemon to come up or go
 WAIT = 20.0
+# how long a daemon that does not answer gets to end on SIGTERM before it is killed
+TERM_WAIT = 5.0
 
 
 def add_parser(subparsers) -> None:
@@ -66,15 +68,50 @@ def _start(args: argparse.Namespace) -> int:
 
 
 def _stop(args: argparse.Namespace) -> int:
-    from tvmlint.frontends.daemon import client
+    from tvmlint.frontends.daemon import address, client
 
     reply = client.ask({"kind": "stop"})
-    if reply is None:
+    if reply is not None:
+        _wait(lambda: not _alive(reply["pid"]))
+        print(f"tvmlint daemon: stopped (pid {reply['pid']})")
+        return EXIT_CLEAN
+    # No answer, but the lock may be held: by a daemon still warming up (`check --daemon` just
+    # started it) or one that no longer answers. Either would outlive a "not running".
+    pid = _holder(address)
+    if pid is None:
         print("tvmlint daemon: not running")
         return EXIT_CLEAN
-    _wait(lambda: not _alive(reply["pid"]))
-    print(f"tvmlint daemon: stopped (pid {reply['pid']})")
+    import signal
+
+    _signal(pid, signal.SIGTERM)
+    _wait(lambda: not _alive(pid), TERM_WAIT)
+    if _alive(pid):
+        _signal(pid, signal.SIGKILL)
+        _wait(lambda: not _alive(pid))
+    if _alive(pid):
+        print(f"tvmlint daemon: pid {pid} did not stop", file=sys.stderr)
+        return EXIT_ERROR
+    print(f"tvmlint daemon: stopped (pid {pid}; it was starting or not answering)")
     return EXIT_CLEAN
+
+
+def _holder(address):
+    """The lock holder's pid; a moment is given to one that has the lock but not yet written it."""
+    for _ in range(20):
+        held, pid = address.lock_holder()
+        if pid is not None or not held:
+            return pid
+        time.sleep(0.05)
+    return None
+
+
+def _signal(pid: int, number) -> None:
+    import os
+
+    try:
+        os.kill(pid, number)
+    except OSError:
+        pass
 
 
 def _status(args: argparse.Namespace) -> int:
@@ -83,6 +120,10 @@ def _status(args: argparse.Namespace) -> int:
 
     reply = client.ask({"kind": "status"})
     if reply is None:
+        pid = _holder(address)
+        if pid is not None:
+            print(f"tvmlint daemon: starting, or not answering (pid {pid}); `tvmlint daemon stop` stops it")
+            return EXIT_CLEAN
         print("tvmlint daemon: not running")
         return EXIT_FINDINGS
     current = reply["fingerprint"] == address.fingerprint()
@@ -92,8 +133,8 @@ def _status(args: argparse.Namespace) -> int:
     return EXIT_CLEAN
 
 
-def _wait(done) -> None:
-    deadline = time.monotonic() + WAIT
+def _wait(done, seconds: float = WAIT) -> None:
+    deadline = time.monotonic() + seconds
     while not done() and time.monotonic() < deadline:
         time.sleep(0.05)
 

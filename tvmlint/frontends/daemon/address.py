@@ -8,7 +8,7 @@ import socket
 import stat
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Optional, Tuple
 
 DIR_ENV = "TVMLINT_DAEMON_DIR"
 # sun_path holds 108 bytes on Linux, 104 on macOS
@@ -76,3 +76,26 @@ def fingerprint() -> str:
 
     rules = rules_dir()
     return f"{code_fingerprint()}:{rules}:{file_stamps(rules, '*.toml')}"
+
+
+
+def lock_holder() -> Tuple[bool, Optional[int]]:
+    """Whether a daemon holds this installation's lock (one starting up, or one that does not
+    answer), and its pid when it has written it (just after taking the lock)."""
+    import fcntl
+
+    path = socket_path()
+    if path is None:
+        return False, None
+    try:
+        lock = open(path.with_suffix(".lock"), "rb")
+    except OSError:
+        return False, None
+    with lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            text = lock.read(32)
+            return True, int(text) if text.isdigit() else None
+        fcntl.flock(lock, fcntl.LOCK_UN)
+        return False, None

@@ -78,6 +78,10 @@ class Daemon:
             self._lock_file.close()
             self._lock_file = None
             return False
+        # who holds it, for `daemon stop` while this one warms up or does not answer
+        self._lock_file.truncate(0)
+        self._lock_file.write(str(os.getpid()).encode())
+        self._lock_file.flush()
         return True
 
     def warm_up(self) -> None:
