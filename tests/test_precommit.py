@@ -97,6 +97,26 @@ def test_try_repo_fails_on_a_silent_fold_and_passes_a_clean_file(tmp_path, hooks
     assert re.search(r"^tvmlint\.+Passed$", good.stdout, re.M), good.stdout
 
 
+@pytest.mark.network
+def test_a_staged_notebook_is_checked_by_the_hook(tmp_path, hooks_repo, pre_commit_home):
+    # types_or [python, jupyter]: pre-commit hands the hook a notebook, reported at its cell
+    import json
+
+    cells = [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": ["import tvm\n", "from tvm import relay\n"]},
+             {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+              "source": ["mod = relay.transform.FoldScaleAxis()(mod)\n"]}]
+    document = {"cells": cells, "metadata": {"language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+    root = project(tmp_path / "work", {
+        "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n',
+        "fold.ipynb": json.dumps(document, sort_keys=True, indent=1) + "\n",
+    })
+    git("add", "-A", cwd=root)
+    done = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "fold.ipynb", cwd=root, home=pre_commit_home)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "cell 2:1:7 TVM101" in done.stdout, done.stdout
+
+
 def readme_pre_commit_config() -> dict:
     """The .pre-commit-config.yaml the README tells users to write."""
     readme = (REPO / "README.md").read_text(encoding="utf-8")
@@ -173,12 +193,12 @@ def test_fix_hook_rewrites_and_then_passes(tmp_path, hooks_repo, pre_commit_home
     assert second.returncode == 0, second.stdout + second.stderr
 
 
-def test_only_python_files_are_passed():
+def test_only_python_files_and_notebooks_are_passed():
     manifest = yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
     hooks = {hook["id"]: hook for hook in manifest}
     assert set(hooks) == {"tvmlint", "tvmlint-fix"}
     for hook in hooks.values():
-        assert hook["language"] == "python" and hook["types"] == ["python"]
+        assert hook["language"] == "python" and hook["types_or"] == ["python", "jupyter"] and "types" not in hook
         assert hook["entry"].split()[:2] in (["tvmlint", "check"], ["tvmlint", "fix"])
 
 

@@ -77,6 +77,9 @@ class Finding:
     # written, when that is not the reported line (the `with` that sets an opt_level a
     # build below it runs at). Never printed, not part of equality.
     noqa_lines: Tuple[int, ...] = field(default=(), compare=False, repr=False)
+    # In a notebook, as reported: the cell (counted among all cells, from 1) that `start` and
+    # `end` are lines of (tvmlint.output.cells); None for a file of Python source.
+    cell: Optional[int] = None
 
     def __post_init__(self) -> None:
         # One rule on the same name in many files says the same thing: a run that holds
@@ -102,6 +105,8 @@ class Finding:
             "message": self.message,
             "fix": self.fix.to_json() if self.fix else None,
         }
+        if self.cell is not None:
+            data["cell"] = self.cell
         if self.confirmation is not None:
             data["confirmed"] = self.confirmed
             data["confirmation"] = self.confirmation

@@ -85,6 +85,7 @@ class Explanation:
     source: Optional[str] = None  # where the pipeline comes from (a build's), tag and file
     on_purpose: bool = False  # the code's own words next to it say the skip is meant
     also: List[str] = field(default_factory=list)  # other sites on the line asked about ("display at L:C")
+    cell: Optional[int] = None  # in a notebook: the cell that `line` and `end_line` are lines of
 
     @property
     def reported(self) -> bool:
@@ -323,13 +324,15 @@ class ProjectView:
 
     def text_of(self, file: str) -> Tuple[bytes, str]:
         if file not in self._texts:
-            from tvmlint.base.source import decode, read_file
+            from tvmlint.base.notebook import decode_file, file_bound, is_notebook
+            from tvmlint.base.source import read_file
 
+            limit = self.resolver.for_path(file).max_file_bytes
             try:
-                data = read_file(file, self.resolver.for_path(file).max_file_bytes)
+                data = read_file(file, file_bound(limit) if is_notebook(file) else limit)
             except OSError:  # unreadable, not a regular file, or over max-file-size: it calls nothing here
                 data = b""
-            source, _ = decode(data)
+            source, _ = decode_file(file, data)
             self._texts[file] = (data, source.text if source is not None else "")
         return self._texts[file]
 
@@ -357,6 +360,16 @@ class ProjectView:
             self._checked[key] = result.result if result.analysed else None
         return self._checked[key]
 
+    def aliases(self):
+        """The other names of the project's modules (tvmlint.analysis.module_aliases), its
+        files named as a run shows them."""
+        from tvmlint.analysis.module_aliases import ModuleAliases
+        from tvmlint.run.engine import module_name_for
+        from tvmlint.run.tasks import display_path
+
+        files = [(self.shown, self.path)] + [(display_path(file, self.resolver.cwd), Path(file)) for file in self.files()]
+        return ModuleAliases((shown, module_name_for(path)[0]) for shown, path in files)
+
     def reach(self, ctx: ContextRef) -> List[Tuple[PassCtx, Tuple[str, ...]]]:
         """The contexts that reach `ctx` (with the chain of calls that bring each), as the project
         step of a run finds them: tvmlint.analysis.project.Project.reach over the files of the root, each
@@ -367,11 +380,18 @@ class ProjectView:
         from tvmlint.analysis.project import Project, method_classes
 
         own = self.own()
+        aliases = self.aliases()
         callers, defined = _chain_names(ctx)
         results: Dict[str, object] = {}
         while True:
             wanted = {name.rsplit(".", 1)[-1].encode() for name in callers | defined if "<" not in name}
-            follow = (frozenset(callers | method_classes(callers)), frozenset(defined))
+            named = callers | method_classes(callers)
+            # a module by another name than its own, as the run's later rounds follow it
+            for name in list(named):
+                anywhere, beside = aliases.spellings(name)
+                named.update(anywhere)
+                named.update(spelled for _folder, spelled in beside)
+            follow = (frozenset(named), frozenset(defined))
             for file in self.files():
                 data, content = self.text_of(file)
                 if not content or not wanted & words_of(data):
@@ -382,7 +402,7 @@ class ProjectView:
             more_callers, more_defined = set(callers), set(defined)
             for result in [own, *results.values()]:
                 for call in result.callsites:
-                    if call.callee in callers:
+                    if call.callee in callers or aliases.canonical(call.callee, result.path) in callers:
                         found_callers, found_defined = _chain_names(call.ctx)
                         more_callers |= found_callers
                         more_defined |= found_defined
@@ -588,13 +608,14 @@ def _module_and_project(path: Path, resolver: SettingsResolver, text: Optional[s
 
 
 def read_text(path: Path, limit: Optional[int] = None) -> str:
-    from tvmlint.base.source import decode, read_file
+    from tvmlint.base.notebook import decode_file, file_bound, is_notebook
+    from tvmlint.base.source import read_file
 
     try:
-        data = read_file(str(path), limit)
+        data = read_file(str(path), file_bound(limit) if is_notebook(path) else limit)
     except OSError as error:
         raise NotASite(f"{path}: {error.strerror or error}") from None
-    source, why = decode(data)
+    source, why = decode_file(path, data)
     if source is None:
         raise NotASite(f"{path}: {why}")
     return source.text
@@ -661,7 +682,8 @@ def _plain_tree(nodes: Sequence[PassNode], prefix: str = "") -> List[str]:
 
 def _header(explanation: Explanation) -> List[str]:
     lines = [
-        f"{explanation.path}:{explanation.line}:{explanation.column}: {explanation.display} "
+        f"{explanation.path}:{'' if explanation.cell is None else f'cell {explanation.cell}:'}"
+        f"{explanation.line}:{explanation.column}: {explanation.display} "
         f"({explanation.kind}, TVM {explanation.target})",
         explanation.how + ".",
     ]

@@ -23,4 +23,12 @@ def renderer(name: str) -> Callable:
     module = MODULES.get(name)
     if module is None:  # argparse restricts the choices; this guards library callers
         raise ValueError(f"unknown format {name!r}")
-    return importlib.import_module(f"tvmlint.output.{module}").render
+    render = importlib.import_module(f"tvmlint.output.{module}").render
+
+    def in_cells_then_render(findings, files, stream, sources=None, **options):
+        from tvmlint.output.cells import in_cells
+
+        findings, sources = in_cells(findings, sources or {})
+        return render(findings, files, stream, sources=sources, **options)
+
+    return in_cells_then_render

@@ -34,7 +34,8 @@ def annotation(finding: Finding) -> str:
         "title": finding.code,
     }
     joined = ",".join(f"{key}={escape_property(str(value))}" for key, value in properties.items())
-    return f"::{COMMAND.get(finding.severity, 'warning')} {joined}::{escape_data(printable(finding.message))}"
+    cell = "" if finding.cell is None else f"cell {finding.cell}: "  # its line is the cell's
+    return f"::{COMMAND.get(finding.severity, 'warning')} {joined}::{escape_data(cell + printable(finding.message))}"
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, summary: bool = True, **_: object) -> None:

@@ -49,7 +49,8 @@ def report(findings: Sequence[Finding]) -> ET.Element:
                                  line=str(finding.start.line), column=str(finding.start.column))
             message = _text(printable(finding.message))
             failure = ET.SubElement(case, "failure", message=message, type=finding.severity)
-            text = f"line {finding.start.line}, col {finding.start.column}, {finding.code} {message}"
+            cell = "" if finding.cell is None else f"cell {finding.cell}, "
+            text = f"{cell}line {finding.start.line}, col {finding.start.column}, {finding.code} {message}"
             if finding.fix is not None:
                 text += f"\n\nfix ({finding.fix.applicability}): {_text(printable(finding.fix.message))}"
             failure.text = text

@@ -7,6 +7,7 @@ from itertools import groupby
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tvmlint.base.diagnostics import Finding
+from tvmlint.output.cells import location, source_key
 from tvmlint.output.safe import printable, printable_path, quoted
 from tvmlint.output.summary import summary_line
 from tvmlint.base.source import decode, read_file, split_lines
@@ -80,11 +81,11 @@ def _lines(findings: Sequence[Finding], files: int, sources: Dict[str, str], sum
     cache: Dict[str, Optional[List[str]]] = {}
     for path, group in groupby(findings, key=lambda f: f.path):
         lines.append([(printable_path(path), "bold")])
-        source = _source_lines(path, cache, sources)
         for finding in group:
+            source = _source_lines(source_key(path, finding.cell), cache, sources)
             style = STYLE.get(finding.severity, "bold")
             lines.append([
-                (f"  {finding.start.line}:{finding.start.column} ", None), (finding.code, style), (" ", None),
+                (f"  {location(finding)} ", None), (finding.code, style), (" ", None),
                 (finding.severity, "dim"), (f" {printable(finding.message)}", None),
             ])
             if source and 0 < finding.start.line <= len(source):

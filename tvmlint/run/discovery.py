@@ -14,6 +14,10 @@ class Discovery:
     problems: List[str] = field(default_factory=list)  # unreadable directories and such
 
 
+# what a folder's walk checks: Python files, stubs and Jupyter notebooks (as ruff does)
+SOURCE_SUFFIXES = (".py", ".pyi", ".ipynb")
+
+
 def resolve(path: Path) -> Path:
     """`path.resolve()` that survives symlink loops (RuntimeError before Python 3.13)."""
     try:
@@ -119,7 +123,7 @@ def discover(
                 found.problems.extend(ignores.problems)
                 ignores.problems.clear()
             for name in sorted(filenames):
-                if name.endswith((".py", ".pyi")):
+                if name.endswith(SOURCE_SUFFIXES):
                     path = os.path.join(directory, name)
                     if is_excluded(path) or (ignores is not None and ignores.ignored(path, False)):
                         continue

@@ -31,7 +31,8 @@ import libcst as cst
 from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.edits import apply_edits, offsets, to_offset
 from tvmlint.base.filestate import signature
-from tvmlint.base.source import NotByteExact, SourceText, decode, edited_bytes, read_file_stat, replace_file
+from tvmlint.base.notebook import decode_file
+from tvmlint.base.source import NotByteExact, SourceText, edited_bytes, read_file_stat, replace_file
 
 MAX_ROUNDS = 10
 
@@ -270,7 +271,7 @@ def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool, known=Non
     except OSError as error:
         outcome.problem = f"could not be read: {error.strerror}"
         return outcome
-    source, why = decode(data)
+    source, why = decode_file(path, data)
     if source is None:
         outcome.problem = f"could not be decoded: {why}"
         return outcome
@@ -316,7 +317,7 @@ def add_noqa_to_file(path, findings: Iterable, write: bool = True,
     (`write_atomic`). (lines changed, a problem to report or None). `write=False`: nothing is
     written; the text before and after is appended to `changed` (for --diff)."""
     from tvmlint.base.noqa import UNUSED_NOQA, add_noqa_to_text
-    from tvmlint.base.source import decode, read_file
+    from tvmlint.base.source import read_file
 
     wanted: Dict[int, Set[str]] = {}
     for finding in findings:
@@ -329,7 +330,7 @@ def add_noqa_to_file(path, findings: Iterable, write: bool = True,
         data = read_file(path)
     except OSError as error:
         return 0, f"could not be read: {error.strerror}"
-    source, why = decode(data)
+    source, why = decode_file(path, data)
     if source is None:
         return 0, f"could not be decoded: {why}"
     text, added, skipped = add_noqa_to_text(source.text, wanted)

@@ -599,7 +599,7 @@ def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object]):
 
 def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]]) -> List[Finding]:
     """TVM002's findings for the files of a run that select it (tvmlint.checks.unused_noqa)."""
-    from tvmlint.base.source import decode
+    from tvmlint.base.notebook import decode_file
 
     out: List[Finding] = []
     judges = None
@@ -616,7 +616,7 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
         # imported only here: a run that selects TVM002 nowhere (the default) never loads the checks
         from tvmlint.checks.unused_noqa import unused_noqa
 
-        source, _why = decode(data)
+        source, _why = decode_file(entry.path, data)
         if source is None:
             continue
         if judges is None:

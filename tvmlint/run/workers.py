@@ -15,7 +15,8 @@ from tvmlint.analysis.results import FileResult
 
 from tvmlint.run.engine import Checked, check_module, parse_error
 from tvmlint.run.guards import too_large
-from tvmlint.base.source import decode, read_file, undecodable_at
+from tvmlint.base.notebook import decode_file, file_bound, is_notebook
+from tvmlint.base.source import read_file, undecodable_at
 from tvmlint.run.tasks import Task
 
 # (index, what the cache records of the file read: (signature, when, digest), what was found)
@@ -45,21 +46,27 @@ def failed(task: Task, why: str, where: Tuple[int, int] = (1, 1)) -> Checked:
 
 def run_task(task: Task) -> Outcome:
     """Read and check one file; one larger than `max-file-size` is not parsed (TVM001 says so)."""
-    if task.max_bytes is not None and not task.cached:  # not even read: the cache would want its digest
-        why = too_large(_size(task.path), task.max_bytes)
+    notebook = is_notebook(task.path)
+    # a notebook's outputs (plots, tables) are no source: its file may hold more, its code no more
+    file_limit = file_bound(task.max_bytes) if notebook else task.max_bytes
+    if file_limit is not None and not task.cached:  # not even read: the cache would want its digest
+        why = too_large(_size(task.path), file_limit)
         if why is not None:
             return task.index, None, failed(task, why)
     try:
         data, state = _read(task)
     except OSError as error:
         return task.index, None, failed(task, f"The file could not be read: {error.strerror}")
-    why = too_large(len(data), task.max_bytes)
+    why = too_large(len(data), file_limit)
     if why is not None:
         return task.index, state, failed(task, why)
-    source, why = decode(data)
+    source, why = decode_file(task.path, data)
     if source is None:
-        return task.index, state, failed(task, f"The file could not be decoded: {why}", undecodable_at(data))
+        return task.index, state, failed(task, f"The file could not be decoded: {why}", (1, 1) if notebook else undecodable_at(data))
     del data
+    why = too_large(len(source.text.encode("utf-8", "surrogatepass")), task.max_bytes) if notebook else None
+    if why is not None:
+        return task.index, state, failed(task, why)
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
         cheap=task.cheap, follow=task.follow, confirm=task.confirm,

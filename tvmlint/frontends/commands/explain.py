@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, UsageError
 
-_PLACE = re.compile(r"^(?P<path>.+?):(?P<line>\d+)(?::(?P<column>\d+))?$")
+_PLACE = re.compile(r"^(?P<path>.+?):(?:cell (?P<cell>\d+):)?(?P<line>\d+)(?::(?P<column>\d+))?$")
 
 
 def add_parser(subparsers) -> None:
@@ -31,21 +31,46 @@ def add_parser(subparsers) -> None:
 def parse_place(text: str):
     found = _PLACE.match(text)
     if found is None:
-        raise UsageError(f"expected FILE:LINE[:COL], got {text!r}")
-    column = found.group("column")
-    return Path(found.group("path")), int(found.group("line")), int(column) if column else None
+        raise UsageError(f"expected FILE:LINE[:COL] (FILE.ipynb:cell N:LINE[:COL] in a notebook), got {text!r}")
+    column, cell = found.group("column"), found.group("cell")
+    return (Path(found.group("path")), int(found.group("line")), int(column) if column else None,
+            int(cell) if cell else None)
+
+
+def _in_module(path: Path, cell: int, line: int, resolver) -> int:
+    """The line of the notebook's module text (tvmlint.base.notebook) that a cell's line is."""
+    from tvmlint.base.notebook import NotANotebook, file_bound, read_notebook
+    from tvmlint.base.source import read_file
+
+    try:
+        notebook = read_notebook(read_file(str(path), file_bound(resolver.for_path(path).max_file_bytes)))
+    except (OSError, NotANotebook) as error:
+        raise UsageError(f"{path}: {getattr(error, 'strerror', None) or error}") from None
+    for known in notebook.cells:
+        if known.number == cell:
+            if not 1 <= line <= max(known.lines, 1):
+                raise UsageError(f"{path}: cell {cell} has {known.lines} lines, not {line}")
+            return known.start + line - 1
+    raise UsageError(f"{path}: no code cell {cell}")
 
 
 def run(args: argparse.Namespace) -> int:
     from tvmlint.run.config import Overrides, SettingsResolver
     from tvmlint.frontends.explain import NotASite, explain_at, render_rich, render_text
 
-    path, line, column = parse_place(args.place)
+    path, line, column, cell = parse_place(args.place)
     if not path.is_file():
         raise UsageError(f"no such file: {path}")
+    from tvmlint.base.notebook import is_notebook
+
+    if (cell is not None) != is_notebook(path):
+        raise UsageError(f"a notebook's place is FILE.ipynb:cell N:LINE[:COL] (as check prints it), got {args.place!r}")
     if args.project is not None and not args.project.is_dir():
         raise UsageError(f"--project {args.project}: not a directory")
     resolver = SettingsResolver(Overrides(target_version=args.target_version, config=args.config))
+    asked = line
+    if cell is not None:
+        line = _in_module(path, cell, line, resolver)
     try:
         explanation = explain_at(path, line, column, resolver, root=args.project)
     except NotASite as error:
@@ -54,6 +79,10 @@ def run(args: argparse.Namespace) -> int:
     except SyntaxError as error:
         print(f"tvmlint: {path}: cannot be parsed ({error})", file=sys.stderr)
         return EXIT_ERROR
+    if cell is not None:  # shown as it was asked for
+        from dataclasses import replace
+
+        explanation = replace(explanation, cell=cell, line=asked, end_line=asked + explanation.end_line - line)
     if args.format == "json":
         json.dump(explanation.to_json(), sys.stdout, indent=2)
         sys.stdout.write("\n")

@@ -124,7 +124,8 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
     from tvmlint.frontends.commands.stdin import STDIN
     from tvmlint.run.fixer import fix_text
     from tvmlint.run.tasks import display_path
-    from tvmlint.base.source import NotByteExact, TooLarge, decode, edited_bytes, read_stream
+    from tvmlint.base.notebook import decode_file
+    from tvmlint.base.source import NotByteExact, TooLarge, edited_bytes, read_stream
 
     if args.stdin_filename is not None:
         path, shown = args.stdin_filename, display_path(args.stdin_filename, resolver.cwd)
@@ -137,7 +138,7 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
     if resolver.for_path(path).skips_named(path):  # force-exclude: an excluded file is left as it is
         sys.stdout.buffer.write(data)
         return EXIT_CLEAN
-    source, why = decode(data)
+    source, why = decode_file(path, data)
     if source is None:
         sys.stdout.buffer.write(data)  # a formatter pipe gets its input back unchanged
         print(f"tvmlint: {shown}: left untouched: could not be decoded: {why}", file=sys.stderr)

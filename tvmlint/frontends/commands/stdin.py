@@ -43,7 +43,8 @@ class StdinSource:
 
 def read_stdin(args: argparse.Namespace, cwd: Path, limit: Optional[int] = None) -> StdinSource:
     from tvmlint.run.tasks import display_path
-    from tvmlint.base.source import TooLarge, decode, read_stream, undecodable_at
+    from tvmlint.base.notebook import decode_file
+    from tvmlint.base.source import TooLarge, read_stream, undecodable_at
 
     if args.stdin_filename is not None:
         path = args.stdin_filename
@@ -56,7 +57,7 @@ def read_stdin(args: argparse.Namespace, cwd: Path, limit: Optional[int] = None)
         from tvmlint.run.guards import too_large_stream
 
         return StdinSource(path, shown, None, too_large_stream(limit), (1, 1))
-    source, why = decode(data)
+    source, why = decode_file(path, data)
     if source is None:
         return StdinSource(path, shown, None, f"The input could not be decoded: {why}", undecodable_at(data))
     return StdinSource(path, shown, source.text)

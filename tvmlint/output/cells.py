@@ -1,0 +1,91 @@
+"""A notebook's findings as people read them: a cell, and a line in it.
+
+A run reports a notebook's findings at lines of the module its code cells make
+(tvmlint.base.notebook); every output format shows them, as ruff does, at the cell (counted
+among all cells, from 1) and the line in that cell, and quotes the cell's own text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.base.notebook import NotANotebook, NotebookSource, is_notebook, read_notebook
+from tvmlint.base.source import read_file
+
+
+def source_key(path: str, cell: Optional[int]) -> str:
+    """The key of a text in a renderer's `sources`: the file's, or one cell's of a notebook."""
+    return path if cell is None else f"{path}\0cell {cell}"
+
+
+def in_cells(findings: Sequence[Finding], sources: Dict[str, str]) -> Tuple[List[Finding], Dict[str, str]]:
+    if not any(is_notebook(finding.path) for finding in findings):
+        return list(findings), sources
+    notebooks: Dict[str, Optional[NotebookSource]] = {}
+    out, texts = [], dict(sources)
+    for finding in findings:
+        if ".ipynb:" in finding.message:
+            finding = replace(finding, message=_places_in_cells(finding.message, notebooks))
+        notebook = _notebook(finding.path, notebooks) if is_notebook(finding.path) and finding.cell is None else None
+        if notebook is None:
+            out.append(finding)
+            continue
+        cell, line = notebook.where(finding.start.line)
+        if cell is None:
+            out.append(finding)
+            continue
+        texts.setdefault(source_key(finding.path, cell), notebook.cell_text(cell) or "")
+        out.append(replace(finding, start=Position(line, finding.start.column),
+                           end=_within(notebook, cell, finding.end), fix=_fix_in(notebook, cell, finding.fix), cell=cell))
+    return out, texts
+
+
+# a place a message names (a caller "called from nb.ipynb:12"): a line of the module text
+_PLACE = re.compile(r"(?P<path>[^\s():;]+\.ipynb):(?P<line>\d+)\b(?!:)")
+
+
+def _places_in_cells(message: str, known: Dict[str, Optional[NotebookSource]]) -> str:
+    def in_cell(found: "re.Match") -> str:
+        notebook = _notebook(found.group("path"), known)
+        cell, line = notebook.where(int(found.group("line"))) if notebook is not None else (None, 0)
+        return found.group(0) if cell is None else f"{found.group('path')}:cell {cell}:{line}"
+
+    return _PLACE.sub(in_cell, message)
+
+
+def _notebook(path: str, known: Dict[str, Optional[NotebookSource]]) -> Optional[NotebookSource]:
+    if path not in known:
+        try:
+            known[path] = read_notebook(read_file(path))
+        except (OSError, NotANotebook):
+            known[path] = None  # its lines stay those of the module text
+    return known[path]
+
+
+def _within(notebook: NotebookSource, cell: int, position: Position) -> Position:
+    where, line = notebook.where(position.line)
+    if where != cell:  # past the cell's end (its last line's newline): its last line
+        return Position(_last_line(notebook, cell), position.column)
+    return Position(line, position.column)
+
+
+def _last_line(notebook: NotebookSource, cell: int) -> int:
+    text = notebook.cell_text(cell) or ""
+    return max(1, text.count("\n"))
+
+
+def _fix_in(notebook: NotebookSource, cell: int, fix: Optional[Fix]) -> Optional[Fix]:
+    if fix is None:
+        return None
+    edits = tuple(Edit(_within(notebook, cell, edit.start), _within(notebook, cell, edit.end), edit.content)
+                  for edit in fix.edits)
+    return replace(fix, edits=edits)
+
+
+def location(finding: Finding) -> str:
+    """`line:column`, after `cell N:` in a notebook (ruff's `path:cell 2:1:8`)."""
+    where = f"{finding.start.line}:{finding.start.column}"
+    return where if finding.cell is None else f"cell {finding.cell}:{where}"
