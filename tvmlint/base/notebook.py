@@ -121,10 +121,7 @@ def read_notebook(data: bytes) -> NotebookSource:
     if language is not None and language != "python":
         # another kernel's code (R, Julia): nothing of it is Python, as ruff skips it
         return NotebookSource("", "utf-8", False, (), document, None, ())
-    text: List[str] = []
-    cells: List[_Cell] = []
-    magics: List[str] = []
-    line = 1
+    sources = []
     for number, cell in enumerate(document["cells"], 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
             continue
@@ -133,6 +130,24 @@ def read_notebook(data: bytes) -> NotebookSource:
             source = "".join(source)
         if not isinstance(source, str):
             raise NotANotebook(f"not a Jupyter notebook: cell {number} has no text source")
+        sources.append((number, source))
+    text, cells, magics = _module(sources)
+    return NotebookSource(text, "utf-8", False, cells, document, _written_by_jupyter(document, data), magics)
+
+
+def cells_as_module(sources: List[Tuple[int, str]]) -> NotebookSource:
+    """Code cells given as (cell number, source), as one module: an editor's open notebook,
+    which has no file's bytes to write back into."""
+    text, cells, magics = _module(sources)
+    return NotebookSource(text, "utf-8", False, cells, None, None, magics)
+
+
+def _module(sources: List[Tuple[int, str]]) -> Tuple[str, Tuple[_Cell, ...], Tuple[str, ...]]:
+    text: List[str] = []
+    cells: List[_Cell] = []
+    magics: List[str] = []
+    line = 1
+    for number, source in sources:
         body = _plain(source, magics)
         if cells:
             text.append(BOUNDARY + "\n")
@@ -141,8 +156,7 @@ def read_notebook(data: bytes) -> NotebookSource:
         cells.append(_Cell(number, line, count, body))
         text.append(body)
         line += count
-    return NotebookSource("".join(text), "utf-8", False, tuple(cells), document, _written_by_jupyter(document, data),
-                          tuple(magics))
+    return "".join(text), tuple(cells), tuple(magics)
 
 
 def _plain(source: str, magics: List[str]) -> str:

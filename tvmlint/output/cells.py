@@ -33,14 +33,24 @@ def in_cells(findings: Sequence[Finding], sources: Dict[str, str]) -> Tuple[List
         if notebook is None:
             out.append(finding)
             continue
-        cell, line = notebook.where(finding.start.line)
-        if cell is None:
-            out.append(finding)
-            continue
-        texts.setdefault(source_key(finding.path, cell), notebook.cell_text(cell) or "")
-        out.append(replace(finding, start=Position(line, finding.start.column),
-                           end=_within(notebook, cell, finding.end), fix=_fix_in(notebook, cell, finding.fix), cell=cell))
+        finding = in_cell(finding, notebook)
+        if finding.cell is not None:
+            texts.setdefault(source_key(finding.path, finding.cell), notebook.cell_text(finding.cell) or "")
+        out.append(finding)
     return out, texts
+
+
+def in_cell(finding: Finding, notebook: NotebookSource) -> Finding:
+    """A finding at lines of the notebook's module text, at its cell and lines in it (and its
+    fix's edits, when they stay in that cell; a fix that reaches into another is dropped)."""
+    cell, line = notebook.where(finding.start.line)
+    if cell is None:
+        return finding
+    fix = finding.fix
+    if fix is not None and any(notebook.where(edit.start.line)[0] not in (cell, None) for edit in fix.edits):
+        fix = None
+    return replace(finding, start=Position(line, finding.start.column), end=_within(notebook, cell, finding.end),
+                   fix=_fix_in(notebook, cell, fix), cell=cell)
 
 
 # a place a message names (a caller "called from nb.ipynb:12"): a line of the module text

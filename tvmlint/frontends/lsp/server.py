@@ -39,6 +39,7 @@ from tvmlint.base.diagnostics import Finding
 from tvmlint.frontends.lsp.convert import (
     SOURCE, diagnostic, explanation_hover, noqa_code_at, quick_fix, rule_hover, skipped_hint, whole_change,
 )
+from tvmlint.frontends.lsp import notebooks
 from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedProtocol, refused_error
 from tvmlint.run.runner import check_text
 from tvmlint.base.source import split_lines
@@ -127,7 +128,7 @@ def apply_safe_fixes(text: str, path: Path, settings: Settings) -> str:
 class TvmlintLanguageServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("tvmlint", __version__, text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
-                         protocol_cls=GuardedProtocol)
+                         protocol_cls=GuardedProtocol, notebook_document_sync=notebooks.SYNC)
         self.overrides = Overrides()
         self.checked: Dict[str, Checked] = {}
         self.open: Set[str] = set()
@@ -139,6 +140,8 @@ class TvmlintLanguageServer(LanguageServer):
         self.worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="tvmlint-check")
         self.inlay_hints = False  # initializationOptions {"inlay-hints": true} turns them on
         self.explained: Dict[str, Tuple[Optional[int], str, list]] = {}  # uri -> (version, text, explanations)
+        # open notebooks: notebook uri -> each code cell's uri and its last check
+        self.notebook_cells: Dict[str, Dict[str, Checked]] = {}
 
     # -- what a check needs -------------------------------------------------------------
 
@@ -326,6 +329,12 @@ class TvmlintLanguageServer(LanguageServer):
 
     async def code_actions(self, params: types.CodeActionParams) -> List[types.CodeAction]:
         uri = params.text_document.uri
+        cell = self.cell_checked(uri)
+        if cell is not None:  # a notebook's cell: its quick fixes (a fix-all would span cells)
+            codec = self.workspace.get_text_document(uri).position_codec
+            actions = [quick_fix(uri, finding, cell.lines, codec) for finding in cell.findings if finding.fix]
+            return [a for a in actions if a is not None and a.diagnostics and _overlaps(a.diagnostics[0].range, params.range)
+                    and _wants(params.context.only, types.CodeActionKind.QuickFix.value)]
         if uri not in self.open:
             return []
         checked = await self.current(uri)
@@ -438,6 +447,48 @@ class TvmlintLanguageServer(LanguageServer):
                     hints.append(hint)
         return hints
 
+    # -- notebooks: their code cells as one module (tvmlint.frontends.lsp.notebooks) -------------
+
+    def cell_checked(self, uri: str) -> Optional[Checked]:
+        for cells in self.notebook_cells.values():
+            if uri in cells:
+                return cells[uri]
+        return None
+
+    def run_notebook_check(self, uri: str, text: str) -> Checked:
+        # a notebook has no other settings than its path's: checked as its .ipynb file would be
+        return self.run_check(uri, text, None)
+
+    async def refresh_notebook(self, uri: str) -> None:
+        notebook = self.workspace.get_notebook_document(notebook_uri=uri)
+        if notebook is None:
+            return
+        source, cell_uris = notebooks.module_of(notebook, self.workspace)
+        version = notebook.version
+        loop = asyncio.get_running_loop()
+        checked = await loop.run_in_executor(self.worker, self.run_notebook_check, uri, source.text)
+        now = self.workspace.get_notebook_document(notebook_uri=uri)
+        if now is None or now.version != version:
+            return  # closed or changed meanwhile: the change's own refresh publishes
+        before = self.notebook_cells.get(uri, {})
+        cells: Dict[str, Checked] = {}
+        if checked.problem is not None:
+            placed = {cell_uri: [] for cell_uri in notebooks.by_cell([], source, cell_uris)}
+        else:
+            placed = notebooks.by_cell(checked.findings, source, cell_uris)
+        for cell_uri, findings in placed.items():
+            text = self.workspace.get_text_document(cell_uri).source
+            cells[cell_uri] = Checked(None, text, split_lines(text), findings, checked.problem)
+        self.notebook_cells[uri] = cells
+        for cell_uri, cell in cells.items():
+            self.publish(cell_uri, cell)
+        for gone in set(before) - set(cells):  # a cell deleted, or no longer code
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
+
+    def forget_notebook(self, uri: str) -> None:
+        for cell_uri in self.notebook_cells.pop(uri, {}):
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
+
     def forget(self, uri: str) -> None:
         self.cancel_pending(uri)
         self.cancel_check(uri)
@@ -506,6 +557,8 @@ def build_server() -> TvmlintLanguageServer:
             # the settings may have changed for every open buffer
             for other in list(server.open):
                 server.check_soon(other, 0)
+            for notebook in list(server.notebook_cells):
+                await server.refresh_notebook(notebook)
         elif uri in server.open:
             server.cancel_pending(uri)
             await server.refresh(uri)
@@ -515,6 +568,22 @@ def build_server() -> TvmlintLanguageServer:
         uri = params.text_document.uri
         if uri in server.open:
             server.forget(uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_OPEN)
+    async def notebook_did_open(params: types.DidOpenNotebookDocumentParams) -> None:
+        await server.refresh_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    async def notebook_did_change(params: types.DidChangeNotebookDocumentParams) -> None:
+        await server.refresh_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
+    async def notebook_did_save(params: types.DidSaveNotebookDocumentParams) -> None:
+        await server.refresh_notebook(params.notebook_document.uri)
+
+    @server.feature(types.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(params: types.DidCloseNotebookDocumentParams) -> None:
+        server.forget_notebook(params.notebook_document.uri)
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
