@@ -53,6 +53,15 @@ def overrides_from(args: argparse.Namespace):
     )
 
 
+def configured_format(args: argparse.Namespace) -> str:
+    """`output-format` of the settings for the working directory (or of --config), as ruff
+    reads its own: one format for the run, whatever the files' own settings say."""
+    from tvmlint.run.config import SettingsResolver
+
+    resolver = SettingsResolver(overrides_from(args))
+    return resolver.for_directory(resolver.cwd).output_format or "text"
+
+
 def existing_paths(args: argparse.Namespace) -> List[Path]:
     from tvmlint.frontends.commands import UsageError
 
