@@ -34,7 +34,9 @@ def test_nearest_pyproject_wins(tmp_path):
 def test_cli_flags_override_the_file(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\nignore = ["TVM101"]\n', "a.py": SILENT})
     assert run_cli("check", cwd=tmp_path).returncode == 0
-    assert run_cli("check", "--select", "TVM101", cwd=tmp_path).returncode == 0  # ignore still applies
+    # as ruff's: --select replaces the configured selection, its ignore with it
+    assert run_cli("check", "--select", "TVM101", cwd=tmp_path).returncode == 1
+    assert run_cli("check", "--extend-select", "TVM101", cwd=tmp_path).returncode == 1  # a later layer adds it back
     other = tmp_path / "other.toml"
     other.write_text('[tool.tvmlint]\ntarget-version = "0.19"\n')
     assert run_cli("check", "--config", str(other), cwd=tmp_path).returncode == 1

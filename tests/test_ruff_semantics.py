@@ -62,3 +62,69 @@ def test_diff_exits_1_exactly_when_a_fix_is_pending_as_ruff(tmp_path, shape, fla
     assert ruff(tmp_path, "--diff", *flags, "--stdin-filename", "r.py", "-", stdin=ruff_text).returncode == expected
     piped = tvmlint(tmp_path, "fix", "--diff", *flags, "--stdin-filename", "t.py", "-", stdin=tvm_text)
     assert piped.returncode == expected, piped.stderr
+
+
+# -- --select on the command line replaces the configured selection ------------------------------
+
+# One project for each tool, with codes that answer each other: ruff's F401 is tvmlint's TVM202,
+# E711 TVM101, E703 TVM103, W291 TVM303; the linters E, F, W are the prefixes TVM1, TVM2, TVM3.
+ANSWERS = {"F401": "TVM202", "E711": "TVM101", "E703": "TVM103", "W291": "TVM303", "E": "TVM1", "F": "TVM2", "W": "TVM3"}
+RUFF_PROJECT = {
+    "pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F"]\nignore = ["F401"]\nextend-select = ["W291"]\n',
+    "m.py": "import os   \nx = 1\nif x == None:\n    pass\ny = 1;\n",
+}
+TVM_PROJECT = {
+    "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.8"\nselect = ["TVM1", "TVM2"]\nignore = ["TVM202"]\n'
+                      'extend-select = ["TVM303"]\n',
+    "m.py": "import tvm\nfrom tvm import relay\nfrom tvm.contrib import graph_runtime\n\n"
+            "mod = relay.transform.FoldScaleAxis()(mod)\nrelay.build_config(opt_level=3)\n"
+            "with tvm.transform.PassContext(opt_level=10):\n    pass\n",
+}
+
+
+def _as_tvmlint(args):
+    return [",".join(ANSWERS.get(part, part) for part in arg.split(",")) for arg in args]
+
+
+@pytest.mark.parametrize("args", [
+    (),
+    ("--select", "F401"),
+    ("--select", "F401,E711"),
+    ("--select", "F"),
+    ("--select", "F401", "--ignore", "F401"),
+    ("--select", "F401", "--ignore", "F"),  # the more specific selector wins
+    ("--select", "F", "--ignore", "F401"),
+    ("--select", "F,E", "--extend-select", "F401", "--ignore", "F401"),  # equally specific: the ignore wins
+    ("--select", "F401", "--extend-select", "E711"),
+    ("--select", "F401", "--extend-ignore", "F401"),
+    ("--extend-select", "F401"),  # a later layer turns on what the configuration ignored
+    ("--extend-select", "W"),
+    ("--ignore", "E711"),
+    ("--ignore", "E"),
+])
+def test_command_line_selection_layers_on_the_configuration_as_ruffs(tmp_path, args):
+    write_tree(tmp_path / "ruff", RUFF_PROJECT)
+    write_tree(tmp_path / "tvm", TVM_PROJECT)
+    ruff_codes = codes(ruff(tmp_path / "ruff", *args, "m.py").stdout) & set(ANSWERS)
+    done = tvmlint(tmp_path / "tvm", "check", "--no-cache", "--format", "concise", *_as_tvmlint(args), "m.py")
+    assert done.returncode in (0, 1), done.stderr
+    assert codes(done.stdout) == {ANSWERS[code] for code in ruff_codes}, (args, ruff_codes, done.stdout)
+
+
+def test_fix_with_select_leaves_an_unselected_rules_noqa_alone_as_ruff(tmp_path):
+    # the configuration turns on the unused-noqa rule; `--select` on the command line leaves it out
+    ruff_source = "import os\nx = 1  # noqa: E711\n"
+    write_tree(tmp_path / "ruff", {"pyproject.toml": '[tool.ruff.lint]\nextend-select = ["RUF100"]\n',
+                                   "m.py": ruff_source})
+    assert "RUF100" in ruff(tmp_path / "ruff", "m.py").stdout  # the directive is unused
+    ruff(tmp_path / "ruff", "--fix", "--select", "F401", "m.py")
+    assert (tmp_path / "ruff" / "m.py").read_text() == "x = 1  # noqa: E711\n"
+
+    tvm_source = "import tvm\nfrom tvm.contrib import graph_runtime\nx = 1  # noqa: TVM101\n"
+    write_tree(tmp_path / "tvm", {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.8"\nextend-select = ["TVM002"]\n',
+                                  "m.py": tvm_source})
+    assert "TVM002" in tvmlint(tmp_path / "tvm", "check", "--no-cache", "m.py").stdout
+    done = tvmlint(tmp_path / "tvm", "fix", "--no-cache", "--select", "TVM202", "m.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "tvm" / "m.py").read_text() == tvm_source.replace(
+        "import graph_runtime", "import graph_executor as graph_runtime")
