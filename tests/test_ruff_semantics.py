@@ -128,3 +128,52 @@ def test_fix_with_select_leaves_an_unselected_rules_noqa_alone_as_ruff(tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "tvm" / "m.py").read_text() == tvm_source.replace(
         "import graph_runtime", "import graph_executor as graph_runtime")
+
+
+# -- TVM002 beside RUF100/RUF102: unused and unknown codes of one's own, other tools' left alone ----
+
+# ruff's own codes F401 (unused here) and F999 (no such rule), an external tool's XYZ123; tvmlint's
+# TVM101 and TVM999, and another tool's E501 (a code outside TVM is never tvmlint's to judge)
+NOQA_ANSWERS = {"F401": "TVM101", "F999": "TVM999", "XYZ123": "E501"}
+NOQA_LINES = ["x = 1  # noqa: F401\n", "y = 2  # noqa: F999\n", "z = 3  # noqa: XYZ123\n",
+              "w = 4  # noqa: F401, XYZ123\n", "v = 5  # noqa: XYZ123, F999\n", "u = 6  # noqa: F401, F999\n"]
+
+
+def _noqa_codes(text: str) -> list:
+    return [sorted(re.findall(r"[A-Z]+[0-9]+", line.partition("noqa")[2])) for line in text.splitlines()]
+
+
+def test_unused_noqa_reports_and_removes_what_ruff_does(tmp_path):
+    ruff_text = "".join(NOQA_LINES)
+    tvm_text = ruff_text
+    for ours, theirs in NOQA_ANSWERS.items():
+        tvm_text = tvm_text.replace(ours, theirs)
+    write_tree(tmp_path / "ruff", {"pyproject.toml": '[tool.ruff.lint]\nselect = ["F", "RUF100", "RUF102"]\n'
+                                                    'external = ["XYZ"]\n', "m.py": ruff_text})
+    write_tree(tmp_path / "tvm", {"pyproject.toml": '[tool.tvmlint]\nselect = ["TVM101", "TVM002"]\n', "m.py": tvm_text})
+    ruff_lines = sorted({int(line.split(":")[1]) for line in ruff(tmp_path / "ruff", "m.py").stdout.splitlines()
+                         if re.search(r": RUF10[02] ", line)})
+    done = tvmlint(tmp_path / "tvm", "check", "--no-cache", "--format", "concise", "m.py")
+    assert done.returncode == 1, done.stderr
+    tvm_lines = sorted(int(line.split(":")[1]) for line in done.stdout.splitlines() if ": TVM002 " in line)
+    assert tvm_lines == ruff_lines == [1, 2, 4, 5, 6]
+    assert "unknown rule code" in done.stdout
+    # the fixes leave the same codes on each line (ruff rewrites the directive's spelling; tvmlint
+    # removes the codes alone)
+    ruff(tmp_path / "ruff", "--fix", "m.py")
+    fixed = tvmlint(tmp_path / "tvm", "fix", "--no-cache", "m.py")
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    ruff_after = _noqa_codes((tmp_path / "ruff" / "m.py").read_text())
+    tvm_after = _noqa_codes((tmp_path / "tvm" / "m.py").read_text())
+    assert tvm_after == [[NOQA_ANSWERS[code] for code in codes] for codes in ruff_after]
+
+
+def test_unused_noqa_fix_changes_no_byte_but_the_codes_it_removes(tmp_path):
+    # a BOM, CRLF line ends, a cookie, a comment spelt its own way, a non-ASCII character before it
+    original = ("\ufeff# -*- coding: utf-8 -*-\r\nimport tvm\r\n"
+                "naïve = 1  # NOQA:E501 ,  TVM101,TVM999\r\nkept = 2  # noqa:E501\r\n").encode("utf-8")
+    write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\nselect = ["TVM101", "TVM002"]\n'})
+    (tmp_path / "m.py").write_bytes(original)
+    done = tvmlint(tmp_path, "fix", "--no-cache", "m.py")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "m.py").read_bytes() == original.replace(b" ,  TVM101,TVM999", b"")
