@@ -192,3 +192,13 @@ def test_unused_noqa_on_a_clean_line_of_a_file_with_that_finding_elsewhere(tmp_p
         found = [line.split(": ")[1].split()[0] + "@" + line.split(":")[1] for line in done.stdout.splitlines()
                  if line.startswith("m.py:")]
         assert found == ["TVM002@4"], done.stdout
+
+
+def test_a_config_file_the_tool_cannot_read_settings_from_is_an_error_as_in_ruff(tmp_path):
+    # ruff reads a file not named pyproject.toml as a ruff.toml, and refuses one it cannot; tvmlint
+    # reads only [tool.tvmlint], and refuses a file without it (ruff takes a pyproject.toml without
+    # [tool.ruff] as the defaults; tvmlint refuses that too: a named file with no settings is a mistake)
+    write_tree(tmp_path, {"m.py": "x = 1\n", "some.toml": "[tool.other]\nkey = 1\n"})
+    assert ruff(tmp_path, "--config", "some.toml", "m.py").returncode == 2
+    done = tvmlint(tmp_path, "check", "--config", "some.toml", "m.py")
+    assert done.returncode == 2 and len(done.stderr.splitlines()) == 1 and "no [tool.tvmlint] table" in done.stderr

@@ -499,7 +499,12 @@ class SettingsResolver:
             if not path.is_file():
                 raise ConfigError(f"--config {path}: {'not a regular file' if path.exists() else 'no such file'}")
             table = read_tool_table(path)
-            self._fixed = settings_from_table(table or {}, path.resolve(), overrides)
+            if table is None:
+                # tvmlint reads [tool.tvmlint] of a pyproject.toml-style file and nothing else: a file
+                # without it given on purpose is a wrong path or a table misspelt, not "use defaults"
+                raise ConfigError(f"--config {path}: has no [tool.tvmlint] table (tvmlint reads its settings "
+                                  "from [tool.tvmlint] in a pyproject.toml-style file)")
+            self._fixed = settings_from_table(table, path.resolve(), overrides)
 
     def default(self) -> Settings:
         if self._default is None:
