@@ -15,11 +15,12 @@ from tvmlint.frontends.commands import COMMANDS, EXIT_ERROR, EXIT_FINDINGS, Usag
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, whose usage errors are one line (`tvmlint: error: ...`, exit 2) like every other
-    error of tvmlint's, then the short usage of the command that refused it, as ruff's
-    (`Usage: ruff check [OPTIONS] [FILES]...`): argparse's own usage of `check` runs to 30 lines."""
+    error of tvmlint's, ending with the short usage of the command that refused the flag, as
+    ruff's (`Usage: ruff check [OPTIONS] [FILES]...`): argparse's usage block of `check` runs
+    to 30 lines, and the top level's says nothing of the command's options."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_ERROR, f"tvmlint: error: {message}\n{self.short_usage()}")
+        self.exit(EXIT_ERROR, f"tvmlint: error: {message} (usage: {self.short_usage()}; `{self.prog} --help` lists the options)\n")
 
     def short_usage(self) -> str:
         words = [self.prog]
@@ -28,7 +29,7 @@ class OneLineParser(argparse.ArgumentParser):
         for action in self._get_positional_actions():
             name = action.metavar or action.dest.upper()
             words.append({"*": f"[{name} ...]", "?": f"[{name}]", "+": f"{name} [{name} ...]"}.get(action.nargs, name))
-        return f"usage: {' '.join(words)}\nFor more, try '{self.prog} --help'.\n"
+        return " ".join(words)
 
 
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
