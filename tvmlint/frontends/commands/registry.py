@@ -79,8 +79,8 @@ def run(args: argparse.Namespace) -> int:
 
 def _pipeline(args: argparse.Namespace) -> int:
     from tvmlint.companion import CompanionError
-    from tvmlint.companion.pipeline import (UnknownPipeline, missing_ir, names_a_pipeline, render_plain, render_rich,
-                                            request, run_pipeline, to_json)
+    from tvmlint.companion.pipeline import (UnknownPipeline, missing_ir, render_plain, render_rich, request, run_pipeline,
+                                            to_json)
 
     if args.verify or args.pass_name:
         raise UsageError("--pipeline cannot be combined with --verify or --pass")
@@ -92,7 +92,7 @@ def _pipeline(args: argparse.Namespace) -> int:
         name, required, disabled, after = names.pipeline(args.pipeline.strip()), args.required, args.disabled, args.print_ir_after
         if required or disabled:  # PassContext compares registered names
             required, disabled = _registered(names.snapshot(), required), _registered(names.snapshot(), disabled)
-        if after and not names_a_pipeline(after):
+        if after:  # the child matches it with the registered names of what ran
             after = names.registered_or_as_is(after)
         run = run_pipeline(args.tvm_python, args.tvm_timeout, request(name, level, required, disabled, args.target, after))
     except UnknownPipeline as error:
