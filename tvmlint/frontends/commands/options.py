@@ -22,10 +22,11 @@ def positive_int(text: str) -> int:
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
     parser.add_argument("--target-version", metavar="X.Y", help="the TVM release to check against, e.g. 0.18")
-    parser.add_argument("--select", type=comma_list, metavar="CODES", help="comma-separated rule codes or prefixes to check (replaces the defaults)")
+    parser.add_argument("--select", type=comma_list, metavar="CODES", help="comma-separated rule codes or prefixes to check: replaces the configured selection, "
+                        "its ignore and extend-select too, as ruff's --select")
     parser.add_argument("--extend-select", type=comma_list, default=[], metavar="CODES", help="rules to add to the selection")
     parser.add_argument("--ignore", type=comma_list, default=[], metavar="CODES", help="rules to leave out")
-    parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this pyproject.toml for every file")
+    parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this file's [tool.tvmlint] for every file (an error when it has none)")
     # pre-commit can call a hook with no file names; checking `.` then would check the whole repository
     parser.add_argument("--no-default-path", action="store_true", help="with no PATHS, check nothing instead of `.` (for pre-commit hooks)")
     from tvmlint.frontends.commands.settings_options import add_settings_options
