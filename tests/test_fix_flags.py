@@ -4,6 +4,8 @@ error line, with the refusing command's own short usage (issue #32)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from helpers import run_cli, write_tree
@@ -76,3 +78,27 @@ def test_a_bad_flag_shows_the_usage_of_the_command_it_was_given_to(tmp_path, arg
     (line,) = done.stderr.splitlines()  # one line, as every error of tvmlint's
     assert line.startswith("tvmlint: error: ") and refused in line and usage in line, line
     assert (tmp_path / "model.py").read_text() == MODEL
+
+
+def _usage_options(help_text: str) -> dict:
+    """option -> the metavar it takes ("" for a switch), from the usage block of `--help`."""
+    usage = help_text.split("\n\n", 1)[0]
+    return {flag: value for flag, value in re.findall(r"\[(-[-\w]+)(?: ([^\]]+))?\]", usage)}
+
+
+def test_every_flag_of_check_is_taken_by_fix_or_refused_by_check_fix(tmp_path):
+    # the parity, read from the two commands' own --help: nothing check --fix accepts is missing from fix
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "model.py": MODEL})
+    check = _usage_options(run_cli("check", "--help", cwd=tmp_path).stdout)
+    fix = _usage_options(run_cli("fix", "--help", cwd=tmp_path).stdout)
+    assert "--select" in check and "--exit-zero" in fix
+    assert set(fix) <= set(check) | {"--fix"}
+    only_check = sorted(set(check) - set(fix) - {"--fix"})
+    assert only_check  # --confirm, --daemon, --watch, --show-settings, ...
+    for flag in only_check:
+        value = check[flag]
+        given = [flag] + (["5" if value == "SECONDS" else "x"] if value else [])
+        done = run_cli("check", "--fix", *given, "model.py", cwd=tmp_path)
+        assert done.returncode == 2, (flag, done.stdout, done.stderr)
+        assert len(done.stderr.splitlines()) == 1 and flag in done.stderr, (flag, done.stderr)
+        assert (tmp_path / "model.py").read_text() == MODEL

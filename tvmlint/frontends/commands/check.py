@@ -77,6 +77,11 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError("--confirm cannot be combined with --fix")
         if args.daemon:
             raise UsageError("--daemon cannot be combined with --fix: the daemon only reports")
+        # what serves only --confirm or --daemon would do nothing here: `fix` does not take it either
+        for flag, value in (("--tvm-python", args.tvm_python), ("--tvm-timeout", args.tvm_timeout),
+                            ("--no-registry-cache", args.no_registry_cache), ("--daemon-timeout", args.daemon_timeout)):
+            if value not in (None, False):
+                raise UsageError(f"{flag} goes with --confirm or --daemon, which cannot be combined with --fix")
 
         return fix.apply(args)
     from tvmlint.run.config import SettingsResolver
