@@ -34,7 +34,9 @@ def test_nearest_pyproject_wins(tmp_path):
 def test_cli_flags_override_the_file(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\nignore = ["TVM101"]\n', "a.py": SILENT})
     assert run_cli("check", cwd=tmp_path).returncode == 0
-    assert run_cli("check", "--select", "TVM101", cwd=tmp_path).returncode == 0  # ignore still applies
+    # as ruff's: --select replaces the configured selection, its ignore with it
+    assert run_cli("check", "--select", "TVM101", cwd=tmp_path).returncode == 1
+    assert run_cli("check", "--extend-select", "TVM101", cwd=tmp_path).returncode == 1  # a later layer adds it back
     other = tmp_path / "other.toml"
     other.write_text('[tool.tvmlint]\ntarget-version = "0.19"\n')
     assert run_cli("check", "--config", str(other), cwd=tmp_path).returncode == 1
@@ -95,3 +97,20 @@ def test_a_config_path_that_is_no_file_says_what_it_is(tmp_path, given, message)
     result = run_cli("check", "--config", given, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == f"tvmlint: error: --config {given}: {message}"
+
+
+@pytest.mark.parametrize("name, text", [
+    ("some.toml", '[tool.other]\nkey = 1\n'),
+    ("some.toml", ""),
+    ("pyproject.toml", '[project]\nname = "x"\n'),
+    ("typo.toml", '[tool.tvm-lint]\nselect = ["TVM101"]\n'),
+])
+def test_a_config_without_the_tvmlint_table_is_an_error_not_the_defaults(tmp_path, name, text):
+    write_tree(tmp_path, {"a.py": SILENT, f"given/{name}": text})
+    for command in ("check", "fix"):
+        result = run_cli(command, "--config", f"given/{name}", "a.py", cwd=tmp_path)
+        assert result.returncode == 2 and result.stdout == ""
+        assert result.stderr.strip() == (f"tvmlint: error: --config given/{name}: has no [tool.tvmlint] table "
+                                         "(tvmlint reads its settings from [tool.tvmlint] in a pyproject.toml-style file)")
+    (tmp_path / "given" / name).write_text(text + '\n[tool.tvmlint]\ntarget-version = "0.19"\n')
+    assert run_cli("check", "--config", f"given/{name}", "a.py", cwd=tmp_path).returncode == 1  # now read: TVM101

@@ -144,7 +144,10 @@ def test_exit_non_zero_on_fix(tmp_path):
     assert again.returncode == 0, again.stdout
     write_tree(tmp_path, files)
     assert run_cli("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", "--exit-zero", cwd=tmp_path).returncode == 0
-    # --diff writes nothing, so nothing was fixed
+    # --diff writes nothing; its exit code says whether fixes are pending, as ruff's does
+    write_tree(tmp_path, files)
+    assert run_cli("check", "--fix", "--unsafe-fixes", "--diff", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 1
+    assert run_cli("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 1
     assert run_cli("check", "--fix", "--unsafe-fixes", "--diff", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 0
 
 

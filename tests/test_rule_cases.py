@@ -23,13 +23,13 @@ def _cases(kind: str):
 
 @pytest.mark.parametrize("code, case", list(_cases("VALID")))
 def test_valid(tmp_path, code, case):
-    findings = check_tree(tmp_path, {case.path: case.code, **case.files}, select=[code], target=case.target or CASE_TARGET)
+    findings = check_tree(tmp_path, {case.path: case.code, **case.files}, select=[code, *case.beside], target=case.target or CASE_TARGET)
     assert [f for f in findings if f.code == code] == []
 
 
 @pytest.mark.parametrize("code, case", list(_cases("INVALID")))
 def test_invalid(tmp_path, code, case):
-    findings = check_tree(tmp_path, {case.path: case.code, **case.files}, select=[code], target=case.target or CASE_TARGET)
+    findings = check_tree(tmp_path, {case.path: case.code, **case.files}, select=[code, *case.beside], target=case.target or CASE_TARGET)
     found = [f for f in findings if f.code == code]
     assert len(found) == case.count, [f.message for f in found]
     if case.expect:

@@ -37,7 +37,9 @@ class Case:
     `expect` is a fragment every finding's message must contain (INVALID only);
     `fixed` is the source after `tvmlint fix --unsafe-fixes` (INVALID only).
     `files` adds more modules to the same run, for cross-module cases; `path` names
-    the case's own module (a test module, `test_x.py`, is run by pytest).
+    the case's own module (a test module, `test_x.py`, is run by pytest); `beside` names
+    rules selected with the case's own, as `--select TVM002,TVM303` would (TVM002 judges
+    the directives of the rules selected with it).
     """
 
     code: str
@@ -47,6 +49,7 @@ class Case:
     files: Dict[str, str] = field(default_factory=dict)
     count: int = 1
     path: str = "case.py"
+    beside: Tuple[str, ...] = ()
 
 
 CaseLike = Union[str, Case]

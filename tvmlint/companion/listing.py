@@ -43,13 +43,9 @@ def state(live: LivePass, setting: Setting, top: bool, parent_runs: bool = True)
 def select(snapshot: Snapshot, wanted: Optional[str]) -> List[LivePass]:
     if not wanted:
         return list(snapshot.passes)
-    exact = [
-        p for p in snapshot.passes
-        if wanted in (p.api, p.name) or (p.api or "").endswith("." + wanted) or wanted in p.aliases
-    ]
-    if exact:
-        return exact
-    return [p for p in snapshot.passes if not p.error and any(m.name == wanted for m in p.walk())]
+    from tvmlint.companion.names import find
+
+    return find(snapshot, wanted)
 
 
 def pass_json(live: LivePass, setting: Optional[Setting], top: bool = True, parent_runs: bool = True) -> dict:

@@ -89,11 +89,23 @@ def ask_session(session: ChildSession, ask: dict) -> PipelineRun:
     return checked(session.ask(ask))
 
 
+class UnknownPipeline(CompanionError):
+    """The child found nothing of that name to run."""
+
+
 def checked(answer: dict) -> PipelineRun:
     if "unknown" in answer:
         version = answer.get("tvm", {}).get("version") or "?"
-        raise CompanionError(f"the installed TVM {version}: {answer['unknown']}")
+        raise UnknownPipeline(f"the installed TVM {version}: {answer['unknown']}")
     return PipelineRun(answer)
+
+
+def names_a_pipeline(name: str) -> bool:
+    """Whether `name` is one the child reads as a whole pipeline or an API path as it stands
+    (`default`, `tvm.compile`, `relax:NAME`, `tvm.X`), not a pass written as users write it."""
+    from tvmlint.companion.instrumented import COMPILE_NAMES, DEFAULT_NAMES  # constants only: no TVM
+
+    return name in COMPILE_NAMES or name in DEFAULT_NAMES or name.startswith(("relax:", "tvm."))
 
 
 # -- output --------------------------------------------------------------------------------
@@ -216,4 +228,8 @@ def missing_ir(run: PipelineRun, wanted: str) -> Optional[str]:
     skipped = [row for row, _parent in run.walk() if row["state"] == "skipped" and matches(row["name"])]
     if skipped:
         return f"--print-ir-after {wanted}: it did not run here ({skipped[0]['why']})"
-    return f"--print-ir-after {wanted}: no pass of that name ran in this pipeline"
+    import difflib
+
+    near = difflib.get_close_matches(wanted, sorted({row["name"] for row, _parent in run.walk()}), n=5, cutoff=0.6)
+    hint = f"; the closest: {', '.join(near)}" if near else ""
+    return f"--print-ir-after {wanted}: no pass of that name ran in this pipeline{hint}"

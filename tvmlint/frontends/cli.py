@@ -15,10 +15,21 @@ from tvmlint.frontends.commands import COMMANDS, EXIT_ERROR, EXIT_FINDINGS, Usag
 
 class OneLineParser(argparse.ArgumentParser):
     """argparse, whose usage errors are one line (`tvmlint: error: ...`, exit 2) like every other
-    error of tvmlint's, instead of the usage block before it; `--help` still shows the usage."""
+    error of tvmlint's, ending with the short usage of the command that refused the flag, as
+    ruff's (`Usage: ruff check [OPTIONS] [FILES]...`): argparse's usage block of `check` runs
+    to 30 lines, and the top level's says nothing of the command's options."""
 
     def error(self, message: str):  # type: ignore[override]
-        self.exit(EXIT_ERROR, f"tvmlint: error: {message}\n")
+        self.exit(EXIT_ERROR, f"tvmlint: error: {message} (usage: {self.short_usage()}; `{self.prog} --help` lists the options)\n")
+
+    def short_usage(self) -> str:
+        words = [self.prog]
+        if any(action.option_strings for action in self._actions):
+            words.append("[OPTIONS]")
+        for action in self._get_positional_actions():
+            name = action.metavar or action.dest.upper()
+            words.append({"*": f"[{name} ...]", "?": f"[{name}]", "+": f"{name} [{name} ...]"}.get(action.nargs, name))
+        return " ".join(words)
 
 
 def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
@@ -30,6 +41,7 @@ def build_parser(command: Optional[str] = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tvmlint {__version__}")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=OneLineParser)
+    parser.set_defaults(commands=subparsers.choices)
     for name in COMMANDS:
         if command is None or name == command:
             importlib.import_module(f"tvmlint.frontends.commands.{name}").add_parser(subparsers)
@@ -89,7 +101,12 @@ def _main(argv: Optional[Sequence[str]] = None) -> int:
     # the command comes first: the top level takes no option but --help and --version
     parser = build_parser(argv[0] if argv and argv[0] in COMMANDS else None)
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:
+            # argparse leaves a flag the command does not know to the top level, whose usage
+            # is not the one that helps: the command's own parser says it
+            refuser = args.commands.get(args.command, parser) if args.command else parser
+            refuser.error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exit_:  # argparse: 0 for --help/--version, 2 for usage
         return int(exit_.code or 0)
     if args.command is None:

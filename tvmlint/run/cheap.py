@@ -189,6 +189,22 @@ class Pruned:
     holds_findings: bool = True
 
 
+def blankable_lines(text: str) -> FrozenSet[int]:
+    """The lines `prune` may have blanked: those of the top-level functions and classes (with
+    their decorators). Module-level statements are always kept, so a line outside these was
+    analysed even in a file seen partly."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return frozenset(range(1, text.count("\n") + 2))  # not read: any line may be
+    lines: Set[int] = set()
+    for unit in tree.body:
+        if isinstance(unit, _UNITS):
+            first = min([unit.lineno, *(decorator.lineno for decorator in unit.decorator_list)])
+            lines.update(range(first, (unit.end_lineno or unit.lineno) + 1))
+    return frozenset(lines)
+
+
 def prune(
     text: str,
     tree: ast.Module,

@@ -11,6 +11,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from tvmlint.analysis.catalog import load_catalog
 from tvmlint.run.discovery import is_regular_file, resolve
+from tvmlint.run.selection import Layer, enabled_codes, expand
 from tvmlint.analysis.knowledge import known_releases, newest_release, rules_dir
 from tvmlint.analysis.tables import toml
 from tvmlint.base.versions import Version, format_version, parse_version, release_of_package
@@ -135,9 +136,13 @@ class Settings:
     config_file: Optional[Path]
     target_version: Version
     target_source: str
+    # the configuration's own selection (tvmlint.run.selection resolves it)
     select: Optional[Tuple[str, ...]] = None
     ignore: Tuple[str, ...] = ()
     extend_select: Tuple[str, ...] = ()
+    # the command line's `--select`, `--extend-select`, `--ignore` with `--extend-ignore`, a
+    # layer of its own above the configuration's, as in ruff: a `--select` starts over
+    command_line: Optional[Layer] = None
     # (pattern, codes, base): base is the directory the pattern is relative to ("" for `root`)
     per_file_ignores: Tuple[Tuple[str, Tuple[str, ...], str], ...] = ()
     exclude: Tuple[str, ...] = DEFAULT_EXCLUDE
@@ -160,7 +165,10 @@ class Settings:
         return dict(self.origins).get(key, "default")
 
     def enabled_codes(self) -> FrozenSet[str]:
-        return _enabled_codes(self.select, self.extend_select, self.ignore, str(rules_dir()))
+        layers = ((self.select, self.extend_select, self.ignore),)
+        if self.command_line is not None:
+            layers += (self.command_line,)
+        return enabled_codes(layers, str(rules_dir()))
 
     def codes_for(self, path: Path) -> FrozenSet[str]:
         # one shared frozenset per distinct selection, not one per file: a run keeps every file's
@@ -208,25 +216,13 @@ class Settings:
 @functools.lru_cache(maxsize=None)
 def _fixable_codes(fixable, unfixable, rules: str) -> FrozenSet[str]:
     catalog = load_catalog()
-    codes = set(catalog) if fixable is None else _expand(fixable, catalog)
-    return frozenset(codes - _expand(unfixable, catalog))
-
-
-@functools.lru_cache(maxsize=None)
-def _enabled_codes(select, extend_select, ignore, rules: str) -> FrozenSet[str]:
-    catalog = load_catalog()
-    if select is None:
-        codes = {code for code, info in catalog.items() if info.default}
-    else:
-        codes = _expand(select, catalog)
-    codes |= _expand(extend_select, catalog)
-    codes -= _expand(ignore, catalog)
-    return frozenset(codes)
+    codes = set(catalog) if fixable is None else expand(fixable, catalog)
+    return frozenset(codes - expand(unfixable, catalog))
 
 
 @functools.lru_cache(maxsize=None)
 def _without(codes: FrozenSet[str], ignored: Tuple[str, ...], rules: str) -> FrozenSet[str]:
-    return codes - _expand(ignored, load_catalog())
+    return codes - expand(ignored, load_catalog())
 
 
 def _relative_posix(path: Path, root: Path) -> str:
@@ -242,17 +238,6 @@ def _matches(relative: str, pattern: str) -> bool:
         return True
     # a bare name matches that file or directory anywhere, as in ruff
     return "/" not in pattern and any(fnmatch.fnmatch(part, pattern) for part in relative.split("/"))
-
-
-def _expand(selectors: Iterable[str], catalog) -> set:
-    codes = set()
-    for selector in selectors:
-        selector = selector.strip().upper()
-        if selector == "ALL":
-            codes.update(catalog)
-        else:
-            codes.update(code for code in catalog if code.startswith(selector))
-    return codes
 
 
 def validate_selectors(selectors: Iterable[str], where: str) -> Tuple[str, ...]:
@@ -443,19 +428,12 @@ def apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
         changes["target_version"] = validate_version(overrides.target_version, "--target-version")
         changes["target_source"] = "--target-version"
         origins["target-version"] = "--target-version"
-    if overrides.select is not None:
-        changes["select"] = validate_selectors(overrides.select, "--select")
-        origins["select"] = "--select"
-    if overrides.ignore or overrides.extend_ignore:
-        changes["ignore"] = (
-            settings.ignore + validate_selectors(overrides.ignore, "--ignore")
-            + validate_selectors(overrides.extend_ignore, "--extend-ignore")
+    if overrides.select is not None or overrides.extend_select or overrides.ignore or overrides.extend_ignore:
+        changes["command_line"] = (
+            validate_selectors(overrides.select, "--select") if overrides.select is not None else None,
+            validate_selectors(overrides.extend_select, "--extend-select"),
+            validate_selectors(overrides.ignore, "--ignore") + validate_selectors(overrides.extend_ignore, "--extend-ignore"),
         )
-        flags = [flag for flag, given in (("--ignore", overrides.ignore), ("--extend-ignore", overrides.extend_ignore)) if given]
-        origins["ignore"] = " + ".join(([origins["ignore"]] if "ignore" in origins else []) + flags)
-    if overrides.extend_select:
-        changes["extend_select"] = settings.extend_select + validate_selectors(overrides.extend_select, "--extend-select")
-        origins["extend-select"] = " + ".join(([origins["extend-select"]] if "extend-select" in origins else []) + ["--extend-select"])
     if overrides.fixable is not None:
         changes["fixable"] = validate_selectors(overrides.fixable, "--fixable")
         origins["fixable"] = "--fixable"
@@ -521,7 +499,12 @@ class SettingsResolver:
             if not path.is_file():
                 raise ConfigError(f"--config {path}: {'not a regular file' if path.exists() else 'no such file'}")
             table = read_tool_table(path)
-            self._fixed = settings_from_table(table or {}, path.resolve(), overrides)
+            if table is None:
+                # tvmlint reads [tool.tvmlint] of a pyproject.toml-style file and nothing else: a file
+                # without it given on purpose is a wrong path or a table misspelt, not "use defaults"
+                raise ConfigError(f"--config {path}: has no [tool.tvmlint] table (tvmlint reads its settings "
+                                  "from [tool.tvmlint] in a pyproject.toml-style file)")
+            self._fixed = settings_from_table(table, path.resolve(), overrides)
 
     def default(self) -> Settings:
         if self._default is None:
@@ -606,6 +589,14 @@ def describe_settings(settings: Settings, path: Path) -> str:
     out.append(line("extend-select", codes(settings.extend_select), origin("extend-select")))
     ignore_origin = " + ".join(o for o in (origin("ignore"), origin("extend-ignore")) if o != "default") or "default"
     out.append(line("ignore (with extend-ignore)", codes(settings.ignore), ignore_origin))
+    if settings.command_line is not None:
+        select, extend_select, ignore = settings.command_line
+        if select is not None:
+            out.append(line("--select", codes(select), "command line: replaces the selection above, its ignores too"))
+        if extend_select:
+            out.append(line("--extend-select", codes(extend_select), "command line: added to the selection"))
+        if ignore:
+            out.append(line("--ignore (with --extend-ignore)", codes(ignore), "command line: left out of the selection"))
     table = ", ".join(f'"{pattern}" = {codes(listed)}' + (f" (from {base})" if base else "")
                       for pattern, listed, base in settings.per_file_ignores)
     out.append(line("per-file-ignores", "{" + table + "}", origin("per-file-ignores")))

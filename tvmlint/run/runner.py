@@ -584,15 +584,26 @@ def finalize(results: Sequence[FileResult], used: Optional[Dict[str, Set[Tuple[i
     return findings
 
 
-def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object]):
+def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object], text: str = "", partial: bool = False):
     """For TVM002: whether a finding of `code` may still arise on `line` of a file from what other
-    files hold (a rule judged across modules, where the file shows a candidate or was not seen whole)."""
+    files hold (a rule judged across modules, where the file shows a candidate or was not seen whole).
+    A file seen `partial`ly had only definitions blanked: a line outside them was judged."""
     candidates = {
         (line, d.code) for d in entry_result.deferred for line in (d.start.line, *d.noqa_lines)
     }
+    blanked: List[FrozenSet[int]] = []
+
+    def unseen(line: int) -> bool:
+        if not partial:
+            return awaits
+        if not blanked:  # parsed again only for a directive that asks
+            from tvmlint.run.cheap import blankable_lines
+
+            blanked.append(blankable_lines(text))
+        return line in blanked[0]
 
     def unsure(line: int, code: str) -> bool:
-        return code in judges and (awaits or (line, code) in candidates)
+        return code in judges and ((line, code) in candidates or unseen(line))
 
     return unsure
 
@@ -622,9 +633,11 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
         if judges is None:
             judges = _judges()
         shown = planner.shown(entry.path)
-        awaits = bool(getattr(entry, "awaits_low", False) and not entry.analysed) or bool(getattr(entry, "partial", False))
+        awaits = bool(getattr(entry, "awaits_low", False) and not entry.analysed)
+        partial = bool(getattr(entry, "partial", False)) and not awaits
         result = entry.result if not is_placeholder(entry.result) else FileResult(shown, "", entry.result.version, codes)
-        out.extend(unused_noqa(source.text, shown, codes, used.get(shown, set()), _unsure(result, awaits, judges)))
+        unsure = _unsure(result, awaits, judges, source.text, partial)
+        out.extend(unused_noqa(source.text, shown, codes, used.get(shown, set()), unsure))
     return out
 
 
@@ -689,7 +702,7 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
     if UNUSED_NOQA in codes:
         from tvmlint.checks.unused_noqa import unused_noqa
 
-        unsure = _unsure(checked.result, bool(checked.partial), _judges())
+        unsure = _unsure(checked.result, False, _judges(), text, bool(checked.partial))
         findings = sorted(findings + unused_noqa(text, shown, codes, used.get(shown, set()), unsure), key=lambda f: f.sort_key)
     if any(finding.fix is not None for finding in findings):
         findings = without_unfixable(findings, lambda _shown: settings)

@@ -6,7 +6,8 @@ import argparse
 import sys
 
 from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_FINDINGS
-from tvmlint.frontends.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
+from tvmlint.frontends.commands.options import (add_run_options, add_selection_options, configured_format, existing_paths,
+                                                overrides_from)
 from tvmlint.frontends.commands.fix import add_fix_options
 from tvmlint.frontends.commands.reporting import add_output_options, progress_for, quiet
 from tvmlint.frontends.commands.stdin import add_stdin_option, check_stdin, reads_stdin
@@ -51,15 +52,6 @@ def _seconds(text: str) -> float:
     return value
 
 
-def configured_format(args: argparse.Namespace) -> str:
-    """`output-format` of the settings for the working directory (or of --config), as ruff
-    reads its own: one format for the run, whatever the files' own settings say."""
-    from tvmlint.run.config import SettingsResolver
-
-    resolver = SettingsResolver(overrides_from(args))
-    return resolver.for_directory(resolver.cwd).output_format or "text"
-
-
 def run(args: argparse.Namespace) -> int:
     from tvmlint.frontends.commands.settings_actions import run_show
 
@@ -85,8 +77,13 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError("--confirm cannot be combined with --fix")
         if args.daemon:
             raise UsageError("--daemon cannot be combined with --fix: the daemon only reports")
+        # what serves only --confirm or --daemon would do nothing here: `fix` does not take it either
+        for flag, value in (("--tvm-python", args.tvm_python), ("--tvm-timeout", args.tvm_timeout),
+                            ("--no-registry-cache", args.no_registry_cache), ("--daemon-timeout", args.daemon_timeout)):
+            if value not in (None, False):
+                raise UsageError(f"{flag} goes with --confirm or --daemon, which cannot be combined with --fix")
 
-        return fix.run(args)
+        return fix.apply(args)
     from tvmlint.run.config import SettingsResolver
     from tvmlint.output import renderer
     from tvmlint.run.runner import check_paths

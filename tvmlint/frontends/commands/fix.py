@@ -2,8 +2,9 @@
 
 Safe fixes by default, unsafe ones too with `--unsafe-fixes`; `--diff` prints a
 unified diff and writes nothing; `--stdin-filename PATH -` prints the fixed
-source. Exit 0 when no finding remains, 1 when some do (with --diff: would
-remain), 2 on a usage or internal error. `tvmlint check --fix` runs this.
+source. Exit 0 when no finding remains, 1 when some do (with --diff: 1 when a
+fix is pending, 0 when none, as ruff), 2 on a usage or internal error.
+`tvmlint check --fix` runs this.
 """
 
 from __future__ import annotations
@@ -27,15 +28,37 @@ def add_fix_options(parser: argparse.ArgumentParser) -> None:
 
 
 def add_parser(subparsers) -> None:
+    # the README calls `fix` the same as `check --fix`: the same flags, and the same refusals
+    from tvmlint.frontends.commands.reporting import add_output_options
+    from tvmlint.output import FORMATS
+
     parser = subparsers.add_parser("fix", help="apply fixes (safe ones; --unsafe-fixes for all) and report what remains")
     add_selection_options(parser)
     add_fix_options(parser)
     add_run_options(parser)
-    parser.add_argument("--format", choices=("text", "concise"), default="text", help="how the remaining findings are shown")
+    parser.add_argument("--format", "--output-format", dest="format", choices=FORMATS, default=None,
+                        help="how the remaining findings are written (default: output-format in [tool.tvmlint], else text)")
     add_stdin_option(parser)
+    parser.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
+    add_output_options(parser, watch=False)
+    # what check's own flags would have said: `fix` is always a fix, never a watch, daemon or confirm run
+    parser.set_defaults(fix=True, watch=False, daemon=False, confirm=False)
 
 
 def run(args: argparse.Namespace) -> int:
+    """`tvmlint fix`: what `check --fix` runs, with check's format, usage checks and report stream."""
+    from tvmlint.frontends.commands.options import configured_format
+    from tvmlint.frontends.commands.reporting import check_usage, report_stream
+
+    if args.format is None:
+        args.format = configured_format(args)
+    check_usage(args, reads_stdin(args))
+    with report_stream(args):
+        return apply(args)
+
+
+def apply(args: argparse.Namespace) -> int:
+    """Fix and report, once the flags are known to go together (`fix` and `check --fix`)."""
     from tvmlint.run.config import SettingsResolver
 
     resolver = SettingsResolver(overrides_from(args))
@@ -96,7 +119,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
         remaining += [f for fs in changed.values() for f in fs]
         remaining.sort(key=lambda f: f.sort_key)
     fixed = _report(args, outcomes, remaining, report.files_seen)
-    return _exit(args, remaining, fixed and not args.diff)
+    return _exit(args, remaining, fixed)
 
 
 def _signed(paths: Sequence[Path]):
@@ -160,12 +183,16 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
     outcome = FileOutcome(path, shown, result, source)
     # the fixed source owns stdout: the report goes to stderr
     fixed = _report(args, [outcome], result.remaining, 1, stdin=True)
-    return _exit(args, result.remaining, fixed and not args.diff)
+    return _exit(args, result.remaining, fixed)
 
 
 def _exit(args: argparse.Namespace, remaining, fixed: int = 0) -> int:
     if getattr(args, "exit_zero", False):  # `check --fix --exit-zero`
         return EXIT_CLEAN
+    if args.diff:
+        # as ruff's: --diff is a CI gate on pending fixes, so they alone decide (a finding with no
+        # fix is check's to report, and would fail the gate for ever)
+        return EXIT_FINDINGS if fixed else EXIT_CLEAN
     if fixed and getattr(args, "exit_non_zero_on_fix", False):  # `check --fix --exit-non-zero-on-fix`
         return EXIT_FINDINGS
     return EXIT_FINDINGS if remaining else EXIT_CLEAN
@@ -197,6 +224,7 @@ def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bo
     notes = sys.stdout if (readable and not args.diff and not stdin) else sys.stderr
     verb = "Would fix" if args.diff else "Fixed"
     quiet, show_fixes = getattr(args, "quiet", 0) >= 1, getattr(args, "show_fixes", False)
+    statistics = getattr(args, "statistics", False)  # counts per rule, not a line per file
     fixed_total, fixed_files, sources, applied = 0, 0, {}, {}
     for outcome in outcomes:
         shown = printable_path(outcome.shown)
@@ -215,9 +243,14 @@ def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bo
             fixed_files += 1
             sources[outcome.shown] = result.fixed
             applied[shown] = result.applied
-            if not quiet and not show_fixes:
+            if not quiet and not show_fixes and not statistics:
                 print(f"{shown}: {verb.lower()} {len(result.applied)} ({_counted(result.applied)})", file=notes)
-    if stdin and remaining:
+    if statistics:
+        from tvmlint.output.statistics import render
+
+        # as ruff's `--fix --statistics`: the rules of what remains, then the closing line
+        render(remaining, files, sys.stderr if stdin else sys.stdout, fmt, args.unsafe_fixes, summary=False)
+    elif stdin and remaining:
         renderer("concise")(remaining, files, sys.stderr, summary=not quiet)
     elif not args.diff and not stdin and (remaining or not readable):
         renderer(fmt)(remaining, files, sys.stdout, sources=sources, summary=not quiet)

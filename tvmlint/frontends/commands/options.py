@@ -22,10 +22,11 @@ def positive_int(text: str) -> int:
 def add_selection_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("paths", nargs="*", type=Path, help="files or directories (default: .)")
     parser.add_argument("--target-version", metavar="X.Y", help="the TVM release to check against, e.g. 0.18")
-    parser.add_argument("--select", type=comma_list, metavar="CODES", help="comma-separated rule codes or prefixes to check (replaces the defaults)")
+    parser.add_argument("--select", type=comma_list, metavar="CODES", help="comma-separated rule codes or prefixes to check: replaces the configured selection, "
+                        "its ignore and extend-select too, as ruff's --select")
     parser.add_argument("--extend-select", type=comma_list, default=[], metavar="CODES", help="rules to add to the selection")
     parser.add_argument("--ignore", type=comma_list, default=[], metavar="CODES", help="rules to leave out")
-    parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this pyproject.toml for every file")
+    parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this file's [tool.tvmlint] for every file (an error when it has none)")
     # pre-commit can call a hook with no file names; checking `.` then would check the whole repository
     parser.add_argument("--no-default-path", action="store_true", help="with no PATHS, check nothing instead of `.` (for pre-commit hooks)")
     from tvmlint.frontends.commands.settings_options import add_settings_options
@@ -51,6 +52,15 @@ def overrides_from(args: argparse.Namespace):
         config=args.config,
         **override_fields(args),
     )
+
+
+def configured_format(args: argparse.Namespace) -> str:
+    """`output-format` of the settings for the working directory (or of --config), as ruff
+    reads its own: one format for the run, whatever the files' own settings say."""
+    from tvmlint.run.config import SettingsResolver
+
+    resolver = SettingsResolver(overrides_from(args))
+    return resolver.for_directory(resolver.cwd).output_format or "text"
 
 
 def existing_paths(args: argparse.Namespace) -> List[Path]:

@@ -17,7 +17,7 @@ from typing import Callable, Iterator, List, Optional
 from tvmlint.frontends.commands import UsageError
 
 
-def add_output_options(parser: argparse.ArgumentParser) -> None:
+def add_output_options(parser: argparse.ArgumentParser, watch: bool = True) -> None:
     parser.add_argument("-o", "--output-file", type=Path, metavar="PATH",
                         help="write the report to PATH (a file is replaced whole, never half-written; a device, FIFO or "
                         "symlink's target is written as it is); the terminal gets only errors")
@@ -30,8 +30,9 @@ def add_output_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--show-fixes", action="store_true", help="with --fix: list the fixes made, per file and rule")
     parser.add_argument("--exit-non-zero-on-fix", action="store_true",
                         help="with --fix: exit 1 when a file was changed, even if no finding remains")
-    parser.add_argument("--watch", action="store_true",
-                        help="check again whenever a Python file or pyproject.toml under PATHS changes (Ctrl-C to stop)")
+    if watch:  # `fix` has none: `check --fix --watch` is refused too
+        parser.add_argument("--watch", action="store_true",
+                            help="check again whenever a Python file or pyproject.toml under PATHS changes (Ctrl-C to stop)")
 
 
 def check_usage(args: argparse.Namespace, stdin: bool) -> None:
@@ -40,8 +41,8 @@ def check_usage(args: argparse.Namespace, stdin: bool) -> None:
 
     if args.statistics and args.format not in FORMATS:
         raise UsageError(f"--statistics prints as text or JSON: use it with --format {', '.join(FORMATS)}")
-    if args.statistics and args.fix:
-        raise UsageError("--statistics cannot be combined with --fix")
+    if args.statistics and args.diff:  # ruff refuses it too: the diff owns stdout
+        raise UsageError("--statistics cannot be combined with --diff")
     if args.watch:
         for flag, given in (("--fix", args.fix), ("--daemon", args.daemon), ("--output-file", args.output_file),
                             ("stdin", stdin), ("--confirm", args.confirm)):
