@@ -77,7 +77,7 @@ def test_the_default_target_is_looked_up_only_when_a_file_has_no_configuration(t
 
     asked = []
     real = config.default_target
-    monkeypatch.setattr(config, "default_target", lambda: asked.append(1) or real())
+    monkeypatch.setattr(config, "default_target", lambda *args: asked.append(1) or real(*args))
     resolver = SettingsResolver(Overrides(), cwd=tree)
     assert resolver.for_path(tree / "other" / "o.py").target_version == (0, 8)
     assert asked == []

@@ -280,21 +280,40 @@ def installed_tvm_version() -> Optional[str]:
     return None
 
 
-def _unless_overridden(overrides: "Overrides") -> Tuple[Version, str]:
+def _unless_overridden(overrides: "Overrides", project: Optional[Path] = None) -> Tuple[Version, str]:
     # --target-version replaces the default anyway (apply_overrides): skip reading package metadata
     if overrides.target_version is not None:
         return newest_release(), "--target-version"
-    return default_target()
+    return default_target(project)
 
 
-def default_target() -> Tuple[Version, str]:
-    installed = installed_tvm_version()
+# how a target-version that nothing set was guessed: `target_source` starts with it, and a run
+# says so once (tvmlint.frontends.commands.reporting.note_guessed_target)
+GUESSED = "guessed: "
+
+
+def default_target(project: Optional[Path] = None) -> Tuple[Version, str]:
+    """The target of a project that sets none: the TVM its pyproject.toml or requirements
+    files declare, else the installed one, else the newest release tvmlint knows. A release
+    tvmlint does not know is never taken for another one without saying so."""
+    from tvmlint.run.declared_target import declared_release, unknown_release_note
+
+    known = known_releases()
     newest = newest_release()
-    if installed:
+    unknown = None
+    declared = declared_release(project) if project is not None else None
+    if declared is not None:
+        if format_version(declared.release) in known:
+            return declared.release, f"declared: {declared.describe()}"
+        unknown = unknown_release_note(declared, known)
+    installed = installed_tvm_version()
+    if installed and unknown is None:
         version = release_of_package(installed)
-        if version is not None and format_version(version) in known_releases():
-            return version, f"the installed apache-tvm {installed}"
-    return newest, f"the newest release tvmlint knows ({format_version(newest)})"
+        if version is not None and format_version(version) in known:
+            return version, f"{GUESSED}the installed apache-tvm {installed} (the project declares no TVM)"
+        unknown = f"the installed apache-tvm {installed} is a release tvmlint does not know ({known[0]} to {known[-1]})"
+    why = unknown or "the project declares no TVM and none is installed"
+    return newest, f"{GUESSED}the newest release tvmlint knows, {format_version(newest)} ({why})"
 
 
 MAX_CONFIG_BYTES = 8 << 20  # a configuration file larger than this is no configuration
@@ -352,7 +371,7 @@ def settings_from_table(table: dict, path: Path, overrides: Overrides) -> Settin
         version = validate_version(table["target-version"], f"{where} target-version")
         source = f"target-version in {path}"
     else:
-        version, source = _unless_overridden(overrides)
+        version, source = _unless_overridden(overrides, path.parent)
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: 'per-file-ignores' must be {KEYS['per-file-ignores']}")
@@ -487,7 +506,7 @@ class SettingsResolver:
         self._by_dir: Dict[Path, Settings] = {}
         self._resolved: Dict[str, Path] = {}
         self._by_head: Dict[str, Settings] = {}
-        self._default: Optional[Settings] = None
+        self._defaults: Dict[Path, Settings] = {}
         self._fixed: Optional[Settings] = None
         # a bad flag is an error even when no file is checked; the default target itself waits
         # until a file has no configuration (reading the installed TVM's metadata costs 20 ms)
@@ -506,11 +525,21 @@ class SettingsResolver:
                                   "from [tool.tvmlint] in a pyproject.toml-style file)")
             self._fixed = settings_from_table(table, path.resolve(), overrides)
 
-    def default(self) -> Settings:
-        if self._default is None:
-            version, source = _unless_overridden(self.overrides)
-            self._default = apply_overrides(Settings(self.cwd, None, version, source), self.overrides)
-        return self._default
+    def default(self, project: Optional[Path] = None) -> Settings:
+        """The settings of a file no [tool.tvmlint] applies to; `project`: the directory of the
+        nearest pyproject.toml above it (or the working directory), whose declared TVM
+        requirement decides the target."""
+        project = project or self.cwd
+        known = self._defaults.get(project)
+        if known is None:
+            version, source = _unless_overridden(self.overrides, project)
+            known = self._defaults[project] = apply_overrides(Settings(self.cwd, None, version, source), self.overrides)
+        return known
+
+    def guessed_targets(self) -> List[Settings]:
+        """The settings this resolver gave whose target-version nothing set or declared."""
+        seen = {id(s): s for s in [*self._by_dir.values(), *self._defaults.values()] + ([self._fixed] if self._fixed else [])}
+        return [s for s in seen.values() if s.target_source.startswith(GUESSED)]
 
     def resolve(self, path) -> Path:
         """`resolve(path)` with one realpath per directory: a name that is not a symlink
@@ -555,18 +584,24 @@ class SettingsResolver:
     def _for_dir(self, directory: Path) -> Settings:
         # up the tree in a loop, not by recursion: a file thousands of directories deep is possible
         unknown: List[Path] = []
+        project: Optional[Path] = None  # the nearest pyproject.toml's directory, [tool.tvmlint] or not
         settings = self._by_dir.get(directory)
         while settings is None:
             unknown.append(directory)
             candidate = directory / "pyproject.toml"
-            table = read_tool_table(candidate) if os.path.isfile(candidate) else None
+            present = os.path.isfile(candidate)
+            table = read_tool_table(candidate) if present else None
+            if present and project is None:
+                project = directory
             if table is not None:
                 settings = settings_from_table(table, candidate, self.overrides)
             elif directory.parent == directory:
-                settings = self.default()
+                settings = self.default(project)
             else:
                 directory = directory.parent
                 settings = self._by_dir.get(directory)
+                if settings is not None and project is not None and settings.config_file is None:
+                    settings = self.default(project)  # this project's own declared TVM, not the one above's
         for below in unknown:  # each directory passed on the way has the settings found above it
             self._by_dir[below] = settings
         return settings

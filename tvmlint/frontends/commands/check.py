@@ -9,7 +9,7 @@ from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_FINDINGS
 from tvmlint.frontends.commands.options import (add_run_options, add_selection_options, configured_format, existing_paths,
                                                 overrides_from)
 from tvmlint.frontends.commands.fix import add_fix_options
-from tvmlint.frontends.commands.reporting import add_output_options, progress_for, quiet
+from tvmlint.frontends.commands.reporting import add_output_options, note_guessed_target, progress_for, quiet
 from tvmlint.frontends.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
 from tvmlint.output import FORMATS
@@ -103,6 +103,7 @@ def _run(args: argparse.Namespace) -> int:
                 progress.close()
         for note in report.notes if not quiet(args) else ():  # they name directories of the tree
             print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
+        note_guessed_target(args, resolver)
         findings, files, sources = report.findings, report.files_seen, {}
     if args.confirm:
         from tvmlint.companion.options import confirm_findings, print_refuted, target_resolver

@@ -90,6 +90,9 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
             progress.close()
     for note in report.notes:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
+    from tvmlint.frontends.commands.reporting import note_guessed_target
+
+    note_guessed_target(args, resolver)
     grouped = by_path(report.findings)
     # A run of one file followed nothing across modules: its findings are what checking that
     # file's text alone gives, so the fixer starts from them instead of checking it again, and

@@ -257,3 +257,19 @@ def _isatty(stream) -> bool:
         return bool(stream.isatty())
     except (OSError, ValueError):
         return False
+
+
+def note_guessed_target(args: argparse.Namespace, resolver) -> None:
+    """Say once per run, on stderr, when some file's target-version was neither set nor
+    declared by its project but guessed (from the installed TVM, or the newest release
+    tvmlint knows): the same code checked elsewhere could be judged against another release."""
+    if quiet(args):
+        return
+    guessed = resolver.guessed_targets()
+    if guessed:
+        from tvmlint.run.config import GUESSED
+
+        first = guessed[0]
+        print(f"tvmlint: no target-version is set or declared: checked against TVM {first.target_text}, "
+              f"{first.target_source[len(GUESSED):]}; set target-version in [tool.tvmlint], pass "
+              "--target-version, or declare apache-tvm in the project's requirements", file=sys.stderr)
