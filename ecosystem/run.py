@@ -271,6 +271,15 @@ def load_mistakes(path: Path) -> List[Mistake]:
     return mistakes
 
 
+def _present_blobs(mirror: Path, commit: str, names: Sequence[str]) -> set:
+    """Which of the paths at commit have their blob in the mirror."""
+    specs = "".join(f"{commit}:{name}\n" for name in names)
+    done = subprocess.run(["git", "-C", str(mirror), "cat-file", "--batch-check"], input=specs.encode(),
+                          capture_output=True, check=True)
+    answers = done.stdout.decode(errors="surrogateescape").splitlines()
+    return {name for name, answer in zip(names, answers) if not answer.endswith(" missing")}
+
+
 def extract_files(repo: str, rev: str, mirror: Path, paths: Sequence[str], scratch: Path) -> Path:
     """Every Python file of repo at rev, unpacked once into scratch/recall/<owner+name>-<rev> (a
     marker holding the commit says the folder is whole). The whole repository, not only the
@@ -279,7 +288,7 @@ def extract_files(repo: str, rev: str, mirror: Path, paths: Sequence[str], scrat
     commit = resolve(mirror, rev)
     into = scratch / "recall" / f"{repo.replace('/', '+')}-{commit[:12]}"
     marker = into / ".tvmlint-ecosystem-rev"
-    wanted = commit + "\nwhole\n"
+    wanted = commit + "\nwhole, with notebooks\n"
     if marker.exists() and marker.read_text() == wanted:
         return into
     if into.exists():
@@ -287,7 +296,13 @@ def extract_files(repo: str, rev: str, mirror: Path, paths: Sequence[str], scrat
     into.mkdir(parents=True)
     listed = subprocess.run(["git", "-C", str(mirror), "ls-tree", "-r", "-z", "--name-only", commit],
                             capture_output=True, check=True).stdout.decode(errors="surrogateescape").split("\0")
-    python = sorted({name for name in listed if name.endswith(".py")} | set(paths))
+    python = sorted({name for name in listed if name.endswith((".py", ".ipynb"))} | set(paths))
+    # a snapshot may lack a large file's blob (a generated model): left out, unless labelled
+    present = _present_blobs(mirror, commit, python)
+    missing = [name for name in python if name not in present]
+    if set(missing) & set(paths):
+        raise SystemExit(f"{repo}@{rev}: the mirror lacks labelled files {sorted(set(missing) & set(paths))}")
+    python = [name for name in python if name in present]
     # stderr is kept apart: a snapshot lacks its largest files, and git names them even when
     # they are not asked for; it is shown only when the archive fails
     archive = subprocess.Popen(["git", "-C", str(mirror), "archive", commit, "--", *python],
