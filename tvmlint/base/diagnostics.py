@@ -77,6 +77,9 @@ class Finding:
     # written, when that is not the reported line (the `with` that sets an opt_level a
     # build below it runs at). Never printed, not part of equality.
     noqa_lines: Tuple[int, ...] = field(default=(), compare=False, repr=False)
+    # Set by `check --trace`: "confirmed", "refuted" or "not reached", with what the traced run did there.
+    traced: Optional[str] = field(default=None, compare=False)
+    trace_note: Optional[str] = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # One rule on the same name in many files says the same thing: a run that holds
@@ -105,4 +108,6 @@ class Finding:
         if self.confirmation is not None:
             data["confirmed"] = self.confirmed
             data["confirmation"] = self.confirmation
+        if self.traced is not None:
+            data["trace"] = {"verdict": self.traced, "note": self.trace_note}
         return data

@@ -1,0 +1,204 @@
+"""`tvmlint trace`, tvmlint's side: run the user's Python command with the tracer, and collect the journal.
+
+This is the one place tvmlint runs the user's code. The command runs as the
+user typed it, in a process group of its own (so --timeout stops whatever it
+forked), with trace_boot/ first on its PYTHONPATH and the options in
+$TVMLINT_TRACE; nothing else about it changes. Its journal is read into a trace
+document whenever it grows (`on_update`, so an output file is complete at any
+moment) and once more when it has ended, whichever way it ended.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import stat
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, List, Optional, Sequence
+
+from tvmlint.companion import CompanionError
+from tvmlint.companion.trace_journal import document
+
+BOOT = Path(__file__).with_name("trace_boot")
+# the interpreter's options that take a value (`-W error`, `-X dev`), and those that would
+# keep it from reading PYTHONPATH or sitecustomize, where the tracer comes from
+WITH_VALUE = frozenset("WX")
+BLIND = {"-I": "-I (isolated mode)", "-E": "-E (ignore PYTHON* variables)", "-S": "-S (no site module)"}
+GRACE = 3.0  # after Ctrl-C or --timeout, how long the script has to unwind before it is killed
+REFRESH = 1.0  # how often a growing journal is turned into the output file
+
+
+@dataclass
+class Command:
+    argv: List[str]
+    python: str
+    script: Optional[str] = None  # the file, or None for -m / -c
+    module: Optional[str] = None
+
+
+def parse(argv: Sequence[str], default_python: str) -> Command:
+    """`python [options] SCRIPT|-m MODULE|-c CODE [ARGS]`, or `SCRIPT.py [ARGS]` (tvmlint's interpreter)."""
+    argv = list(argv)
+    if not argv:
+        raise CompanionError("trace needs a command after `--`: python SCRIPT [ARGS...] or python -m MODULE [ARGS...]")
+    if argv[0].endswith(".py") or os.path.isdir(argv[0]):
+        argv = [default_python, *argv]
+    command = Command(argv, argv[0])
+    index = 1
+    while index < len(argv):
+        arg = argv[index]
+        flags = arg[1:] if arg.startswith("-") and not arg.startswith("--") and arg[1:2] not in "WXcm" else ""
+        blind = next((f"-{flag}" for flag in flags if f"-{flag}" in BLIND), None)
+        if blind:
+            raise CompanionError(f"python {BLIND[blind]} would not load the tracer: leave it out")
+        if arg == "-m" or arg.startswith("-m"):
+            command.module = arg[2:] or (argv[index + 1] if index + 1 < len(argv) else None)
+            if not command.module:
+                raise CompanionError("python -m needs a module name")
+            return command
+        if arg == "-c" or arg.startswith("-c"):
+            return command
+        if arg == "-":
+            raise CompanionError("trace cannot run a script read from stdin: give its file")
+        if not arg.startswith("-"):
+            command.script = arg
+            _check_script(arg)
+            return command
+        if arg[1:2] in WITH_VALUE and len(arg) == 2:
+            index += 1
+        elif arg == "--check-hash-based-pycs":
+            index += 1
+        index += 1
+    raise CompanionError("the command names no script: python SCRIPT [ARGS...] or python -m MODULE")
+
+
+def _check_script(path: str) -> None:
+    try:
+        status = os.stat(path)
+    except FileNotFoundError:
+        raise CompanionError(f"the script {path} does not exist") from None
+    except OSError as error:
+        raise CompanionError(f"the script {path} cannot be read: {error.strerror or error}") from None
+    if stat.S_ISDIR(status.st_mode):
+        if not os.path.isfile(os.path.join(path, "__main__.py")):
+            raise CompanionError(f"the script {path} is a directory with no __main__.py")
+    elif not stat.S_ISREG(status.st_mode):
+        raise CompanionError(f"the script {path} is not a regular file (a FIFO or a device): Python would wait on it")
+
+
+def check_tvm(python: str, timeout: float) -> dict:
+    """Where the command's interpreter finds TVM, without importing it; CompanionError when it finds none or one too old."""
+    from tvmlint.companion.process import run_child
+    from tvmlint.base.versions import release_of_package
+
+    where = run_child(python, {"op": "locate"}, timeout)
+    if not where.get("found"):
+        raise CompanionError(f"no TVM is installed for {where.get('python') or python} (`import tvm` would fail): nothing to trace")
+    release = release_of_package(where.get("version") or "")
+    if release is not None and release < (0, 8):
+        raise CompanionError(f"TVM {where['version']} has no PassInstrument (TVM 0.8 added it): trace needs 0.8 or newer")
+    return where
+
+
+@dataclass
+class Outcome:
+    document: dict
+    returncode: Optional[int]
+    timed_out: bool = False
+    interrupted: bool = False
+    notes: List[str] = field(default_factory=list)
+
+
+def run(command: Command, options: dict, timeout: Optional[float], stdout=None,
+        on_update: Optional[Callable[[dict], None]] = None) -> Outcome:
+    """Run the command traced; the trace of whatever ran, however the run ended."""
+    started, clock = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="tvmlint-trace-") as scratch:
+        journal = os.path.join(scratch, "journal.jsonl")
+        open(journal, "wb").close()
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(BOOT), env.get("PYTHONPATH")]))
+        env["TVMLINT_TRACE"] = json.dumps(dict(options, journal=journal))
+        try:
+            process = subprocess.Popen(command.argv, env=env, stdout=stdout,
+                                       preexec_fn=os.setpgrp)  # a group of its own, stopped whole
+        except OSError as error:
+            raise CompanionError(f"{command.argv[0]} could not be started: {error.strerror or error}") from None
+
+        def meta(code: Optional[int], timed_out: bool, interrupted: bool) -> dict:
+            return {"command": command.argv, "cwd": os.getcwd(), "started": started,
+                    "seconds": round(time.monotonic() - clock, 3),
+                    "exit": _exit(code, timed_out, interrupted)}
+
+        def current(code=None, timed_out=False, interrupted=False) -> dict:
+            with open(journal, "rb") as handle:
+                return document(handle.read(), meta(code, timed_out, interrupted))
+
+        timed_out = interrupted = False
+        deadline = None if timeout is None else time.monotonic() + timeout
+        size = 0
+        while True:
+            try:
+                code = process.wait(timeout=REFRESH)
+                break
+            except subprocess.TimeoutExpired:
+                pass
+            except KeyboardInterrupt:
+                interrupted = True
+                code = _stop(process, signal.SIGINT)
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                timed_out = True
+                code = _stop(process, signal.SIGINT)
+                break
+            grown = os.path.getsize(journal)
+            if on_update is not None and grown != size:
+                size = grown
+                on_update(current())
+        _kill_group(process)  # what it forked and left running would write on after the trace is taken
+        return Outcome(current(code, timed_out, interrupted), code, timed_out, interrupted)
+
+
+def _exit(code: Optional[int], timed_out: bool, interrupted: bool) -> Optional[dict]:
+    if code is None and not (timed_out or interrupted):
+        return None  # still running: an interim document
+    out = {"code": code, "signal": None, "timed_out": timed_out, "interrupted": interrupted}
+    if code is not None and code < 0:
+        try:
+            out["signal"] = signal.Signals(-code).name
+        except ValueError:
+            out["signal"] = f"signal {-code}"
+    return out
+
+
+def _stop(process: subprocess.Popen, first: int) -> Optional[int]:
+    """Ask the script's process group to stop (SIGINT: Python unwinds, `finally` blocks run), then kill it."""
+    try:
+        os.killpg(process.pid, first)
+    except OSError:
+        pass
+    try:
+        return process.wait(timeout=GRACE)
+    except (subprocess.TimeoutExpired, KeyboardInterrupt):
+        _kill_group(process)
+        return process.wait()
+
+
+def _kill_group(process: subprocess.Popen) -> None:
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def exit_status(outcome: Outcome) -> int:
+    """The script's exit code as a shell gives it: 128+N when signal N ended it."""
+    code = outcome.returncode
+    if code is None:
+        return 2
+    return 128 - code if code < 0 else code
