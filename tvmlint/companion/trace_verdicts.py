@@ -53,7 +53,7 @@ class Runs:
         self.by_file: Dict[str, List[Tuple[int, dict]]] = {}
         for site in doc["sites"]:
             for run in site.get("runs", ()):
-                for frame in run.get("stack", ())[:8]:
+                for frame in [*run.get("stack", ())[:8], *_built(run)]:
                     if isinstance(frame, dict) and isinstance(frame.get("file"), str):
                         self.by_file.setdefault(_real(frame["file"]), []).append((frame.get("line"), run))
 
@@ -64,6 +64,11 @@ class Runs:
                 seen.add(id(run))
                 out.append(run)
         return out
+
+
+def _built(run: dict) -> List[dict]:
+    """Where the user's code built the Sequentials a run ran (TVM102 points at the construction)."""
+    return [row["built_at"] for row, _parent in walk(run.get("passes", ())) if isinstance(row.get("built_at"), dict)]
 
 
 def _real(path: str) -> str:

@@ -47,11 +47,14 @@ pieces = sibling("instrumented")
 
 class TracedNode(pieces.Node):
     failed = None  # why, when the pass raised before it ended
+    built_at = None  # the line of the user's code that built this Sequential
 
     def to_json(self):
         row = super().to_json()
         if self.failed:
             row["state"], row["why"] = "failed", self.failed
+        if self.built_at:
+            row["built_at"] = self.built_at
         return row
 
 
@@ -140,6 +143,7 @@ class Tracer:
         transform = tvm.ir.transform
         self.PassContext, self.Sequential = transform.PassContext, transform.Sequential
         self.known = {}  # PassInfo -> the Sequential it belongs to
+        self.built = {}  # PassInfo -> where the user's code built that Sequential
         self.entered = []  # (context, where the user's code entered it), innermost last
         self.stack = []
         self.run = None
@@ -196,6 +200,7 @@ class Tracer:
         seq = self.known.get(info)
         if seq is not None:
             node.sequential, node.kind = seq, "sequential"
+            node.built_at = self.built.get(info)
         (self.stack[-1].children if self.stack else self.run.setdefault("roots", [])).append(node)
         self.stack.append(node)
         self.journal.write({"e": "b", "run": self.run["id"], "name": node.name, "opt_level": node.opt_level,
@@ -320,6 +325,11 @@ class Tracer:
         def seq_init(self, *args, **kwargs):
             original_seq_init(self, *args, **kwargs)
             tracer.learn(self)
+            caller = sys._getframe(1).f_code
+            if tracer.sites.is_user(caller.co_filename):  # built by the user's code, not by a TVM pipeline
+                line = sys._getframe(1).f_lineno
+                tracer.built[self.info] = {"file": tracer.sites.describe(caller.co_filename, line, caller.co_name)["file"],
+                                           "line": line}
 
         PassContext.__init__, PassContext.__enter__, PassContext.__exit__ = init, enter, exit_
         PassContext.override_instruments, Pass.__call__ = override, call

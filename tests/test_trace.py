@@ -1,0 +1,188 @@
+"""`tvmlint trace` (#30) on real scripts with the installed apache-tvm, and `check --trace` on its file.
+
+No TVM is mocked: the example is run as a user runs it, through the command, and
+the trace it leaves is read back as a user's tools would read it.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from helpers import REPO, run_cli
+
+EXAMPLE = "examples/relax_era/traced_build.py"
+
+SOURCE = (REPO / EXAMPLE).read_text(encoding="utf-8").splitlines()
+
+
+def line_of(fragment: str) -> int:
+    return next(number for number, text in enumerate(SOURCE, 1) if fragment in text)
+
+
+COMPILE, CANONICALIZE = line_of("return tvm.compile("), line_of("CanonicalizeBindings()(mod)")
+BUILT, CLEANUP, OUTSIDE = line_of("cleanup = tvm.transform.Sequential("), line_of("mod = cleanup(mod)"), line_of("FuseTIR()(model)")
+ENTERED, AT_ZERO, AT_THREE = line_of("PassContext(opt_level=level)"), line_of("build(model, 0)"), line_of("build(model, 3)")
+
+pytestmark = pytest.mark.skipif(shutil.which("true") is None, reason="needs a POSIX system")
+
+
+def _tvm() -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec("tvm") is not None
+
+
+needs_tvm = pytest.mark.skipif(not _tvm(), reason="apache-tvm is not installed (pip install -e '.[test]')")
+
+
+@pytest.fixture(scope="module")
+def traced(tmp_path_factory):
+    """The example traced once, as JSON, with the IR after FuseTIR written."""
+    if not _tvm():
+        pytest.skip("apache-tvm is not installed")
+    root = tmp_path_factory.mktemp("traced")
+    shutil.copytree(REPO / "examples", root / "examples")
+    done = run_cli("trace", "--format", "json", "-o", "trace.json", "--print-ir-after", "relax.transform.FuseTIR",
+                   "--ir-dir", "ir", "--", sys.executable, EXAMPLE, cwd=root)
+    assert done.returncode == 0, done.stderr
+    return root, json.loads((root / "trace.json").read_text(encoding="utf-8"))
+
+
+def _site(doc: dict, line: int) -> dict:
+    found = [site for site in doc["sites"] if site["file"] and site["file"].endswith("traced_build.py") and site["line"] == line]
+    assert found, [(site["file"], site["line"]) for site in doc["sites"]]
+    return found[0]
+
+
+def _names(rows, state):
+    out = []
+    for row in rows:
+        if row["state"] == state:
+            out.append(row["name"])
+        out += _names(row.get("children", ()), state)
+    return out
+
+
+@needs_tvm
+def test_the_trace_names_the_lines_that_ran_pipelines(traced):
+    _root, doc = traced
+    assert doc["schema"] == "tvmlint-trace" and doc["version"] == 1
+    assert doc["exit"] == {"code": 0, "signal": None, "timed_out": False, "interrupted": False}
+    assert doc["tvm"]["version"].startswith("0.")
+    lines = sorted(site["line"] for site in doc["sites"])
+    assert lines == [COMPILE, CANONICALIZE, CLEANUP, OUTSIDE]  # tvm.compile, CanonicalizeBindings, the Sequential, FuseTIR outside a context
+
+
+@needs_tvm
+def test_tvm_compile_at_two_levels_is_two_contexts_at_one_line(traced):
+    _root, doc = traced
+    compile_site = _site(doc, COMPILE)
+    assert "tvm.compile" in compile_site["code"] and compile_site["function"] == "build"
+    levels = {run["context"]["opt_level"] for run in compile_site["runs"]}
+    assert levels == {0, 3}
+    callers = {run["stack"][1]["line"] for run in compile_site["runs"]}
+    assert callers == {AT_ZERO, AT_THREE}  # build(model, 0) and build(model, 3)
+    entered = {run["context"]["entered_at"]["line"] for run in compile_site["runs"]}
+    assert entered == {ENTERED}
+    at_zero = [run for run in compile_site["runs"] if run["context"]["opt_level"] == 0]
+    at_three = [run for run in compile_site["runs"] if run["context"]["opt_level"] == 3]
+    skipped_at_zero = {row["name"] for run in at_zero for row in run["skipped"]}
+    assert {"CanonicalizeRelaxBindings", "DeadCodeElimination"} <= skipped_at_zero
+    assert not [row for run in at_three for row in run["skipped"]]
+    ran_at_three = {name for run in at_three for name in _names(run["passes"], "ran")}
+    assert {"FuseOps", "FuseTIR", "CanonicalizeRelaxBindings", "DeadCodeElimination"} <= ran_at_three
+
+
+@needs_tvm
+def test_gated_passes_skipped_with_why(traced):
+    _root, doc = traced
+    (run,) = _site(doc, CANONICALIZE)["runs"]
+    assert run["context"]["opt_level"] == 0 and not run["context"]["default"]
+    assert _names(run["passes"], "ran") == ["CanonicalizeBindings"]
+    assert {(row["name"], row["why"], row["sequential"]) for row in run["skipped"]} == {
+        ("CanonicalizeTIRVariables", "opt_level 1 > 0", "CanonicalizeBindings"),
+        ("CanonicalizeRelaxBindings", "opt_level 1 > 0", "CanonicalizeBindings"),
+    }
+    (cleanup,) = _site(doc, CLEANUP)["runs"]
+    assert [row["name"] for row in cleanup["skipped"]] == ["DeadCodeElimination"]
+    assert cleanup["passes"][0]["built_at"]["line"] == BUILT  # where the Sequential was built
+
+
+@needs_tvm
+def test_a_pass_outside_any_context_runs_in_the_default_one(traced):
+    _root, doc = traced
+    (run,) = _site(doc, OUTSIDE)["runs"]
+    assert run["context"]["default"] and run["context"]["opt_level"] == 2 and run["context"]["entered_at"] is None
+    assert run["passes"][0]["name"] == "FuseTIR" and run["status"] == "finished"
+
+
+@needs_tvm
+def test_the_ir_after_a_chosen_pass_is_written_per_run(traced):
+    root, doc = traced
+    files = sorted((root / "ir").iterdir())
+    named = [path.name for path in files]
+    assert named and all("FuseTIR" in name for name in named), named
+    assert any(f"traced_build.py-{OUTSIDE}" in name for name in named) and any(f"traced_build.py-{COMPILE}" in name for name in named)
+    assert named[0].startswith("0001_")
+    text = files[0].read_text(encoding="utf-8")
+    assert text.startswith("# IR after FuseTIR") and "def main" in text
+    recorded = [row["file"] for site in doc["sites"] for run in site["runs"] for row in run["ir_after"]]
+    assert sorted(Path(path).name for path in recorded) == named
+
+
+@needs_tvm
+def test_check_trace_confirms_the_static_findings(traced):
+    root, _doc = traced
+    done = run_cli("check", "--trace", "trace.json", "--format", "json", "--no-cache", EXAMPLE, cwd=root)
+    assert done.returncode == 1, done.stderr
+    findings = json.loads(done.stdout)
+    gating = [f for f in findings if f["code"] in ("TVM101", "TVM102")]
+    assert {(f["line"], f["code"]) for f in gating} == {(CANONICALIZE, "TVM101"), (BUILT, "TVM102"), (CLEANUP, "TVM101")}
+    assert all(f["trace"]["verdict"] == "confirmed" for f in gating), gating
+    text = run_cli("check", "--trace", "trace.json", "--no-cache", EXAMPLE, cwd=root)
+    assert "confirmed by the trace: run " in text.stdout and "skipped DeadCodeElimination here at opt_level 0" in text.stdout
+
+
+@needs_tvm
+def test_check_trace_refutes_and_says_not_reached(traced, tmp_path):
+    root, doc = traced
+    # the same lines, as a run where the gate ran everything: the static claim is refuted
+    for site in doc["sites"]:
+        for run in site["runs"]:
+            _all_ran(run["passes"])
+            run["skipped"] = []
+    (root / "ran.json").write_text(json.dumps(doc), encoding="utf-8")
+    done = run_cli("check", "--trace", "ran.json", "--format", "json", "--no-cache", EXAMPLE, cwd=root)
+    verdicts = {f["line"]: f["trace"] for f in json.loads(done.stdout) if "trace" in f}
+    assert verdicts[CANONICALIZE]["verdict"] == "refuted" and "static analysis was wrong" in verdicts[CANONICALIZE]["note"]
+    doc["sites"] = []
+    (root / "empty.json").write_text(json.dumps(doc), encoding="utf-8")
+    done = run_cli("check", "--trace", "empty.json", EXAMPLE, "--no-cache", cwd=root)
+    assert "not reached in the trace: no pass ran from this line" in done.stdout
+
+
+def _all_ran(rows):
+    for row in rows:
+        row["state"] = "ran"
+        _all_ran(row.get("children", ()))
+
+
+@needs_tvm
+def test_timing_sums_time_per_pass(tmp_path):
+    script = tmp_path / "two.py"
+    script.write_text(
+        "import tvm\nfrom tvm import relax\nmod = tvm.IRModule()\n"
+        "for _ in range(3):\n    relax.transform.FuseTIR()(mod)\n",
+        encoding="utf-8",
+    )
+    done = run_cli("trace", "--timing", "--", sys.executable, "two.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Time per pass" in done.stdout
+    line = next(line for line in done.stdout.splitlines() if line.strip().endswith(" FuseTIR") and " x" in line)
+    assert "x3" in line
+    assert "two.py:5 in <module>: relax.transform.FuseTIR()(mod)" in done.stdout
