@@ -53,7 +53,7 @@ def walk(rows: Iterable[dict], parent: Optional[str] = None) -> Iterator[Tuple[d
 
 def _run(start: dict, events: List[dict], done: Optional[dict], ir: List[dict]) -> dict:
     if done is not None:
-        tree, status = done["tree"], "failed" if done.get("failed") else "finished"
+        tree, status = done["tree"], done.get("status") or ("failed" if done.get("failed") else "finished")
     else:
         tree, status = _rebuilt(events), "unfinished"
     skipped = [

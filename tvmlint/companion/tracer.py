@@ -47,12 +47,13 @@ pieces = sibling("instrumented")
 
 class TracedNode(pieces.Node):
     failed = None  # why, when the pass raised before it ended
+    stopped = False  # it was a KeyboardInterrupt: Ctrl-C or --timeout
     built_at = None  # the line of the user's code that built this Sequential
 
     def to_json(self):
         row = super().to_json()
         if self.failed:
-            row["state"], row["why"] = "failed", self.failed
+            row["state"], row["why"] = "unfinished" if self.stopped else "failed", self.failed
         if self.built_at:
             row["built_at"] = self.built_at
         return row
@@ -153,6 +154,7 @@ class Tracer:
         self.all_ir = bool(options.get("ir_after_all"))
         self.recorder = self.make_recorder()
         self.pid = os.getpid()  # a forked process's IR files carry its own
+        self.interrupted = False
 
     # -- what a Sequential holds, learnt as Sequentials are built and called ------------------
     def learn(self, seq):
@@ -223,20 +225,24 @@ class Tracer:
         # the name as users write it: FuseTIR, relax.transform.FuseTIR, transform.FuseTIR, tirx.LowerIntrin
         return name == wanted or name.rpartition(".")[2] == wanted.rpartition(".")[2]
 
-    def finish(self, failed=None):
+    def finish(self, failed=None, status="finished"):
         run, self.run = self.run, None
         tree = [pieces.merge(node, run["setting"]) for node in run.get("roots", ())]
-        self.journal.write({"e": "done", "run": run["id"], "tree": tree, "failed": failed})
+        self.journal.write({"e": "done", "run": run["id"], "tree": tree, "failed": failed, "status": status})
 
     def abandon(self, depth, error):
-        """The passes a Python call began and never ended (one raised): closed, marked failed."""
+        """The passes a Python call began and never ended (one raised): closed, marked failed, or
+        unfinished when it was Ctrl-C or --timeout (KeyboardInterrupt) that stopped them."""
+        # TVM hands a KeyboardInterrupt raised inside a pass back as a bare RuntimeError
+        stopped = isinstance(error, KeyboardInterrupt) or self.interrupted
+        why = pieces.one_line(error)
         while len(self.stack) > depth:
             node = self.stack.pop()
-            node.seconds, node.failed = time.perf_counter() - node.start, error
+            node.seconds, node.failed, node.stopped = time.perf_counter() - node.start, why, stopped
             self.journal.write({"e": "a", "run": self.run["id"], "name": node.name, "seconds": node.seconds,
-                                "failed": error})
+                                "failed": why})
         if not self.stack and self.run is not None:
-            self.finish(failed=error)
+            self.finish(failed=why, status="unfinished" if stopped else "failed")
 
     def dump(self, mod, node):
         self.ir_files += 1
@@ -319,7 +325,7 @@ class Tracer:
                 return original_call(self, *args, **kwargs)
             except BaseException as error:
                 if len(tracer.stack) > depth:
-                    tracer.abandon(depth, pieces.one_line(error))
+                    tracer.abandon(depth, error)
                 raise
 
         def seq_init(self, *args, **kwargs):
@@ -337,10 +343,30 @@ class Tracer:
         self.default = PassContext.current()
         original_override(self.default, with_recorder(self.default.instruments))
 
+        self.watch_interrupts()
+
         def forked():
             self.stack, self.run = [], None
 
         os.register_at_fork(after_in_child=forked)
+
+
+    def watch_interrupts(self):
+        """Note SIGINT (Ctrl-C, or tvmlint's --timeout) before Python turns it into KeyboardInterrupt."""
+        import signal
+
+        previous = signal.getsignal(signal.SIGINT)
+        if not callable(previous):
+            return  # ignored, or left to the system: no KeyboardInterrupt will come
+
+        def noted(signum, frame):
+            self.interrupted = True
+            return previous(signum, frame)
+
+        try:
+            signal.signal(signal.SIGINT, noted)
+        except ValueError:  # TVM imported outside the main thread
+            pass
 
 
 class Unsupported(Exception):
