@@ -150,7 +150,9 @@ def test_check_trace_confirms_the_static_findings(traced):
 
 @needs_tvm
 def test_check_trace_refutes_and_says_not_reached(traced, tmp_path):
-    root, doc = traced
+    import copy
+
+    root, doc = traced[0], copy.deepcopy(traced[1])
     # the same lines, as a run where the gate ran everything: the static claim is refuted
     for site in doc["sites"]:
         for run in site["runs"]:
@@ -186,3 +188,87 @@ def test_timing_sums_time_per_pass(tmp_path):
     line = next(line for line in done.stdout.splitlines() if line.strip().endswith(" FuseTIR") and " x" in line)
     assert "x3" in line
     assert "two.py:5 in <module>: relax.transform.FuseTIR()(mod)" in done.stdout
+
+
+MODULE = '''import tvm
+from tvm import relax
+from tvm.script import relax as R
+
+
+def model():
+    bb = relax.BlockBuilder()
+    x = relax.Var("x", R.Tensor((4,), "float32"))
+    with bb.function("main", [x]):
+        with bb.dataflow():
+            out = bb.emit_output(bb.emit(relax.op.add(x, x)))
+        bb.emit_func_output(out)
+    return bb.get()
+
+
+with tvm.transform.PassContext(opt_level=3, disabled_pass=["CanonicalizeRelaxBindings"],
+                               config={"relax.FuseOps.max_depth": 5}):
+    relax.build(model(), "llvm")
+    relax.transform.CanonicalizeBindings()(model())
+'''
+
+
+@needs_tvm
+def test_python_m_relax_build_disabled_pass_config_and_ir_after_all(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "build.py").write_text(MODULE, encoding="utf-8")
+    done = run_cli("trace", "--format", "json", "--print-ir-after-all", "--ir-dir", "all", "--",
+                   sys.executable, "-m", "pkg.build", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert [site["line"] for site in doc["sites"]] == [18, 19]
+    build, canonicalize = doc["sites"]
+    assert "relax.build" in build["code"] and build["file"] == str(tmp_path / "pkg" / "build.py")
+    context = build["runs"][0]["context"]
+    assert context["opt_level"] == 3 and context["disabled"] == ["CanonicalizeRelaxBindings"]
+    assert context["config"] == {"relax.FuseOps.max_depth": 5} and context["entered_at"]["line"] == 16
+    (run,) = canonicalize["runs"]
+    assert [(row["name"], row["why"]) for row in run["skipped"]] == [("CanonicalizeRelaxBindings", "disabled_pass")]
+    written = sorted((tmp_path / "all").iterdir())
+    recorded = [row for site in doc["sites"] for run in site["runs"] for row in run["ir_after"]]
+    assert len(written) == len(recorded) > 20  # every pass of the build, one numbered file each
+
+
+@needs_tvm
+def test_python_c_and_a_thread(tmp_path):
+    code = (
+        "import threading, tvm\nfrom tvm import relax\n"
+        "def work():\n    with tvm.transform.PassContext(opt_level=0):\n"
+        "        relax.transform.CanonicalizeBindings()(tvm.IRModule())\n"
+        "t = threading.Thread(target=work)\nt.start()\nt.join()\n"
+        "relax.transform.FuseTIR()(tvm.IRModule())\n"
+    )
+    done = run_cli("trace", "--format", "json", "--", sys.executable, "-c", code, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert [(site["file"], site["line"]) for site in doc["sites"]] == [("<string>", 5), ("<string>", 9)]
+    thread_run = doc["sites"][0]["runs"][0]
+    assert thread_run["context"]["opt_level"] == 0 and len(thread_run["skipped"]) == 2
+
+
+def test_help_says_it_runs_your_code(tmp_path):
+    done = run_cli("trace", "--help", cwd=tmp_path)
+    assert done.returncode == 0 and "the one tvmlint command that executes your code" in " ".join(done.stdout.split())
+
+
+@needs_tvm
+def test_the_tree_on_a_terminal_and_in_plain_text(traced):
+    import io
+
+    from tvmlint.output.trace_tree import render
+
+    _root, doc = traced
+    for color in (True, False):
+        out = io.StringIO()
+        render(doc, out, timing=True, color=color)
+        text = out.getvalue()
+        # rich wraps at its width (80 off a terminal), anywhere in a path: compare without the spaces
+        squeezed = "".join(text.replace("│", " ").split())
+        for shown in (f"traced_build.py:{CANONICALIZE} in tidy", "Time per pass", "IR after FuseTIR",
+                      "CanonicalizeTIRVariables (function, opt_level 1): opt_level 1 > 0"):
+            assert "".join(shown.split()) in squeezed, shown

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import itertools
 import json
 import linecache
 import os
@@ -29,6 +30,7 @@ import re
 import site
 import sys
 import sysconfig
+import threading
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -124,6 +126,20 @@ class Sites:
                 "code": linecache.getline(filename, line).strip()[:200]}
 
 
+def printed(mod):
+    """The module as TVMScript; a relay-era module as its text format (duck typing: whichever it has)."""
+    errors = []
+    for method in ("script", "astext"):
+        show = getattr(mod, method, None)
+        if show is None:
+            continue
+        try:
+            return show()
+        except Exception as error:  # a module that printer cannot print: try the next
+            errors.append(pieces.one_line(error))
+    return "# the module could not be printed: " + "; ".join(errors or ["it has no script() nor astext()"]) + "\n"
+
+
 def plain(value):
     """A config value as JSON: numbers, strings and booleans as they are, TVM objects as text."""
     if isinstance(value, (bool, int, float, str)) or value is None:
@@ -146,15 +162,28 @@ class Tracer:
         self.known = {}  # PassInfo -> the Sequential it belongs to
         self.built = {}  # PassInfo -> where the user's code built that Sequential
         self.entered = []  # (context, where the user's code entered it), innermost last
-        self.stack = []
-        self.run = None
-        self.runs = 0
-        self.ir_files = 0
+        self.local = threading.local()  # each thread's passes nest on their own stack
+        self.runs = itertools.count(1)
+        self.ir_files = itertools.count(1)
         self.wanted = [name for name in options.get("ir_after", ())]
         self.all_ir = bool(options.get("ir_after_all"))
         self.recorder = self.make_recorder()
         self.pid = os.getpid()  # a forked process's IR files carry its own
         self.interrupted = False
+
+    @property
+    def stack(self):
+        if not hasattr(self.local, "stack"):
+            self.local.stack = []
+        return self.local.stack
+
+    @property
+    def run(self):
+        return getattr(self.local, "run", None)
+
+    @run.setter
+    def run(self, value):
+        self.local.run = value
 
     # -- what a Sequential holds, learnt as Sequentials are built and called ------------------
     def learn(self, seq):
@@ -188,11 +217,11 @@ class Tracer:
         return setting, facts
 
     def begin(self):
-        self.runs += 1
+        number = next(self.runs)  # one step under the GIL: threads never share a number
         setting, facts = self.context_facts()
         stack = self.sites.stack()
-        self.run = {"id": self.runs, "setting": setting, "site": stack[0] if stack else None}
-        self.journal.write({"e": "run", "run": self.runs, "site": stack[0] if stack else None,
+        self.run = {"id": number, "setting": setting, "site": stack[0] if stack else None}
+        self.journal.write({"e": "run", "run": number, "site": stack[0] if stack else None,
                             "stack": stack, "context": facts, "time": time.time()})
 
     def before(self, info):
@@ -245,19 +274,16 @@ class Tracer:
             self.finish(failed=why, status="unfinished" if stopped else "failed")
 
     def dump(self, mod, node):
-        self.ir_files += 1
+        number = next(self.ir_files)
         site = self.run_site()
         where = "nosite"
         if site:
             where = f"{os.path.basename(site['file'])}-{site['line']}"
-        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{self.ir_files:04d}_{where}_{node.name}")
+        name = re.sub(r"[^A-Za-z0-9_.-]", "_", f"{number:04d}_{where}_{node.name}")
         if os.getpid() != self.pid:
             name += f"_pid{os.getpid()}"
         path = os.path.join(self.options["ir_dir"], name + ".py")
-        try:
-            text = mod.script()
-        except Exception as error:  # a module the printer cannot print
-            text = f"# the module could not be printed: {pieces.one_line(error)}\n"
+        text = printed(mod)
         try:
             with open(path, "x", encoding="utf-8") as out:
                 out.write(f"# IR after {node.name}, run {self.run['id']}, at {where}\n{text}\n")
@@ -346,7 +372,8 @@ class Tracer:
         self.watch_interrupts()
 
         def forked():
-            self.stack, self.run = [], None
+            self.local = threading.local()
+            self.runs = itertools.count(1)  # numbered per process: runs are keyed by pid and number
 
         os.register_at_fork(after_in_child=forked)
 

@@ -129,7 +129,7 @@ def _render_rich(doc: dict, out: TextIO, timing: bool) -> None:
     from rich.markup import escape
     from rich.tree import Tree
 
-    console = Console(file=out, highlight=False, soft_wrap=True)
+    console = Console(file=out, highlight=False)  # long lines wrap: a cropped path would lose its line number
     for line in summary(doc):
         console.print(escape(line))
     for site in doc["sites"]:
