@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.companion import CompanionError
@@ -44,6 +45,19 @@ def load(path: str) -> dict:
     if not isinstance(doc.get("sites"), list):
         raise CompanionError(f"--trace {path}: a trace without its \"sites\" list")
     return doc
+
+
+FOUND = Path(".tvmlint") / "trace.json"  # where `tvmlint trace` keeps the last trace, for explain and hover
+
+
+def found(root: Path) -> Optional[dict]:
+    """The trace `tvmlint trace` kept under `root`, or None (none there, or not a whole trace: said nowhere,
+    since nobody asked for it)."""
+    path = root / FOUND
+    try:
+        return load(str(path)) if path.is_file() else None
+    except CompanionError:
+        return None
 
 
 class Runs:

@@ -143,3 +143,20 @@ def _render_rich(doc: dict, out: TextIO, timing: bool) -> None:
         console.print(root)
     for line in _notes(doc, timing):
         console.print(escape(line))
+
+
+def traced_lines(runs: List[dict], source: str) -> List[str]:
+    """What the traced runs did at one place (explain): each run's heading and tree."""
+    if not runs:
+        return [f"Traced ({printable_path(source)}): no pass ran from this line in that run."]
+    lines = [f"Traced ({printable_path(source)}): {len(runs)} run{'s' if len(runs) != 1 else ''} from this line"]
+    for run in runs:
+        lines.append("  " + run_heading(run))
+        lines += plain_lines(run["passes"], indent="    ", width=WIDTH)
+    return lines
+
+
+def traced_markdown(runs: List[dict], source: str) -> str:
+    """The same for a hover: a fenced block keeps the tree's columns."""
+    head, *rest = traced_lines(runs, source)
+    return f"**{head}**" + ("\n\n```text\n" + "\n".join(rest) + "\n```" if rest else "")

@@ -97,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
               f"{doc['unsupported']}", file=sys.stderr)
         return EXIT_ERROR
     _write(args, doc)
+    _keep(doc)
     _say_how_it_ended(args, outcome)
     if outcome.timed_out:
         return EXIT_ERROR
@@ -132,11 +133,15 @@ def _rewritable(path) -> bool:
         return False
 
 
+def _json(doc: dict) -> str:
+    from tvmlint.output.safe import json_text
+
+    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
+
+
 def _text(args: argparse.Namespace, doc: dict, out) -> None:
     if args.format == "json":
-        from tvmlint.output.safe import json_text
-
-        out.write(json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n")
+        out.write(_json(doc))
     else:
         from tvmlint.output.trace_tree import render
 
@@ -173,6 +178,17 @@ def _write(args: argparse.Namespace, doc: dict) -> None:
         write_atomically(args.output_file, _bytes(args, doc))
     except OSError as error:
         raise UsageError(f"cannot write {args.output_file}: {error.strerror or error}") from None
+
+
+def _keep(doc: dict) -> None:
+    """The last trace, as JSON, in .tvmlint/trace.json: where `explain` and the editor's hover find it."""
+    from tvmlint.companion.trace_verdicts import FOUND
+    from tvmlint.frontends.commands.reporting import write_atomically
+    try:
+        write_atomically(FOUND, _json(doc).encode("utf-8", "surrogateescape"))
+    except OSError as error:
+        print(f"tvmlint: note: the trace could not be kept in {FOUND} ({error.strerror or error}); "
+              "explain and hover will not show it", file=sys.stderr)
 
 
 def _say_how_it_ended(args: argparse.Namespace, outcome) -> None:
