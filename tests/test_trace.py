@@ -272,3 +272,26 @@ def test_the_tree_on_a_terminal_and_in_plain_text(traced):
         for shown in (f"traced_build.py:{CANONICALIZE} in tidy", "Time per pass", "IR after FuseTIR",
                       "CanonicalizeTIRVariables (function, opt_level 1): opt_level 1 > 0"):
             assert "".join(shown.split()) in squeezed, shown
+
+
+def test_print_ir_after_takes_the_names_users_write():
+    from tvmlint.base.versions import parse_version
+    from tvmlint.companion.trace_names import registered_names, same_pass
+
+    at = parse_version("0.27")
+    assert "AttachExternalModules" in registered_names(["relax.transform.AttachExternModules"], at)
+    for written in ("FuseTIR", "relax.transform.FuseTIR", "transform.FuseTIR", "tvm.relax.transform.FuseTIR"):
+        assert any(same_pass("FuseTIR", name) for name in registered_names([written], at)), written
+    assert any(same_pass("tirx.LowerIntrin", name) for name in registered_names(["LowerIntrin"], at))
+    assert not any(same_pass("FuseOps", name) for name in registered_names(["FuseTIR"], at))
+
+
+@needs_tvm
+def test_print_ir_after_a_pass_that_never_ran_says_why(traced, tmp_path):
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    done = run_cli("trace", "-o", "/dev/null", "--print-ir-after", "NoSuchPass", "--print-ir-after",
+                   "CanonicalizeRelaxBindings", "--", sys.executable, EXAMPLE, cwd=tmp_path)
+    assert done.returncode == 0
+    assert "tvmlint: --print-ir-after NoSuchPass: no pass of that name ran" in done.stderr
+    assert "CanonicalizeRelaxBindings" not in done.stderr  # it ran at opt_level 3: its files are there
+    assert any("CanonicalizeRelaxBindings" in path.name for path in (tmp_path / ".tvmlint" / "ir").iterdir())

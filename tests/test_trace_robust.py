@@ -211,3 +211,31 @@ def test_check_with_a_trace_that_is_a_fifo_or_missing(tmp_path):
     assert done.returncode == 2 and "not a regular file" in done.stderr and "TVM101" in done.stdout
     done = run_cli("check", "--target-version", "0.27", "--trace", "gone.json", "m.py", cwd=tmp_path)
     assert done.returncode == 2 and "gone.json" in done.stderr and "TVM101" in done.stdout
+
+
+def _old_tvm(tmp_path: Path, version: str, dist: bool) -> dict:
+    """A stand-in for a TVM build older than 0.8 (no tvm.instrument), on PYTHONPATH: PyPI has none
+    for current Pythons. With `dist`, its metadata says the version; without, only import tells."""
+    site = tmp_path / "old"
+    (site / "tvm").mkdir(parents=True)
+    (site / "tvm" / "__init__.py").write_text(f"__version__ = {version!r}\n", encoding="utf-8")
+    if dist:
+        meta = site / f"apache_tvm-{version}.dist-info"
+        meta.mkdir()
+        (meta / "METADATA").write_text(f"Metadata-Version: 2.1\nName: apache-tvm\nVersion: {version}\n", encoding="utf-8")
+    (tmp_path / "s.py").write_text("import tvm\nprint('ran on')\n", encoding="utf-8")
+    return {"PYTHONPATH": str(site)}
+
+
+def test_a_tvm_too_old_for_instruments_is_one_line_and_exit_2(tmp_path):
+    env = _old_tvm(tmp_path, "0.7.0", dist=True)
+    line = _one_line_error(run_cli("trace", "--", sys.executable, "s.py", cwd=tmp_path, env=env))
+    assert "TVM 0.7.0 has no PassInstrument" in line
+
+
+def test_a_tvm_without_instruments_found_only_at_import(tmp_path):
+    env = _old_tvm(tmp_path, "0.7.dev0", dist=False)
+    done = run_cli("trace", "--", sys.executable, "s.py", cwd=tmp_path, env=env)
+    assert done.returncode == 2 and "ran on" not in done.stdout + done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot be traced" in lines[0] and "tvm.instrument" in lines[0]

@@ -25,3 +25,23 @@ def registered_names(wanted: Iterable[str], release: Optional[Version]) -> List[
             if api == name or api.endswith("." + name):
                 out.append(spec.name)
     return list(dict.fromkeys(out))
+
+
+def same_pass(name: str, wanted: str) -> bool:
+    """Whether a run's pass `name` is `wanted` as a user wrote it (the rule tracer.Tracer.wants applies)."""
+    return name == wanted or name.rpartition(".")[2] == wanted.rpartition(".")[2]
+
+
+def missing_ir(doc: dict, wanted: str, release: Optional[Version]) -> Optional[str]:
+    """Why --print-ir-after `wanted` wrote nothing in this trace, or None when it wrote something."""
+    from tvmlint.companion.trace_journal import walk
+
+    names = registered_names([wanted], release)
+    runs = [run for site in doc.get("sites", ()) for run in site["runs"]]
+    if any(same_pass(row["pass"], one) for run in runs for row in run["ir_after"] for one in names):
+        return None
+    skipped = [row for run in runs for row, _parent in walk(run["passes"])
+               if row["state"] == "skipped" and any(same_pass(row["name"], one) for one in names)]
+    if skipped:
+        return f"--print-ir-after {wanted}: it never ran; a Sequential's gate skipped it ({skipped[0]['why']})"
+    return f"--print-ir-after {wanted}: no pass of that name ran"

@@ -99,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
     _write(args, doc)
     _keep(doc)
     _say_how_it_ended(args, outcome)
+    _say_missing_ir(args, doc, where)
     if outcome.timed_out:
         return EXIT_ERROR
     return trace_run.exit_status(outcome)
@@ -178,6 +179,17 @@ def _write(args: argparse.Namespace, doc: dict) -> None:
         write_atomically(args.output_file, _bytes(args, doc))
     except OSError as error:
         raise UsageError(f"cannot write {args.output_file}: {error.strerror or error}") from None
+
+
+def _say_missing_ir(args: argparse.Namespace, doc: dict, where: dict) -> None:
+    from tvmlint.base.versions import release_of_package
+    from tvmlint.companion.trace_names import missing_ir
+
+    release = release_of_package(where.get("version") or "")
+    for wanted in args.print_ir_after:
+        why = missing_ir(doc, wanted, release)
+        if why:
+            print(f"tvmlint: {why}", file=sys.stderr)
 
 
 def _keep(doc: dict) -> None:
