@@ -239,3 +239,11 @@ def test_a_tvm_without_instruments_found_only_at_import(tmp_path):
     assert done.returncode == 2 and "ran on" not in done.stdout + done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot be traced" in lines[0] and "tvm.instrument" in lines[0]
+
+
+def test_the_output_file_cannot_be_the_script(tmp_path):
+    (tmp_path / "s.py").write_text("print(1)\n", encoding="utf-8")
+    line = _one_line_error(run_cli("trace", "-o", "s.py", "--", sys.executable, "s.py", cwd=tmp_path))
+    assert "is the script itself" in line and (tmp_path / "s.py").read_text(encoding="utf-8") == "print(1)\n"
+    (tmp_path / "out").mkdir()
+    assert "is a directory" in _one_line_error(run_cli("trace", "-o", "out", "--", sys.executable, "s.py", cwd=tmp_path))

@@ -144,22 +144,23 @@ def run(command: Command, options: dict, timeout: Optional[float], stdout=None,
         size = 0
         while True:
             try:
-                code = process.wait(timeout=REFRESH)
-                break
-            except subprocess.TimeoutExpired:
-                pass
-            except KeyboardInterrupt:
+                try:
+                    code = process.wait(timeout=REFRESH)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                if deadline is not None and time.monotonic() >= deadline:
+                    timed_out = True
+                    code = _stop(process, signal.SIGINT)
+                    break
+                grown = os.path.getsize(journal)
+                if on_update is not None and grown != size:
+                    size = grown
+                    on_update(current())
+            except KeyboardInterrupt:  # Ctrl-C, or SIGTERM (the command line makes it one), at any point here
                 interrupted = True
                 code = _stop(process, signal.SIGINT)
                 break
-            if deadline is not None and time.monotonic() >= deadline:
-                timed_out = True
-                code = _stop(process, signal.SIGINT)
-                break
-            grown = os.path.getsize(journal)
-            if on_update is not None and grown != size:
-                size = grown
-                on_update(current())
         _kill_group(process)  # what it forked and left running would write on after the trace is taken
         return Outcome(current(code, timed_out, interrupted), code, timed_out, interrupted)
 

@@ -73,6 +73,7 @@ def run(args: argparse.Namespace) -> int:
     _check_output(args)
     try:
         parsed = trace_run.parse(command, sys.executable)
+        _not_the_script(args.output_file, parsed.script)
         where = trace_run.check_tvm(parsed.python, default_timeout())
     except CompanionError as error:
         raise UsageError(str(error)) from None
@@ -87,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
     update = _writer(args) if _rewritable(args.output_file) else None
     try:
         # the report goes to stdout: the script's own output goes to stderr, so the two never mix
-        outcome = trace_run.run(parsed, options, args.timeout, stdout=sys.stderr if to_stdout else None,
+        outcome = trace_run.run(parsed, options, args.timeout, stdout=_stderr_fd() if to_stdout else None,
                                 on_update=update)
     except CompanionError as error:
         raise UsageError(str(error)) from None
@@ -103,6 +104,23 @@ def run(args: argparse.Namespace) -> int:
     if outcome.timed_out:
         return EXIT_ERROR
     return trace_run.exit_status(outcome)
+
+
+def _stderr_fd():
+    """Where the script's stdout goes when the trace takes stdout: stderr, or nowhere when stderr is closed."""
+    import subprocess
+
+    try:
+        return sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return subprocess.DEVNULL
+
+
+def _not_the_script(output, script) -> None:
+    import os
+
+    if output is not None and script is not None and output.exists() and os.path.samefile(output, script):
+        raise UsageError(f"--output-file {output} is the script itself: the trace would overwrite it")
 
 
 def _check_output(args: argparse.Namespace) -> None:
