@@ -7,6 +7,7 @@ the trace it leaves is read back as a user's tools would read it.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -295,3 +296,21 @@ def test_print_ir_after_a_pass_that_never_ran_says_why(traced, tmp_path):
     assert "tvmlint: --print-ir-after NoSuchPass: no pass of that name ran" in done.stderr
     assert "CanonicalizeRelaxBindings" not in done.stderr  # it ran at opt_level 3: its files are there
     assert any("CanonicalizeRelaxBindings" in path.name for path in (tmp_path / ".tvmlint" / "ir").iterdir())
+
+
+OTHER_PYTHONS = [path for path in os.environ.get("TVMLINT_TRACE_PYTHONS", "").split(os.pathsep) if path]
+
+
+@pytest.mark.skipif(not OTHER_PYTHONS, reason="set TVMLINT_TRACE_PYTHONS to interpreters with other apache-tvm releases")
+@pytest.mark.parametrize("python", OTHER_PYTHONS)
+def test_the_example_traces_alike_on_other_releases(python, tmp_path):
+    """The same lines, contexts and skipped passes under another release's interpreter (0.25, 0.26)."""
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    done = run_cli("trace", "--format", "json", "--", python, EXAMPLE, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    doc = json.loads(done.stdout)
+    assert sorted(site["line"] for site in doc["sites"]) == [COMPILE, CANONICALIZE, CLEANUP, OUTSIDE]
+    (run,) = _site(doc, CANONICALIZE)["runs"]
+    assert {row["name"] for row in run["skipped"]} == {"CanonicalizeTIRVariables", "CanonicalizeRelaxBindings"}
+    check = run_cli("check", "--trace", ".tvmlint/trace.json", "--format", "json", "--no-cache", EXAMPLE, cwd=tmp_path)
+    assert all(f["trace"]["verdict"] == "confirmed" for f in json.loads(check.stdout) if f["code"] in ("TVM101", "TVM102"))
