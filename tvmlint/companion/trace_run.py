@@ -94,15 +94,21 @@ def _check_script(path: str) -> None:
 def check_tvm(python: str, timeout: float) -> dict:
     """Where the command's interpreter finds TVM, without importing it; CompanionError when it finds none or one too old."""
     from tvmlint.companion.process import run_child
-    from tvmlint.base.versions import release_of_package
+    from tvmlint.base.versions import parse_version, release_of_package
 
     where = run_child(python, {"op": "locate"}, timeout)
     if not where.get("found"):
         raise CompanionError(f"no TVM is installed for {where.get('python') or python} (`import tvm` would fail): nothing to trace")
-    release = release_of_package(where.get("version") or "")
-    if release is not None and release < (0, 8):
-        raise CompanionError(f"TVM {where['version']} has no PassInstrument (TVM 0.8 added it): trace needs 0.8 or newer")
+    release, since = release_of_package(where.get("version") or ""), instruments_since()
+    if release is not None and release < parse_version(since):
+        raise CompanionError(f"TVM {where['version']} has no PassInstrument (TVM {since} added it): trace needs {since} or newer")
     return where
+
+
+def instruments_since() -> str:
+    from tvmlint.analysis.knowledge import load_table
+
+    return str(load_table("contexts.toml").get("instruments", {}).get("since", "0.8"))
 
 
 @dataclass

@@ -406,7 +406,7 @@ def start(tvm, options):
     version = str(getattr(tvm, "__version__", ""))
     instrument = getattr(tvm, "instrument", None)
     if instrument is None or not hasattr(instrument, "pass_instrument"):
-        journal.write({"e": "unsupported", "tvm": version, "why": "it has no tvm.instrument.pass_instrument (TVM 0.8 added it)"})
+        journal.write({"e": "unsupported", "tvm": version, "why": "it has no tvm.instrument.pass_instrument"})
         return None
     tracer = Tracer(tvm, options, journal)
     try:

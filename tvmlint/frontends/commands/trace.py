@@ -95,7 +95,7 @@ def run(args: argparse.Namespace) -> int:
     doc = outcome.document
     if doc.get("unsupported"):
         print(f"tvmlint: the installed TVM {(doc.get('tvm') or {}).get('version') or ''} cannot be traced: "
-              f"{doc['unsupported']}", file=sys.stderr)
+              f"{doc['unsupported']} (TVM {trace_run.instruments_since()} added instruments)", file=sys.stderr)
         return EXIT_ERROR
     _write(args, doc)
     _keep(doc)
