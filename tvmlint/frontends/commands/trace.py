@@ -67,12 +67,13 @@ def _seconds(text: str) -> float:
 def run(args: argparse.Namespace) -> int:
     from tvmlint.companion import CompanionError
     from tvmlint.companion import trace_run
+    from tvmlint.companion.trace_command import parse
     from tvmlint.companion.process import default_timeout
 
     command = args.script_command[1:] if args.script_command[:1] == ["--"] else args.script_command
     _check_output(args)
     try:
-        parsed = trace_run.parse(command, sys.executable)
+        parsed = parse(command, sys.executable)
         _not_the_script(args.output_file, parsed.script)
         where = trace_run.check_tvm(parsed.python, default_timeout())
     except CompanionError as error:
