@@ -247,3 +247,45 @@ def test_the_output_file_cannot_be_the_script(tmp_path):
     assert "is the script itself" in line and (tmp_path / "s.py").read_text(encoding="utf-8") == "print(1)\n"
     (tmp_path / "out").mkdir()
     assert "is a directory" in _one_line_error(run_cli("trace", "-o", "out", "--", sys.executable, "s.py", cwd=tmp_path))
+
+
+def _on_a_terminal(tmp_path: Path, script: str, answer: bytes, after: bytes) -> tuple:
+    """tvmlint trace in a pseudo-terminal's foreground, as a user runs it: type `answer` once `after` shows."""
+    import pty
+    import select
+
+    (tmp_path / "script.py").write_text(script, encoding="utf-8")
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(tmp_path)
+        os.execv(str(BIN / "tvmlint"), ["tvmlint", "trace", "--format", "json", "-o", "trace.json", "--",
+                                         sys.executable, "script.py"])
+    out, sent, deadline = b"", False, time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([fd], [], [], 0.5)
+        if not ready:
+            continue
+        try:
+            data = os.read(fd, 4096)
+        except OSError:
+            break
+        if not data:
+            break
+        out += data
+        if after in out and not sent:
+            time.sleep(0.3)
+            os.write(fd, answer)
+            sent = True
+    _, status = os.waitpid(pid, 0)
+    os.close(fd)
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace"), json.loads((tmp_path / "trace.json").read_text())
+
+
+@needs_tvm
+def test_on_a_terminal_the_script_reads_it_and_gets_ctrl_c(tmp_path):
+    code, out, doc = _on_a_terminal(tmp_path, ONE_PASS + "print('got', input('name? '))\n" + ONE_PASS.splitlines()[-1] + "\n",
+                                    b"world\n", b"name? ")
+    assert code == 0 and "got world" in out and [site["line"] for site in doc["sites"]] == [3, 5]
+    code, out, doc = _on_a_terminal(tmp_path, SLOW_PASS, b"\x03", b"in the pass")
+    assert code == doc["exit"]["code"] != 0 and _runs(doc)[0]["status"] == "unfinished"
+    assert "in noted" not in out  # no signal handler of tvmlint's in the KeyboardInterrupt's traceback

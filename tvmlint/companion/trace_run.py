@@ -73,6 +73,10 @@ def run(command: Command, options: dict, timeout: Optional[float], stdout=None,
                                        preexec_fn=os.setpgrp)  # a group of its own, stopped whole
         except OSError as error:
             raise CompanionError(f"{command.argv[0]} could not be started: {error.strerror or error}") from None
+        terminal = _our_terminal()
+        if terminal is not None:  # the script reads the terminal (input(), pdb) and gets its Ctrl-C, as if run alone
+            _hand_terminal(terminal, process.pid)
+            _signal_group(process, signal.SIGCONT)  # in case it read before it had the terminal, and was stopped
 
         def meta(code: Optional[int], timed_out: bool, interrupted: bool) -> dict:
             return {"command": command.argv, "cwd": os.getcwd(), "started": started,
@@ -105,8 +109,38 @@ def run(command: Command, options: dict, timeout: Optional[float], stdout=None,
                 interrupted = True
                 code = _stop(process, signal.SIGINT)
                 break
+        if terminal is not None:
+            _hand_terminal(terminal, os.getpgrp())
         _kill_group(process)  # what it forked and left running would write on after the trace is taken
         return Outcome(current(code, timed_out, interrupted), code, timed_out, interrupted)
+
+
+def _our_terminal() -> Optional[int]:
+    """stdin's terminal, when tvmlint runs in its foreground: the script's own group then takes it."""
+    try:
+        if os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp():
+            return 0
+    except OSError:
+        pass
+    return None
+
+
+def _hand_terminal(fd: int, group: int) -> None:
+    # a process outside the foreground group that sets it is sent SIGTTOU: ignored while it does
+    previous = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+    try:
+        os.tcsetpgrp(fd, group)
+    except OSError:
+        pass
+    finally:
+        signal.signal(signal.SIGTTOU, previous)
+
+
+def _signal_group(process: subprocess.Popen, signum: int) -> None:
+    try:
+        os.killpg(process.pid, signum)
+    except OSError:
+        pass
 
 
 def _exit(code: Optional[int], timed_out: bool, interrupted: bool) -> Optional[dict]:
@@ -123,10 +157,7 @@ def _exit(code: Optional[int], timed_out: bool, interrupted: bool) -> Optional[d
 
 def _stop(process: subprocess.Popen, first: int) -> Optional[int]:
     """Ask the script's process group to stop (SIGINT: Python unwinds, `finally` blocks run), then kill it."""
-    try:
-        os.killpg(process.pid, first)
-    except OSError:
-        pass
+    _signal_group(process, first)
     try:
         return process.wait(timeout=GRACE)
     except (subprocess.TimeoutExpired, KeyboardInterrupt):
@@ -135,10 +166,7 @@ def _stop(process: subprocess.Popen, first: int) -> Optional[int]:
 
 
 def _kill_group(process: subprocess.Popen) -> None:
-    try:
-        os.killpg(process.pid, signal.SIGKILL)
-    except OSError:
-        pass
+    _signal_group(process, signal.SIGKILL)
 
 
 def exit_status(outcome: Outcome) -> int:

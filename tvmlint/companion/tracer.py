@@ -115,6 +115,7 @@ class Tracer:
         self.recorder = self.make_recorder()
         self.pid = os.getpid()  # a forked process's IR files carry its own
         self.interrupted = False
+        self.wakeup = None  # the read end of the signal wakeup pipe
 
     @property
     def stack(self):
@@ -201,6 +202,8 @@ class Tracer:
 
     def finish(self, failed=None, status="finished"):
         run, self.run = self.run, None
+        if status == "finished":
+            self.interrupted = False  # a Ctrl-C the script caught is over once a run ends well
         tree = [pieces.merge(node, run["setting"]) for node in run.get("roots", ())]
         self.journal.write({"e": "done", "run": run["id"], "tree": tree, "failed": failed, "status": status})
 
@@ -208,7 +211,7 @@ class Tracer:
         """The passes a Python call began and never ended (one raised): closed, marked failed, or
         unfinished when it was Ctrl-C or --timeout (KeyboardInterrupt) that stopped them."""
         # TVM hands a KeyboardInterrupt raised inside a pass back as a bare RuntimeError
-        stopped = isinstance(error, KeyboardInterrupt) or self.interrupted
+        stopped = isinstance(error, KeyboardInterrupt) or self.was_interrupted()
         why = pieces.one_line(error)
         while len(self.stack) > depth:
             node = self.stack.pop()
@@ -324,21 +327,32 @@ class Tracer:
 
 
     def watch_interrupts(self):
-        """Note SIGINT (Ctrl-C, or tvmlint's --timeout) before Python turns it into KeyboardInterrupt."""
+        """Note SIGINT (Ctrl-C, or tvmlint's --timeout) at the C level: the signal module writes each
+        signal's number to a wakeup pipe, and Python's own handler still raises KeyboardInterrupt
+        where the user's code is (a Python handler of ours would show in its traceback)."""
         import signal
 
-        previous = signal.getsignal(signal.SIGINT)
-        if not callable(previous):
-            return  # ignored, or left to the system: no KeyboardInterrupt will come
-
-        def noted(signum, frame):
-            self.interrupted = True
-            return previous(signum, frame)
-
         try:
-            signal.signal(signal.SIGINT, noted)
-        except ValueError:  # TVM imported outside the main thread
-            pass
+            read, write = os.pipe()
+            os.set_blocking(read, False)
+            os.set_blocking(write, False)
+            previous = signal.set_wakeup_fd(write, warn_on_full_buffer=False)
+        except (ValueError, OSError):  # TVM imported outside the main thread
+            return
+        if previous != -1:  # someone's already (an event loop): theirs stays
+            signal.set_wakeup_fd(previous)
+            return
+        self.wakeup = read
+
+    def was_interrupted(self):
+        import signal
+
+        if self.wakeup is not None and not self.interrupted:
+            try:
+                self.interrupted = int(signal.SIGINT) in os.read(self.wakeup, 65536)
+            except OSError:  # nothing arrived
+                pass
+        return self.interrupted
 
 
 class Unsupported(Exception):
