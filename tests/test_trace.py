@@ -314,3 +314,14 @@ def test_the_example_traces_alike_on_other_releases(python, tmp_path):
     assert {row["name"] for row in run["skipped"]} == {"CanonicalizeTIRVariables", "CanonicalizeRelaxBindings"}
     check = run_cli("check", "--trace", ".tvmlint/trace.json", "--format", "json", "--no-cache", EXAMPLE, cwd=tmp_path)
     assert all(f["trace"]["verdict"] == "confirmed" for f in json.loads(check.stdout) if f["code"] in ("TVM101", "TVM102"))
+
+
+@needs_tvm
+def test_a_second_trace_numbers_its_ir_files_after_the_first(tmp_path):
+    (tmp_path / "s.py").write_text("import tvm\nfrom tvm import relax\nrelax.transform.FuseTIR()(tvm.IRModule())\n",
+                                   encoding="utf-8")
+    for _ in range(2):
+        done = run_cli("trace", "--print-ir-after", "FuseTIR", "-o", "/dev/null", "--", sys.executable, "s.py", cwd=tmp_path)
+        assert done.returncode == 0 and "could not be written" not in done.stderr, done.stderr
+    names = sorted(path.name for path in (tmp_path / ".tvmlint" / "ir").iterdir())
+    assert names == ["0001_s.py-3_FuseTIR.py", "0002_s.py-3_FuseTIR.py"]

@@ -109,7 +109,7 @@ class Tracer:
         self.entered = []  # (context, where the user's code entered it), innermost last
         self.local = threading.local()  # each thread's passes nest on their own stack
         self.runs = itertools.count(1)
-        self.ir_files = itertools.count(1)
+        self.ir_files = itertools.count(int(options.get("ir_first", 1)))
         self.wanted = [name for name in options.get("ir_after", ())]
         self.all_ir = bool(options.get("ir_after_all"))
         self.recorder = self.make_recorder()

@@ -85,6 +85,7 @@ def run(args: argparse.Namespace) -> int:
         except OSError as error:
             raise UsageError(f"--ir-dir {args.ir_dir}: {error.strerror or error}") from None
         options["ir_dir"] = str(args.ir_dir.resolve())
+        options["ir_first"] = _next_number(args.ir_dir)
     to_stdout = args.output_file is None
     update = _writer(args) if _rewritable(args.output_file) else None
     try:
@@ -105,6 +106,14 @@ def run(args: argparse.Namespace) -> int:
     if outcome.timed_out:
         return EXIT_ERROR
     return trace_run.exit_status(outcome)
+
+
+def _next_number(folder: Path) -> int:
+    """The number this run's first IR file takes: after those an earlier trace left there (never overwritten)."""
+    import re
+
+    numbers = [int(found.group(1)) for entry in folder.iterdir() if (found := re.match(r"(\d+)_", entry.name))]
+    return max(numbers, default=0) + 1
 
 
 def _stderr_fd():
