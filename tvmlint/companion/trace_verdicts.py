@@ -42,9 +42,34 @@ def load(path: str) -> dict:
         raise CompanionError(f"--trace {path}: not a tvmlint trace (no \"schema\": \"{SCHEMA}\")")
     if doc.get("version") != VERSION:
         raise CompanionError(f"--trace {path}: trace format version {doc.get('version')!r}; this tvmlint reads version {VERSION}")
-    if not isinstance(doc.get("sites"), list):
-        raise CompanionError(f"--trace {path}: a trace without its \"sites\" list")
+    problem = _malformed(doc)
+    if problem:
+        raise CompanionError(f"--trace {path}: not a whole trace ({problem})")
     return doc
+
+
+RUN_KEYS = {"run": int, "status": str, "context": dict, "stack": list, "passes": list, "skipped": list, "ir_after": list}
+ROW_KEYS = {"name": str, "state": str, "opt_level": int}
+
+
+def _malformed(doc: dict) -> Optional[str]:
+    """What in the document does not have the shape docs/trace-format.md gives, or None."""
+    if not isinstance(doc.get("sites"), list):
+        return 'no "sites" list'
+    for site in doc["sites"]:
+        if not isinstance(site, dict) or not isinstance(site.get("runs"), list):
+            return 'a site without its "runs" list'
+        for run in site["runs"]:
+            if not isinstance(run, dict) or any(not isinstance(run.get(key), kind) for key, kind in RUN_KEYS.items()):
+                return f"a run without {', '.join(RUN_KEYS)}"
+            rows = list(run["passes"])
+            while rows:
+                row = rows.pop()
+                if not isinstance(row, dict) or any(not isinstance(row.get(key), kind) for key, kind in ROW_KEYS.items()) \
+                        or not isinstance(row.get("children", []), list):
+                    return f"a pass row without {', '.join(ROW_KEYS)}"
+                rows.extend(row.get("children", []))
+    return None
 
 
 FOUND = Path(".tvmlint") / "trace.json"  # where `tvmlint trace` keeps the last trace, for explain and hover
@@ -136,10 +161,10 @@ def verdict(finding: Finding, runs: Sequence[dict]) -> Tuple[str, str]:
     total = f" ({len(confirming)} of {len(runs)} runs here)" if len(runs) > 1 else ""
     if confirming:
         run, names = confirming[0]
-        return "confirmed", f"run {run['run']} skipped {_and(names)} here at {_setting(run)}{total}"
+        return "confirmed", f"run {run.get('run', '?')} skipped {_and(names)} here at {_setting(run)}{total}"
     if refuting:
         run, names = refuting[0]
-        return "refuted", (f"run {run['run']} ran {_and(names)} here at {_setting(run)}: the static analysis "
+        return "refuted", (f"run {run.get('run', '?')} ran {_and(names)} here at {_setting(run)}: the static analysis "
                            "was wrong at this line")
     return "not reached", f"the runs from this line never came to {_and(wanted or ())}"
 

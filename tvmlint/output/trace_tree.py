@@ -24,7 +24,9 @@ def shown_path(path: Optional[str], cwd: Optional[str] = None) -> str:
 
 
 def where(frame: Optional[dict]) -> str:
-    return f"{shown_path(frame['file'])}:{frame['line']}" if frame else "?"
+    if not isinstance(frame, dict) or not isinstance(frame.get("file"), str):
+        return "?"  # a trace file written by hand, or cut: its frames are shown as far as they go
+    return f"{shown_path(frame['file'])}:{frame.get('line')}"
 
 
 def context_text(context: dict) -> str:
