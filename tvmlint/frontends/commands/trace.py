@@ -7,7 +7,6 @@ The one command of tvmlint that runs the user's code (every other one only reads
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -69,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
     from tvmlint.companion import trace_run
     from tvmlint.companion.trace_command import parse
     from tvmlint.companion.process import default_timeout
+    from tvmlint.frontends.commands.trace_report import keep, rewritable, write, writer
 
     command = args.script_command[1:] if args.script_command[:1] == ["--"] else args.script_command
     _check_output(args)
@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
         options["ir_dir"] = str(args.ir_dir.resolve())
         options["ir_first"] = _next_number(args.ir_dir)
     to_stdout = args.output_file is None
-    update = _writer(args) if _rewritable(args.output_file) else None
+    update = writer(args) if rewritable(args.output_file) else None
     try:
         # the report goes to stdout: the script's own output goes to stderr, so the two never mix
         outcome = trace_run.run(parsed, options, args.timeout, stdout=_stderr_fd() if to_stdout else None,
@@ -99,8 +99,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"tvmlint: the installed TVM {(doc.get('tvm') or {}).get('version') or ''} cannot be traced: "
               f"{doc['unsupported']} (TVM {trace_run.instruments_since()} added instruments)", file=sys.stderr)
         return EXIT_ERROR
-    _write(args, doc)
-    _keep(doc)
+    write(args, doc)
+    keep(doc)
     _say_how_it_ended(args, outcome)
     _say_missing_ir(args, doc, where)
     if outcome.timed_out:
@@ -147,68 +147,6 @@ def _names(wanted, where: dict):
     return registered_names(wanted, release_of_package(where.get("version") or ""))
 
 
-def _rewritable(path) -> bool:
-    """A regular file (or a new one) can be replaced while the script runs; a FIFO or device is written once."""
-    import os
-    import stat
-
-    if path is None:
-        return False
-    try:
-        return stat.S_ISREG(os.stat(path).st_mode)
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-
-
-def _json(doc: dict) -> str:
-    from tvmlint.output.safe import json_text
-
-    return json_text(json.dumps(doc, indent=2, ensure_ascii=False)) + "\n"
-
-
-def _text(args: argparse.Namespace, doc: dict, out) -> None:
-    if args.format == "json":
-        out.write(_json(doc))
-    else:
-        from tvmlint.output.trace_tree import render
-
-        render(doc, out, timing=args.timing, color=False if out is not sys.stdout else None)
-
-
-def _bytes(args: argparse.Namespace, doc: dict) -> bytes:
-    import io
-
-    buffer = io.StringIO()
-    _text(args, doc, buffer)
-    return buffer.getvalue().encode("utf-8", "surrogateescape")
-
-
-def _writer(args: argparse.Namespace):
-    from tvmlint.frontends.commands.reporting import write_atomically
-
-    def update(doc: dict) -> None:
-        try:
-            write_atomically(args.output_file, _bytes(args, doc))
-        except OSError:
-            pass  # said once, at the end, when the last write fails too
-
-    return update
-
-
-def _write(args: argparse.Namespace, doc: dict) -> None:
-    if args.output_file is None:
-        _text(args, doc, sys.stdout)
-        return
-    from tvmlint.frontends.commands.reporting import write_atomically
-
-    try:
-        write_atomically(args.output_file, _bytes(args, doc))
-    except OSError as error:
-        raise UsageError(f"cannot write {args.output_file}: {error.strerror or error}") from None
-
-
 def _say_missing_ir(args: argparse.Namespace, doc: dict, where: dict) -> None:
     from tvmlint.base.versions import release_of_package
     from tvmlint.companion.trace_names import missing_ir
@@ -218,17 +156,6 @@ def _say_missing_ir(args: argparse.Namespace, doc: dict, where: dict) -> None:
         why = missing_ir(doc, wanted, release)
         if why:
             print(f"tvmlint: {why}", file=sys.stderr)
-
-
-def _keep(doc: dict) -> None:
-    """The last trace, as JSON, in .tvmlint/trace.json: where `explain` and the editor's hover find it."""
-    from tvmlint.companion.trace_verdicts import FOUND
-    from tvmlint.frontends.commands.reporting import write_atomically
-    try:
-        write_atomically(FOUND, _json(doc).encode("utf-8", "surrogateescape"))
-    except OSError as error:
-        print(f"tvmlint: note: the trace could not be kept in {FOUND} ({error.strerror or error}); "
-              "explain and hover will not show it", file=sys.stderr)
 
 
 def _say_how_it_ended(args: argparse.Namespace, outcome) -> None:
