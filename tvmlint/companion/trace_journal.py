@@ -92,6 +92,7 @@ def document(data: bytes, meta: dict) -> dict:
             tvm = tvm or {name: event.get(name) for name in ("version", "location", "python")}
         elif kind == "unsupported":
             unsupported = event
+            tvm = tvm or {"version": event.get("tvm") or None, "location": None, "python": None}
         elif kind == "run":
             starts[key] = event
             order.append(key)

@@ -96,7 +96,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     doc = outcome.document
     if doc.get("unsupported"):
-        print(f"tvmlint: the installed TVM {(doc.get('tvm') or {}).get('version') or ''} cannot be traced: "
+        version = (doc.get("tvm") or {}).get("version")
+        print(f"tvmlint: the installed TVM{' ' + version if version else ''} cannot be traced: "
               f"{doc['unsupported']} (TVM {trace_run.instruments_since()} added instruments)", file=sys.stderr)
         return EXIT_ERROR
     write(args, doc)
