@@ -241,15 +241,19 @@ def test_python_c_and_a_thread(tmp_path):
         "import threading, tvm\nfrom tvm import relax\n"
         "def work():\n    with tvm.transform.PassContext(opt_level=0):\n"
         "        relax.transform.CanonicalizeBindings()(tvm.IRModule())\n"
+        "    relax.transform.FoldConstant()(tvm.IRModule())\n"
         "t = threading.Thread(target=work)\nt.start()\nt.join()\n"
         "relax.transform.FuseTIR()(tvm.IRModule())\n"
     )
     done = run_cli("trace", "--format", "json", "--", sys.executable, "-c", code, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     doc = json.loads(done.stdout)
-    assert [(site["file"], site["line"]) for site in doc["sites"]] == [("<string>", 5), ("<string>", 9)]
+    assert [(site["file"], site["line"]) for site in doc["sites"]] == [("<string>", 5), ("<string>", 6), ("<string>", 10)]
     thread_run = doc["sites"][0]["runs"][0]
     assert thread_run["context"]["opt_level"] == 0 and len(thread_run["skipped"]) == 2
+    # the thread's own default context (a pass outside any `with`) gets the instrument too
+    (outside,) = doc["sites"][1]["runs"]
+    assert outside["context"]["default"] and outside["passes"][0]["name"] == "FoldConstant"
 
 
 def test_help_says_it_runs_your_code(tmp_path):

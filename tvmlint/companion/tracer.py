@@ -107,6 +107,7 @@ class Tracer:
         self.known = {}  # PassInfo -> the Sequential it belongs to
         self.built = {}  # PassInfo -> where the user's code built that Sequential
         self.entered = []  # (context, where the user's code entered it), innermost last
+        self.defaults = []  # the threads' default contexts, given the recorder
         self.local = threading.local()  # each thread's passes nest on their own stack
         self.runs = itertools.count(1)
         self.ir_files = itertools.count(int(options.get("ir_first", 1)))
@@ -159,7 +160,8 @@ class Tracer:
             "required": [str(name) for name in ctx.required_pass],
             "disabled": [str(name) for name in ctx.disabled_pass],
         }
-        facts = dict(setting, config=config, entered_at=entered_at, default=ctx.same_as(self.default))
+        default = entered_at is None and any(ctx.same_as(one) for one in self.defaults)
+        facts = dict(setting, config=config, entered_at=entered_at, default=default)
         return setting, facts
 
     def begin(self):
@@ -295,6 +297,8 @@ class Tracer:
         def call(self, *args, **kwargs):
             tracer.learn(self)
             depth = len(tracer.stack)
+            if not depth:
+                tracer.instrument_current(original_override)
             try:
                 return original_call(self, *args, **kwargs)
             except BaseException as error:
@@ -314,8 +318,8 @@ class Tracer:
         PassContext.__init__, PassContext.__enter__, PassContext.__exit__ = init, enter, exit_
         PassContext.override_instruments, Pass.__call__ = override, call
         self.Sequential.__init__ = seq_init
-        self.default = PassContext.current()
-        original_override(self.default, with_recorder(self.default.instruments))
+        self.with_recorder = with_recorder
+        self.instrument_current(original_override)
 
         self.watch_interrupts()
 
@@ -325,6 +329,17 @@ class Tracer:
 
         os.register_at_fork(after_in_child=forked)
 
+
+    def instrument_current(self, override):
+        """Give the current context the recorder when it has none: each thread's default context (a
+        pass called outside any `with`), or one C++ code created. Contexts made in Python have it."""
+        ctx = self.PassContext.current()
+        instruments = list(ctx.instruments)
+        if any(self.recorder.same_as(one) for one in instruments):
+            return
+        if not any(ctx.same_as(other) for other, _where in self.entered):
+            self.defaults.append(ctx)
+        override(ctx, self.with_recorder(instruments))
 
     def watch_interrupts(self):
         """Note SIGINT (Ctrl-C, or tvmlint's --timeout) at the C level: the signal module writes each
