@@ -329,3 +329,18 @@ def test_a_second_trace_numbers_its_ir_files_after_the_first(tmp_path):
         assert done.returncode == 0 and "could not be written" not in done.stderr, done.stderr
     names = sorted(path.name for path in (tmp_path / ".tvmlint" / "ir").iterdir())
     assert names == ["0001_s.py-3_FuseTIR.py", "0002_s.py-3_FuseTIR.py"]
+
+
+def test_the_verdict_in_json_json_lines_and_sarif():
+    import io
+
+    from tvmlint.base.diagnostics import Finding, Position
+    from tvmlint.output import renderer
+
+    finding = Finding("m.py", Position(3, 5), Position(3, 20), "TVM101", "error", "skips X", traced="refuted",
+                      trace_note="run 2 ran X here at opt_level 3: the static analysis was wrong at this line")
+    for name in ("json", "json-lines", "sarif"):
+        out = io.StringIO()
+        renderer(name)([finding], 1, out)
+        text = out.getvalue()
+        assert '"verdict": "refuted"' in text and "the static analysis was wrong at this line" in text, name
