@@ -296,3 +296,10 @@ def test_on_a_terminal_the_script_reads_it_and_gets_ctrl_c(tmp_path):
     code, out, doc = _on_a_terminal(tmp_path, SLOW_PASS, b"\x03", b"in the pass")
     assert code == doc["exit"]["code"] != 0 and _runs(doc)[0]["status"] == "unfinished"
     assert "in noted" not in out  # no signal handler of tvmlint's in the KeyboardInterrupt's traceback
+
+
+@needs_tvm
+def test_a_script_killed_by_a_signal_exits_as_a_shell_says(tmp_path):
+    done, doc = _trace(tmp_path, ONE_PASS + "import os, signal\nos.kill(os.getpid(), signal.SIGKILL)\n")
+    assert done.returncode == 128 + 9
+    assert doc["exit"]["signal"] == "SIGKILL" and [site["line"] for site in doc["sites"]] == [3]
