@@ -6,7 +6,7 @@ kind, seconds, why, children.
 
 from __future__ import annotations
 
-from typing import List, Optional, Sequence
+from typing import Callable, List, Optional, Sequence
 
 from tvmlint.output.safe import printable
 
@@ -31,8 +31,11 @@ def label(row: dict) -> tuple:
     return row["state"], f"{head}: {printable(row.get('why') or '')}"
 
 
-def plain_lines(rows: Sequence[dict], indent: str = "", width: int = 8) -> List[str]:
-    """The tree as text: the state in a column, then the branches."""
+Note = Callable[[dict], str]
+
+
+def plain_lines(rows: Sequence[dict], indent: str = "", width: int = 8, note: Note = lambda row: "") -> List[str]:
+    """The tree as text: the state in a column, then the branches; `note` adds to a row's line."""
     lines: List[str] = []
 
     def add(rows: Sequence[dict], prefix: str, top: bool) -> None:
@@ -40,19 +43,20 @@ def plain_lines(rows: Sequence[dict], indent: str = "", width: int = 8) -> List[
             last = index == len(rows) - 1
             state, text = label(row)
             branch = "" if top else ("└─ " if last else "├─ ")
-            lines.append(f"{indent}{state:<{width}} {prefix}{branch}{text}")
+            lines.append(f"{indent}{state:<{width}} {prefix}{branch}{text}{note(row)}")
             add(row.get("children", ()), "" if top else prefix + ("   " if last else "│  "), False)
 
     add(rows, "", True)
     return lines
 
 
-def add_rich(tree, rows: Sequence[dict]) -> None:
+def add_rich(tree, rows: Sequence[dict], note: Note = lambda row: "") -> None:
     """The rows under a rich Tree node, coloured by state."""
     from rich.markup import escape
 
     for row in rows:
         state, text = label(row)
         mark = "[dim]" if row.get("why") == NESTED else ""
-        node = tree.add(f"[{STYLE.get(state, 'white')}]{state}[/] {mark}{escape(text)}{'[/]' if mark else ''}")
-        add_rich(node, row.get("children", ()))
+        node = tree.add(f"[{STYLE.get(state, 'white')}]{state}[/] {mark}{escape(text)}{'[/]' if mark else ''}"
+                        f"{escape(note(row))}")
+        add_rich(node, row.get("children", ()), note)

@@ -44,6 +44,11 @@ def context_text(context: dict) -> str:
     return text + " (entered where no frame of yours was on the stack)"
 
 
+def built(row: dict) -> str:
+    """Where the user's code built a Sequential, after its line (TVM102 points there, not at the run)."""
+    return f"  [built at {where(row['built_at'])}]" if isinstance(row.get("built_at"), dict) else ""
+
+
 def run_heading(run: dict) -> str:
     text = f"run {run['run']}: {printable(context_text(run['context']))}"
     callers = run.get("stack", [])[1:]
@@ -111,7 +116,7 @@ def render(doc: dict, out: TextIO, timing: bool = False, color: Optional[bool] =
         lines += ["", site_heading(site)]
         for run in site["runs"]:
             lines.append("  " + run_heading(run))
-            lines += plain_lines(run["passes"], indent="    ", width=WIDTH)
+            lines += plain_lines(run["passes"], indent="    ", width=WIDTH, note=built)
             lines += ir_lines(run)
     lines += _notes(doc, timing)
     out.write("\n".join(lines) + "\n")
@@ -139,7 +144,7 @@ def _render_rich(doc: dict, out: TextIO, timing: bool) -> None:
         root = Tree(f"[bold]{escape(site_heading(site))}[/]", guide_style="dim")
         for run in site["runs"]:
             branch = root.add(escape(run_heading(run)))
-            add_rich(branch, run["passes"])
+            add_rich(branch, run["passes"], built)
             for line in ir_lines(run):
                 branch.add(f"[cyan]{escape(line.strip())}[/]")
         console.print(root)
@@ -154,7 +159,7 @@ def traced_lines(runs: List[dict], source: str) -> List[str]:
     lines = [f"Traced ({printable_path(source)}): {len(runs)} run{'s' if len(runs) != 1 else ''} from this line"]
     for run in runs:
         lines.append("  " + run_heading(run))
-        lines += plain_lines(run["passes"], indent="    ", width=WIDTH)
+        lines += plain_lines(run["passes"], indent="    ", width=WIDTH, note=built)
     return lines
 
 
