@@ -344,3 +344,16 @@ def test_the_verdict_in_json_json_lines_and_sarif():
         renderer(name)([finding], 1, out)
         text = out.getvalue()
         assert '"verdict": "refuted"' in text and "the static analysis was wrong at this line" in text, name
+
+
+@needs_tvm
+def test_trace_m_module_without_naming_python(tmp_path):
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("", encoding="utf-8")
+    (tmp_path / "pkg" / "run.py").write_text(
+        "import sys\nimport tvm\nfrom tvm import relax\nassert sys.argv[1:] == ['--epochs', '1'], sys.argv\n"
+        "relax.transform.FuseTIR()(tvm.IRModule())\n", encoding="utf-8")
+    for command in (["-m", "pkg.run", "--", "--epochs", "1"], ["--", "-m", "pkg.run", "--epochs", "1"]):
+        done = run_cli("trace", "--format", "json", *command, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        assert [site["line"] for site in json.loads(done.stdout)["sites"]] == [5]

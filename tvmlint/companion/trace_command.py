@@ -29,12 +29,12 @@ class Command:
 
 
 def parse(argv: Sequence[str], default_python: str) -> Command:
-    """`python [options] SCRIPT|-m MODULE|-c CODE [ARGS]`, or `SCRIPT.py [ARGS]` (tvmlint's interpreter)."""
+    """`python [options] SCRIPT|-m MODULE|-c CODE [ARGS]`, or the same without `python` (tvmlint's interpreter)."""
     argv = list(argv)
     if not argv:
         raise CompanionError("trace needs a command after `--`: python SCRIPT [ARGS...] or python -m MODULE [ARGS...]")
-    if argv[0].endswith(".py") or os.path.isdir(argv[0]):
-        argv = [default_python, *argv]
+    if argv[0].endswith(".py") or argv[0].startswith("-") or os.path.isdir(argv[0]):
+        argv = [default_python, *argv]  # no interpreter named: tvmlint's own
     command = Command(argv, argv[0])
     index = 1
     while index < len(argv):

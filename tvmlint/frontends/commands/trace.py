@@ -25,6 +25,7 @@ Ctrl-C), and tvmlint exits with the script's exit code (128+N when signal N ende
 examples:
   tvmlint trace -- python model.py --batch 4
   tvmlint trace --format json -o trace.json -- python -m mypkg.build
+  tvmlint trace -m mypkg.build -- --epochs 1
   tvmlint trace --print-ir-after FuseTIR --timing -- python model.py
   tvmlint check --trace trace.json model.py
 """
@@ -35,7 +36,8 @@ def add_parser(subparsers) -> None:
         "trace", help="run YOUR script (the one command that executes your code) and record which passes ran "
                       "and which were skipped, at which line",
         description=DESCRIPTION, formatter_class=argparse.RawDescriptionHelpFormatter,
-        usage="tvmlint trace [options] -- python SCRIPT [ARGS...] | python -m MODULE [ARGS...]",
+        usage="tvmlint trace [options] -- python SCRIPT [ARGS...] | python -m MODULE [ARGS...]\n"
+              "       tvmlint trace [options] -m MODULE [ARGS...]",
     )
     parser.add_argument("--format", choices=("text", "json"), default="text",
                         help="text: a tree per line of your code; json: the trace document (docs/trace-format.md)")
@@ -51,6 +53,8 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--timing", action="store_true", help="add the time spent in each pass, summed over the run")
     parser.add_argument("--timeout", type=_seconds, metavar="SECONDS",
                         help="stop the script (and what it forked) after this long; the trace holds what ran until then")
+    parser.add_argument("-m", dest="module", metavar="MODULE",
+                        help="run MODULE as `python -m MODULE` with tvmlint's interpreter; its ARGS follow (after `--` when the first starts with -)")
     parser.add_argument("script_command", nargs=argparse.REMAINDER, metavar="COMMAND", help="the command to run, after `--`")
 
 
@@ -71,6 +75,8 @@ def run(args: argparse.Namespace) -> int:
     from tvmlint.frontends.commands.trace_report import keep, rewritable, write, writer
 
     command = args.script_command[1:] if args.script_command[:1] == ["--"] else args.script_command
+    if args.module is not None:
+        command = ["-m", args.module, *command]
     _check_output(args)
     try:
         parsed = parse(command, sys.executable)
