@@ -80,6 +80,9 @@ class Finding:
     # In a notebook, as reported: the cell (counted among all cells, from 1) that `start` and
     # `end` are lines of (tvmlint.output.cells); None for a file of Python source.
     cell: Optional[int] = None
+    # Set by `check --trace`: "confirmed", "refuted" or "not reached", with what the traced run did there.
+    traced: Optional[str] = field(default=None, compare=False)
+    trace_note: Optional[str] = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         # One rule on the same name in many files says the same thing: a run that holds
@@ -110,4 +113,6 @@ class Finding:
         if self.confirmation is not None:
             data["confirmed"] = self.confirmed
             data["confirmation"] = self.confirmation
+        if self.traced is not None:
+            data["trace"] = {"verdict": self.traced, "note": self.trace_note}
         return data

@@ -14,8 +14,8 @@ from typing import Iterable, Iterator, List, Optional, Sequence, TextIO
 from tvmlint.companion import CompanionError
 from tvmlint.companion.process import ChildSession, default_timeout, interpreter, run_child
 from tvmlint.companion.registry import build_recipe
+from tvmlint.output.pass_tree import NESTED, add_rich, plain_lines
 
-NESTED = "its Sequential is skipped"
 
 
 @dataclass
@@ -110,23 +110,6 @@ def names_a_pipeline(name: str) -> bool:
 
 # -- output --------------------------------------------------------------------------------
 
-def milliseconds(seconds: Optional[float]) -> str:
-    if seconds is None:
-        return ""
-    value = seconds * 1000
-    return f"{value:.3g} ms" if value < 100 else f"{value:.0f} ms"
-
-
-def label(row: dict) -> tuple:
-    """(state word, the rest) for one pass."""
-    kind = f"{row['kind']}, " if row.get("kind") else ""
-    head = f"{row['name']} ({kind}opt_level {row['opt_level']})"
-    if row["state"] == "ran":
-        extra = f"  [{row['why']}]" if row.get("why") else ""
-        return "ran", f"{head}  {milliseconds(row.get('seconds'))}{extra}"
-    return row["state"], f"{head}: {row.get('why', '')}"
-
-
 def header(run: PipelineRun) -> List[str]:
     answer = run.answer
     tvm = answer.get("tvm", {})
@@ -150,19 +133,7 @@ def target_kind(answer: dict) -> str:
 
 
 def render_plain(run: PipelineRun, out: TextIO) -> None:
-    lines = header(run) + [""]
-
-    def add(rows: Sequence[dict], prefix: str) -> None:
-        for index, row in enumerate(rows):
-            last = index == len(rows) - 1
-            state, text = label(row)
-            lines.append(f"{state:<8} {prefix}{'└─ ' if last else '├─ '}{text}")
-            add(row.get("children", ()), prefix + ("   " if last else "│  "))
-
-    for row in run.tree:
-        state, text = label(row)
-        lines.append(f"{state:<8} {text}")
-        add(row.get("children", ()), "")
+    lines = header(run) + [""] + plain_lines(run.tree)
     out.write("\n".join(lines) + "\n")
     render_ir(run, out)
 
@@ -175,17 +146,8 @@ def render_rich(run: PipelineRun, out: TextIO) -> None:
     console = Console(file=out, highlight=False)
     for line in header(run):
         console.print(escape(line))
-    style = {"ran": "green", "skipped": "yellow", "not seen": "red"}
-
-    def add(tree, rows: Sequence[dict]) -> None:
-        for row in rows:
-            state, text = label(row)
-            mark = "[dim]" if row.get("why") == NESTED else ""
-            node = tree.add(f"[{style.get(state, 'white')}]{state}[/] {mark}{escape(text)}{'[/]' if mark else ''}")
-            add(node, row.get("children", ()))
-
     root = Tree(escape(run.answer["resolved"]), guide_style="dim")
-    add(root, run.tree)
+    add_rich(root, run.tree)
     console.print(root)
     out.flush()
     render_ir(run, out)

@@ -85,6 +85,8 @@ def _result(finding: Finding, index: Dict[str, int]) -> dict:
         result["fixes"] = [_fix(finding.path, finding.fix)]
     if finding.confirmation is not None:  # `check --confirm`: what the installed TVM said
         result["properties"] = {"confirmed": finding.confirmed, "confirmation": finding.confirmation}
+    if finding.traced is not None:  # `check --trace`: what the traced run did at this line
+        result.setdefault("properties", {})["trace"] = {"verdict": finding.traced, "note": finding.trace_note}
     return result
 
 

@@ -13,6 +13,8 @@ from tvmlint.output.summary import summary_line
 from tvmlint.base.source import decode, read_file, split_lines
 
 STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
+TRACED = {"confirmed": "confirmed by the trace", "refuted": "refuted by the trace", "not reached": "not reached in the trace"}
+TRACED_STYLE = {"confirmed": "bold green", "refuted": "bold magenta"}
 
 
 def _source_lines(path: str, cache: Dict[str, Optional[List[str]]], sources: Dict[str, str]) -> Optional[List[str]]:
@@ -99,6 +101,9 @@ def _lines(findings: Sequence[Finding], files: int, sources: Dict[str, str], sum
             if finding.confirmation is not None:
                 verdict = {True: "confirmed", False: "refuted", None: "unconfirmed"}[finding.confirmed]
                 lines.append([(f"    {verdict} by the installed TVM:", "dim"), (f" {printable(finding.confirmation)}", None)])
+            if finding.traced is not None:
+                lines.append([(f"    {TRACED[finding.traced]}:", TRACED_STYLE.get(finding.traced, "dim")),
+                              (f" {printable(finding.trace_note or '')}", None)])
         lines.append([])
     if summary:  # not with --quiet
         lines.append([(summary_line(findings, files), None)])

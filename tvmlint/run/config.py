@@ -53,7 +53,7 @@ DEFAULT_MAX_FILE_SIZE = 5.0
 # directory of that name anywhere; a pattern with a `/` matches a path below the settings' root.
 DEFAULT_EXCLUDE: Tuple[str, ...] = (
     ".bzr", ".direnv", ".eggs", ".git", ".git-rewrite", ".hg", ".ipynb_checkpoints", ".mypy_cache", ".nox",
-    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".tvmlint_cache", ".venv",
+    ".pants.d", ".pyenv", ".pytest_cache", ".pytype", ".ruff_cache", ".svn", ".tox", ".tvmlint", ".tvmlint_cache", ".venv",
     ".vscode", "__pycache__", "__pypackages__", "_build", "buck-out", "build", "dist", "node_modules",
     "site-packages", "venv", "*.egg-info",
 )

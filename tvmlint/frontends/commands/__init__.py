@@ -3,7 +3,7 @@
 Adding a command means adding a module and its name to COMMANDS.
 """
 
-COMMANDS = ("check", "fix", "rule", "rules", "lsp", "registry", "daemon", "explain")
+COMMANDS = ("check", "fix", "rule", "rules", "lsp", "registry", "daemon", "explain", "trace")
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_ERROR = 0, 1, 2
 

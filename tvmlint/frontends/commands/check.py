@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_FINDINGS
+from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from tvmlint.frontends.commands.options import (add_run_options, add_selection_options, configured_format, existing_paths,
                                                 overrides_from)
 from tvmlint.frontends.commands.fix import add_fix_options
@@ -26,6 +26,9 @@ def add_parser(subparsers) -> None:
     add_run_options(parser)
     parser.add_argument("--confirm", action="store_true", help="confirm or refute each finding with the installed TVM (run in a child process)")
     add_companion_options(parser)
+    parser.add_argument("--trace", metavar="TRACE.json",
+                        help="mark each TVM101/TVM102/TVM108 finding confirmed, refuted or not reached by what a run "
+                             "traced with `tvmlint trace --format json -o TRACE.json` did at its line")
     parser.add_argument("--fix", action="store_true", help="apply fixes, as `tvmlint fix` does")
     parser.add_argument("--daemon", action="store_true",
                         help="hand the run to `tvmlint daemon` (started in the background when none runs; "
@@ -75,6 +78,8 @@ def _run(args: argparse.Namespace) -> int:
 
         if args.confirm:
             raise UsageError("--confirm cannot be combined with --fix")
+        if args.trace is not None:
+            raise UsageError("--trace cannot be combined with --fix: it marks the findings a check reports")
         if args.daemon:
             raise UsageError("--daemon cannot be combined with --fix: the daemon only reports")
         # what serves only --confirm or --daemon would do nothing here: `fix` does not take it either
@@ -110,12 +115,29 @@ def _run(args: argparse.Namespace) -> int:
 
         findings, refuted = confirm_findings(args, findings, target_resolver(resolver))
         print_refuted(refuted)
+    trace_failed = False
+    if args.trace is not None:
+        findings, trace_failed = _traced(args.trace, findings)
     if args.statistics:
         from tvmlint.output import statistics
 
         statistics.render(findings, files, sys.stdout, args.format, args.unsafe_fixes, summary=not quiet(args))
     else:
         renderer(args.format)(findings, files, sys.stdout, sources=sources, summary=not quiet(args))
+    if trace_failed:
+        return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN
     return EXIT_FINDINGS if findings else EXIT_CLEAN
+
+
+def _traced(path: str, findings):
+    """(findings marked by the trace, whether the trace could not be read: one line, and the static findings)."""
+    from tvmlint.companion import CompanionError
+    from tvmlint.companion.trace_verdicts import load, mark
+
+    try:
+        return mark(findings, load(path)), False
+    except CompanionError as error:
+        print(f"tvmlint: error: {error}; the findings below are static only", file=sys.stderr)
+        return findings, True

@@ -21,6 +21,9 @@ def add_parser(subparsers) -> None:
     parser.add_argument("--target-version", metavar="X.Y", help="the TVM release to explain against, e.g. 0.18")
     parser.add_argument("--config", type=Path, metavar="PYPROJECT", help="use this pyproject.toml")
     parser.add_argument("--format", choices=("text", "json"), default="text")
+    parser.add_argument("--trace", type=Path, metavar="TRACE.json",
+                        help="also show what this run (`tvmlint trace --format json -o TRACE.json`) did at the line "
+                             "(default: .tvmlint/trace.json, which `tvmlint trace` keeps, when it is there)")
     parser.add_argument(
         "--project", type=Path, metavar="DIR",
         help="where callers are looked for (default: the directory of the file's pyproject.toml, "
@@ -79,17 +82,44 @@ def run(args: argparse.Namespace) -> int:
     except SyntaxError as error:
         print(f"tvmlint: {path}: cannot be parsed ({error})", file=sys.stderr)
         return EXIT_ERROR
+    traced = _traced(args.trace, path, explanation)
     if cell is not None:  # shown as it was asked for
         from dataclasses import replace
 
         explanation = replace(explanation, cell=cell, line=asked, end_line=asked + explanation.end_line - line)
     if args.format == "json":
-        json.dump(explanation.to_json(), sys.stdout, indent=2)
+        data = explanation.to_json()
+        if traced is not None:
+            data["traced"] = {"trace": str(traced[0]), "runs": traced[1]}
+        json.dump(data, sys.stdout, indent=2)
         sys.stdout.write("\n")
-    elif sys.stdout.isatty():
+        return EXIT_CLEAN
+    if sys.stdout.isatty():
         from rich.console import Console
 
         render_rich(explanation, Console(highlight=False))
     else:
         sys.stdout.write(render_text(explanation))
+    if traced is not None:
+        from tvmlint.output.trace_tree import traced_lines
+
+        sys.stdout.write("\n" + "\n".join(traced_lines(traced[1], str(traced[0]))) + "\n")
     return EXIT_CLEAN
+
+
+def _traced(given, path: Path, explanation):
+    """(the trace file, its runs at the explained call), or None when there is no trace to ask;
+    a trace given with --trace that is not one is a usage error."""
+    from tvmlint.companion import CompanionError
+    from tvmlint.companion.trace_verdicts import FOUND, Runs, found, load
+
+    if given is not None:
+        try:
+            doc, source = load(str(given)), given
+        except CompanionError as error:
+            raise UsageError(str(error)) from None
+    else:
+        doc, source = found(Path.cwd()), FOUND
+        if doc is None:
+            return None
+    return source, Runs(doc).at(str(path), explanation.line, explanation.end_line)

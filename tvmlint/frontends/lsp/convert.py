@@ -131,11 +131,13 @@ def rule_hover(code: str, line: int, begin: int, end: int, lines: Sequence[str],
     )
 
 
-def explanation_hover(explanation, lines: Sequence[str], codec: PositionCodec) -> types.Hover:
+def explanation_hover(explanation, lines: Sequence[str], codec: PositionCodec, traced: Optional[str] = None) -> types.Hover:
+    """The static explanation, and what a traced run did there when a trace is kept (`traced`, markdown)."""
     from tvmlint.frontends.explain import render_markdown
 
+    text = render_markdown(explanation) + (f"\n\n{traced}" if traced else "")
     return types.Hover(
-        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=render_markdown(explanation)),
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
         range=lsp_range(
             Position(explanation.line, explanation.column), Position(explanation.end_line, explanation.end_column),
             lines, codec,

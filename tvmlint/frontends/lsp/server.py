@@ -40,6 +40,7 @@ from tvmlint.frontends.lsp.convert import (
     SOURCE, diagnostic, explanation_hover, noqa_code_at, quick_fix, rule_hover, skipped_hint, whole_change,
 )
 from tvmlint.frontends.lsp import notebooks
+from tvmlint.frontends.lsp.traced import TraceCache
 from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedProtocol, refused_error
 from tvmlint.run.runner import check_text
 from tvmlint.base.source import split_lines
@@ -142,6 +143,7 @@ class TvmlintLanguageServer(LanguageServer):
         self.explained: Dict[str, Tuple[Optional[int], str, list]] = {}  # uri -> (version, text, explanations)
         # open notebooks: notebook uri -> each code cell's uri and its last check
         self.notebook_cells: Dict[str, Dict[str, Checked]] = {}
+        self.traces = TraceCache()  # .tvmlint/trace.json, for hover
 
     # -- what a check needs -------------------------------------------------------------
 
@@ -427,7 +429,18 @@ class TvmlintLanguageServer(LanguageServer):
                 return rule_hover(code[0], where.line, code[1], code[2], lines, codec)
         loop = asyncio.get_running_loop()
         explanation = await loop.run_in_executor(self.worker, self.explain_at, uri, text, where.line, where.character)
-        return explanation_hover(explanation, lines, codec) if explanation is not None else None
+        if explanation is None:
+            return None
+        traced = await loop.run_in_executor(self.worker, self.traced_at, uri, explanation)
+        return explanation_hover(explanation, lines, codec, traced)
+
+    def traced_at(self, uri: str, explanation) -> Optional[str]:
+        """What the kept trace says happened at the explained call (markdown), or None."""
+        try:
+            return self.traces.markdown_at(self.root(), self.path_of(uri), explanation.line, explanation.end_line)
+        except Exception:  # a trace is an extra: never the hover's failure
+            log.debug("reading the trace for %s failed", uri, exc_info=True)
+            return None
 
     async def inlay(self, params: types.InlayHintParams) -> List[types.InlayHint]:
         uri = params.text_document.uri
