@@ -213,3 +213,24 @@ def test_the_bundled_notebook_example():
     assert done.returncode == 1
     assert done.stdout.startswith("examples/relay_era/fold_scale_axis.ipynb:cell 3:2:12: TVM101"), done.stdout
     assert "when fold is called from examples/relay_era/fold_scale_axis.ipynb:cell 4:1" in done.stdout, done.stdout
+
+
+def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_checked(tmp_path):
+    # Jupyter compiles each cell alone: a half-typed cell (`states[0].`) never runs, and does not
+    # stop the notebook's other cells from being checked. IPython's `f?` help is no error.
+    write(tmp_path / "scratch.ipynb", notebook(
+        code("import tvm\n", "from tvm import relay\n", "mod, params = relay.frontend.from_pytorch?\n"),
+        code("states[0].\n"),
+        code('doc = """Why is it skipped?\n', 'Because of the gate."""\n',
+             "mod = relay.transform.FoldScaleAxis()(mod)\n"),
+    ))
+    done = run_cli("check", *TARGET, "--format", "concise", "scratch.ipynb", cwd=tmp_path)
+    lines = [line for line in done.stdout.splitlines() if "TVM" in line]
+    assert len(lines) == 2, lines
+    assert lines[0].startswith("scratch.ipynb:cell 2:1:1: TVM001 The cell could not be parsed: invalid syntax")
+    assert lines[1].startswith("scratch.ipynb:cell 3:3:7: TVM101")
+    # a fix elsewhere leaves the broken cell's text as it was
+    before = json.loads((tmp_path / "scratch.ipynb").read_bytes())
+    assert run_cli("fix", *TARGET, "--unsafe-fixes", "scratch.ipynb", cwd=tmp_path).returncode == 1  # TVM001 stays
+    after = json.loads((tmp_path / "scratch.ipynb").read_bytes())
+    assert after["cells"][:2] == before["cells"][:2] and "PassContext" in "".join(after["cells"][2]["source"])

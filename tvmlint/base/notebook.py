@@ -29,7 +29,9 @@ _MAGIC_MARK = "# tvmlint: notebook magic "
 # cell magics whose body is Python, run by IPython as Python (the rest are another language)
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy"})
 _LINE_MAGIC = re.compile(r"^(\s*)(?:[%!]|[\w.\[\]]+\s*=\s*[%!])")
-_HELP = re.compile(r"^(\s*)[\w.]+\?{1,2}\s*$")
+# IPython's help, `obj?` or `x = f??`: a line ending in `?` with no quote or comment on it (a
+# line inside a string may end in `?` too; one holding a quote could open or close it)
+_HELP = re.compile(r"^(\s*)[^'\"#\n]*\?{1,2}\s*$")
 
 
 # how much larger than max-file-size a notebook's file may be: its outputs (images, tables)
@@ -63,6 +65,13 @@ class NotebookSource(SourceText):
     document: Any = field(default=None, compare=False, repr=False)
     key_order: Optional[bool] = True  # how its JSON gives back its own bytes: sorted keys, kept, or neither (None)
     magics: Tuple[str, ...] = ()  # original lines a `pass` stands for, by the number in its mark
+    broken: Tuple[Tuple[int, int, str], ...] = ()  # cells that do not parse: (number, line in it, why)
+
+    def parse_errors(self) -> List[Tuple[int, str]]:
+        """(line of the module text, why) of each cell that does not parse, for TVM001."""
+        starts = {cell.number: cell.start for cell in self.cells}
+        return [(starts[number] + line - 1, f"The cell could not be parsed: {why} (the notebook's other cells "
+                 "are checked; Jupyter runs none of this one)") for number, line, why in self.broken]
 
     def where(self, line: int) -> Tuple[Optional[int], int]:
         """(cell number, line in the cell) of a line of the module text; (None, line) for one
@@ -131,24 +140,32 @@ def read_notebook(data: bytes) -> NotebookSource:
         if not isinstance(source, str):
             raise NotANotebook(f"not a Jupyter notebook: cell {number} has no text source")
         sources.append((number, source))
-    text, cells, magics = _module(sources)
-    return NotebookSource(text, "utf-8", False, cells, document, _written_by_jupyter(document, data), magics)
+    text, cells, magics, broken = _module(sources)
+    return NotebookSource(text, "utf-8", False, cells, document, _written_by_jupyter(document, data), magics, broken)
 
 
 def cells_as_module(sources: List[Tuple[int, str]]) -> NotebookSource:
     """Code cells given as (cell number, source), as one module: an editor's open notebook,
     which has no file's bytes to write back into."""
-    text, cells, magics = _module(sources)
-    return NotebookSource(text, "utf-8", False, cells, None, None, magics)
+    text, cells, magics, broken = _module(sources)
+    return NotebookSource(text, "utf-8", False, cells, None, None, magics, broken)
 
 
-def _module(sources: List[Tuple[int, str]]) -> Tuple[str, Tuple[_Cell, ...], Tuple[str, ...]]:
+def _module(sources: List[Tuple[int, str]]):
+    """(module text, cells, magics' original lines, cells that do not parse: (number, line, why))."""
     text: List[str] = []
     cells: List[_Cell] = []
     magics: List[str] = []
+    broken: List[Tuple[int, int, str]] = []
     line = 1
     for number, source in sources:
         body = _plain(source, magics)
+        why = _unparsable(body)
+        if why is not None:
+            # Jupyter compiles each cell on its own: one that does not parse never runs, and the
+            # others are still checked (its lines are kept blank; `broken` says why)
+            broken.append((number, why[0], why[1]))
+            body = "\n" * body.count("\n")
         if cells:
             text.append(BOUNDARY + "\n")
             line += 1
@@ -156,7 +173,19 @@ def _module(sources: List[Tuple[int, str]]) -> Tuple[str, Tuple[_Cell, ...], Tup
         cells.append(_Cell(number, line, count, body))
         text.append(body)
         line += count
-    return "".join(text), tuple(cells), tuple(magics)
+    return "".join(text), tuple(cells), tuple(magics), tuple(broken)
+
+
+def _unparsable(body: str) -> Optional[Tuple[int, str]]:
+    import ast
+
+    try:
+        ast.parse(body)
+    except SyntaxError as error:
+        return max(error.lineno or 1, 1), error.msg or "invalid syntax"
+    except (RecursionError, MemoryError, ValueError):
+        return 1, "too deeply nested to parse"
+    return None
 
 
 def _plain(source: str, magics: List[str]) -> str:

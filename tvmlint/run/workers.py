@@ -72,6 +72,9 @@ def run_task(task: Task) -> Outcome:
         cheap=task.cheap, follow=task.follow, confirm=task.confirm,
         defer_low=task.defer_low,
     )
+    if notebook and source.broken:  # cells that do not parse, left blank in its text: TVM001 each
+        checked.result.findings.extend(
+            finding for line, why in source.parse_errors() for finding in parse_error(task.shown, task.codes, line, 1, why))
     return task.index, state, checked
 
 

@@ -468,9 +468,17 @@ class TvmlintLanguageServer(LanguageServer):
                 return cells[uri]
         return None
 
-    def run_notebook_check(self, uri: str, text: str) -> Checked:
+    def run_notebook_check(self, uri: str, source) -> Checked:
         # a notebook has no other settings than its path's: checked as its .ipynb file would be
-        return self.run_check(uri, text, None)
+        checked = self.run_check(uri, source.text, None)
+        if source.broken and checked.problem is None:  # cells that do not parse: TVM001 each, as check says
+            from tvmlint.run.engine import parse_error
+
+            path = self.path_of(uri)
+            codes = self.settings_for(path).codes_for(path)
+            for line, why in source.parse_errors():
+                checked.findings.extend(parse_error(str(path), codes, line, 1, why))
+        return checked
 
     async def refresh_notebook(self, uri: str) -> None:
         notebook = self.workspace.get_notebook_document(notebook_uri=uri)
@@ -479,7 +487,7 @@ class TvmlintLanguageServer(LanguageServer):
         source, cell_uris = notebooks.module_of(notebook, self.workspace)
         version = notebook.version
         loop = asyncio.get_running_loop()
-        checked = await loop.run_in_executor(self.worker, self.run_notebook_check, uri, source.text)
+        checked = await loop.run_in_executor(self.worker, self.run_notebook_check, uri, source)
         now = self.workspace.get_notebook_document(notebook_uri=uri)
         if now is None or now.version != version:
             return  # closed or changed meanwhile: the change's own refresh publishes
