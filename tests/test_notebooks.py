@@ -217,9 +217,9 @@ def test_the_bundled_notebook_example():
 
 def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_checked(tmp_path):
     # Jupyter compiles each cell alone: a half-typed cell (`states[0].`) never runs, and does not
-    # stop the notebook's other cells from being checked. IPython's `f?` help is no error.
+    # stop the notebook's other cells from being checked. IPython's help (`f?`, `??f`) is no error.
     write(tmp_path / "scratch.ipynb", notebook(
-        code("import tvm\n", "from tvm import relay\n", "mod, params = relay.frontend.from_pytorch?\n"),
+        code("import tvm\n", "from tvm import relay\n", "mod, params = relay.frontend.from_pytorch?\n", "??relay.build\n"),
         code("states[0].\n"),
         code('doc = """Why is it skipped?\n', 'Because of the gate."""\n',
              "mod = relay.transform.FoldScaleAxis()(mod)\n"),

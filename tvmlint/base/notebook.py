@@ -28,7 +28,7 @@ BOUNDARY = "# tvmlint: notebook cell boundary"
 _MAGIC_MARK = "# tvmlint: notebook magic "
 # cell magics whose body is Python, run by IPython as Python (the rest are another language)
 PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "prun", "debug", "python", "python3", "pypy"})
-_LINE_MAGIC = re.compile(r"^(\s*)(?:[%!]|[\w.\[\]]+\s*=\s*[%!])")
+_LINE_MAGIC = re.compile(r"^(\s*)(?:[%!?]|[\w.\[\]]+\s*=\s*[%!])")
 # IPython's help, `obj?` or `x = f??`: a line ending in `?` with no quote or comment on it (a
 # line inside a string may end in `?` too; one holding a quote could open or close it)
 _HELP = re.compile(r"^(\s*)[^'\"#\n]*\?{1,2}\s*$")
