@@ -58,6 +58,8 @@ class ModuleAliases:
                 _add(self.longer, ".".join(longer), module)
             if len(own) > 1:  # a module of a package: its bare name only means it beside it
                 _add(self.siblings, (os.path.dirname(os.path.normpath(path)), own[-1]), module)
+        # the first part of every other name: a name starting otherwise is never one (most are not)
+        self.heads = {alias.partition(".")[0] for alias in self.longer} | {bare for _folder, bare in self.siblings}
         self.names: Dict[str, Tuple[str, ...]] = {}  # module name -> its longer names
         for alias, module in self.longer.items():
             if module:
@@ -70,6 +72,8 @@ class ModuleAliases:
     def canonical(self, name: str, importer: Optional[str] = None) -> str:
         """`name` with its module part named as the module's own results name it, when
         that part is another name of exactly one module of the run."""
+        if name.partition(".")[0] not in self.heads:
+            return name
         parts = name.split(".")
         for cut in range(len(parts) - 1, 0, -1):
             head = ".".join(parts[:cut])
