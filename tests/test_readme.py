@@ -218,11 +218,11 @@ YAML = [body for lang, body in BLOCKS if lang == "yaml"]
 def test_yaml_example(sandbox, body):
     data = yaml.safe_load(body)
     if "repos" in data:
-        # the pre-commit snippet: hooks this repository ships, at the tag of pyproject's version,
-        # with args tvmlint takes (test_precommit runs the snippet in real pre-commit)
+        # the pre-commit snippet: hooks this repository ships, at a commit (no release tag exists;
+        # test_precommit runs the snippet in real pre-commit at this repository's commit)
         hooks = {hook["id"] for hook in yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))}
         [entry] = data["repos"]
-        assert entry["rev"] == f"v{VERSION}"
+        assert entry["rev"] == "COMMIT"
         for hook in entry["hooks"]:
             assert hook["id"] in hooks
             done = subprocess.run([str(BIN / "tvmlint"), "check", "--no-default-path", *hook.get("args", [])],
@@ -233,7 +233,7 @@ def test_yaml_example(sandbox, body):
         assert body == (REPO / "examples" / "ci" / "tvmlint.yml").read_text(encoding="utf-8")
         [install] = [step["run"] for step in next(iter(data["jobs"].values()))["steps"]
                      if step.get("run", "").startswith("pip install")]
-        assert install.endswith(f'@v{VERSION}"')
+        assert install.endswith('@COMMIT"')
     else:
         pytest.fail(f"a yaml block no test runs:\n{body}")
 
@@ -256,12 +256,13 @@ def test_the_install_commands_are_the_ones_test_install_runs():
     commands = [line.split("  #")[0].strip() for line in body.splitlines()]
     assert commands == [
         "pip install .",
-        f'pip install "tvmlint @ git+https://github.com/OWNER/tvmlint@v{VERSION}"',
+        'pip install "tvmlint @ git+https://github.com/OWNER/tvmlint@COMMIT"',
         f"python -m build --wheel && pip install dist/tvmlint-{VERSION}-py3-none-any.whl",
     ]
     assert "OWNER" in section.split("```", 2)[2]  # the placeholder is explained
     source = (REPO / "tests" / "test_install.py").read_text(encoding="utf-8")
     assert '"-m", "build", "--wheel"' in source and "git+file://localhost" in source and "@{tag}" in source
+    assert '"rev-parse", "HEAD"' in source  # the install test pins a commit, as the README does
 
 
 # --- the ruff table -----------------------------------------------------------------------------
