@@ -187,6 +187,7 @@ class ModuleSites:
         self.analysis = analysis
         self.positions = positions
         self.sites: List[Site] = []
+        self.built: List[Tuple[object, Site]] = []  # (a Sequential's construction, the site that runs it)
         from tvmlint.base.source import split_lines
         from tvmlint.checks.gated_pass_skipped import said_on_purpose
 
@@ -213,6 +214,8 @@ class ModuleSites:
                         "member by the active PassContext",
                     on_purpose=on_purpose,
                 ))
+                if run.sequential.node is not run.node:  # built on one line, run on another (TVM102 reports the first)
+                    self.built.append((run.sequential.node, self.sites[-1]))
             else:
                 name = run.wrapper_name or run.display
                 spec = self.knowledge.passes_by_name.get(name)
@@ -242,6 +245,14 @@ class ModuleSites:
             ))
 
         self.sites.sort(key=lambda site: self.span(site.node)[:2])
+
+    def built_at(self, line: int) -> Optional[Site]:
+        """The run of a Sequential whose construction spans `line`, when that is not where it runs."""
+        for node, site in self.built:
+            start_line, _, end_line, _ = self.span(node)
+            if start_line <= line <= end_line:
+                return site
+        return None
 
     def span(self, node) -> Tuple[int, int, int, int]:
         where = self.positions[node]
@@ -503,6 +514,17 @@ def outcome(site: Site, ctx: PassCtx, chain: Sequence[str], kinds, user, assumed
     if not skipped:
         return Outcome(info, tree, "runs", "every member runs" if members else "nothing is gated")
     needed = max(s.member.opt_level for s in skipped)
+    usual = load_table("contexts.toml").get("tutorial_build_level")
+    if site.kind == "build" and usual is not None and ctx.opt_level >= usual and \
+            all(s.member.opt_level > usual for s in skipped):
+        # the level TVM's tutorials build at: its level-4 passes are left out as meant, not missed
+        fast_math = " (opt_level 4 would turn on FastMath, which changes numerics: TVM302)" if any(
+            "FastMath" in s.shown for s in skipped) else ""
+        return Outcome(
+            info, tree, "runs",
+            f"the build runs at opt_level {ctx.opt_level}, the level TVM's tutorials build at; it leaves out "
+            f"{and_list(shown)}, which only opt_level {needed} turns on{fast_math}",
+        )
     return Outcome(
         info, tree, "skips",
         f"the gate skips {and_list(shown)} at opt_level {ctx.opt_level}; they need opt_level {needed}",
@@ -569,10 +591,17 @@ def explain_at(
     settings = resolver.for_path(path)
     modules, project = _module_and_project(path, resolver, text, shown, root)
     site = modules.at(line, column)
+    run_line = None
+    if site is None:
+        site = modules.built_at(line)  # the line TVM102 reports: where the Sequential is built
+        run_line = modules.span(site.node)[0] if site is not None else None
     if site is None:
         where = f"{shown}:{line}" + (f":{column}" if column else "")
         raise NotASite(f"{where}: no pass call, Sequential run or build here (at TVM {settings.target_text})")
     explanation = explain_site(modules, site, project)
+    if run_line is not None:
+        built = f"the Sequential built on line {line} is run on line {run_line}, under that line's context"
+        explanation.note = f"{built}; {explanation.note}" if explanation.note else built
     if column is None:
         for other in modules.sites:
             start_line, start_col = modules.span(other.node)[:2]
