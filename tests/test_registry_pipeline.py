@@ -87,8 +87,23 @@ def test_required_and_disabled_say_why(tmp_path):
 
 @pytest.mark.tvm
 @needs_tvm
-def test_the_default_pipeline_at_opt_level_2_lists_what_ran_in_order(tmp_path):
+def test_the_default_pipeline_is_what_tvm_compile_runs(tmp_path):
+    # `default` names what tvm.compile / relax.build run for relax_pipeline="default" on the target
+    # (llvm here: the generic relax:default, v0.26.0:python/tvm/relax/vm_build.py#L258-L265), not the
+    # target-specific relax.get_default_pipeline, which tvm.compile does not run on a CPU (#32)
     data = as_json("--pipeline", "default", "--opt-level", "2", cwd=tmp_path)
+    ran = [row["name"] for row in data["ran"]]
+    compiled = [row["name"] for row in as_json("--pipeline", "tvm.compile", "--opt-level", "2", cwd=tmp_path)["ran"]]
+    assert ran == compiled[:len(ran)] and compiled[len(ran)].startswith("tirx.")  # then the TIR pipeline
+    assert ran.index("LegalizeOps") < ran.index("VMShapeLower")
+    assert data["skipped"] == []
+    assert data["resolved"].startswith("tvm.relax.get_pipeline('default'), as tvm.compile runs it")
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_get_default_pipeline_lists_what_ran_in_order(tmp_path):
+    data = as_json("--pipeline", "relax.get_default_pipeline", "--opt-level", "2", cwd=tmp_path)
     ran = [row["name"] for row in data["ran"]]
     for name in ("LegalizeOps", "FuseOps", "FuseTIR", "DeadCodeElimination", "VMShapeLower"):
         assert name in ran
@@ -96,7 +111,7 @@ def test_the_default_pipeline_at_opt_level_2_lists_what_ran_in_order(tmp_path):
     assert data["skipped"] == []
     assert data["resolved"].startswith("tvm.relax.get_default_pipeline")
     # at 0 the same pipeline's FuseTIR skips its level-1 DeadCodeElimination
-    low = as_json("--pipeline", "default", "--opt-level", "0", cwd=tmp_path)
+    low = as_json("--pipeline", "relax.get_default_pipeline", "--opt-level", "0", cwd=tmp_path)
     assert ("DeadCodeElimination", "FuseTIR") in {(row["name"], row["sequential"]) for row in low["skipped"]}
 
 

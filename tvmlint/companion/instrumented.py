@@ -23,8 +23,11 @@ import inspect
 import time
 
 COMPILE_NAMES = ("tvm.compile", "compile", "tvm.relax.build", "relax.build")
+# "default": what relax.build / tvm.compile run for relax_pipeline="default" (below); the
+# get_default_pipeline names: that function's own, target-specific pipeline
+BUILD_DEFAULT_NAMES = ("default", "relax.default")
 DEFAULT_NAMES = (
-    "default", "relax.default", "tvm.relax.get_default_pipeline", "tvm.relax.pipeline.get_default_pipeline",
+    *BUILD_DEFAULT_NAMES, "tvm.relax.get_default_pipeline", "tvm.relax.pipeline.get_default_pipeline",
     "relax.get_default_pipeline", "relax.pipeline.get_default_pipeline",
 )
 
@@ -98,8 +101,18 @@ def pipeline_for(request, tvm, target):
         return (lambda mod: tvm.compile(mod, target=target)), (
             f"tvm.compile(mod, target={str(target.kind.name)!r}): relax.build's relax pipeline, then the TIR pipeline"
         )
+    kind = str(target.kind.name)
+    if name in BUILD_DEFAULT_NAMES:
+        # relax.build's choice for "default" (v0.25.0 .. v0.26.0:python/tvm/relax/vm_build.py#L258-L265, the
+        # same in the 0.27 wheel): a GPU target's own pipeline, anything else the generic default_build
+        if "gpu" in target.keys:
+            try:
+                return relax.get_default_pipeline(target), f"tvm.relax.get_default_pipeline(Target({kind!r})), as tvm.compile"
+            except (ValueError, AttributeError):
+                pass
+        return relax.get_pipeline("default"), f"tvm.relax.get_pipeline('default'), as tvm.compile runs it for Target({kind!r})"
     if name in DEFAULT_NAMES:
-        return relax.get_default_pipeline(target), f"tvm.relax.get_default_pipeline(Target({str(target.kind.name)!r}))"
+        return relax.get_default_pipeline(target), f"tvm.relax.get_default_pipeline(Target({kind!r}))"
     bare = name.split(":", 1)[1] if name.startswith("relax:") else name
     pipelines = getattr(getattr(relax, "pipeline", None), "PIPELINE_MAP", {})
     if bare in pipelines and "." not in bare:
