@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -234,3 +233,28 @@ def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_checked(tmp_p
     assert run_cli("fix", *TARGET, "--unsafe-fixes", "scratch.ipynb", cwd=tmp_path).returncode == 1  # TVM001 stays
     after = json.loads((tmp_path / "scratch.ipynb").read_bytes())
     assert after["cells"][:2] == before["cells"][:2] and "PassContext" in "".join(after["cells"][2]["source"])
+
+
+@pytest.mark.parametrize("content, why", [
+    (b"[" * 200_000, "nested too deeply to read"),  # json's decoder recurses per level
+])
+def test_a_notebook_json_nested_too_deeply_is_one_line_everywhere(tmp_path, content, why):
+    (tmp_path / "deep.ipynb").write_bytes(content)
+    done = run_cli("check", *TARGET, "--format", "concise", "deep.ipynb", cwd=tmp_path, timeout=120)
+    assert done.returncode == 1 and why in done.stdout and "internal error" not in done.stderr, done.stderr
+    explain = run_cli("explain", "deep.ipynb:cell 1:1", "--target-version", "0.19", cwd=tmp_path, timeout=120)
+    assert explain.returncode == 2 and why in explain.stderr and len(explain.stderr.strip().splitlines()) == 1
+
+
+def test_an_unpaired_surrogate_in_a_cell_is_that_cell_s_tvm001_and_nothing_is_written(tmp_path):
+    # JSON may escape a lone surrogate ("\ud800"): no UTF-8 holds it, so the cell is no text
+    document = notebook(code('x = "\ud800"\n'), code(*FOLD_NOTEBOOK["cells"][1]["source"]),
+                        code(*FOLD_NOTEBOOK["cells"][2]["source"]))
+    data = json.dumps(document, sort_keys=True, indent=1).encode()  # ASCII escapes: \ud800 as written
+    (tmp_path / "sur.ipynb").write_bytes(data)
+    done = run_cli("check", *TARGET, "--format", "concise", "sur.ipynb", cwd=tmp_path)
+    lines = [line for line in done.stdout.splitlines() if "TVM" in line]
+    assert lines[0].startswith("sur.ipynb:cell 1:1:1: TVM001") and "unpaired surrogate" in lines[0], done.stdout
+    assert lines[1].startswith("sur.ipynb:cell 3:3:7: TVM101")
+    fixed = run_cli("fix", *TARGET, "--unsafe-fixes", "sur.ipynb", cwd=tmp_path)
+    assert "internal error" not in fixed.stderr and (tmp_path / "sur.ipynb").read_bytes() == data

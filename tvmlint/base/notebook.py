@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Dict, List, Optional, Tuple
 
 from tvmlint.base.source import NotByteExact, SourceText, decode
@@ -37,6 +37,11 @@ _HELP = re.compile(r"^(\s*)[^'\"#\n]*\?{1,2}\s*$")
 # how much larger than max-file-size a notebook's file may be: its outputs (images, tables)
 # are read and dropped, its code cells are held to max-file-size themselves
 FILE_ALLOWANCE = 16
+
+
+# what output and explain read a notebook again up to, without the run's settings: past any
+# file_bound of the default max-file-size (a larger one was not checked whole anyway)
+REREAD_BOUND = 256 << 20
 
 
 def file_bound(limit: Optional[int]) -> Optional[int]:
@@ -62,8 +67,6 @@ class _Cell:
 @dataclass(frozen=True)
 class NotebookSource(SourceText):
     cells: Tuple[_Cell, ...] = ()
-    document: Any = field(default=None, compare=False, repr=False)
-    key_order: Optional[bool] = True  # how its JSON gives back its own bytes: sorted keys, kept, or neither (None)
     magics: Tuple[str, ...] = ()  # original lines a `pass` stands for, by the number in its mark
     broken: Tuple[Tuple[int, int, str], ...] = ()  # cells that do not parse: (number, line in it, why)
 
@@ -90,13 +93,17 @@ class NotebookSource(SourceText):
         return None
 
     def edited_bytes(self, original: bytes, new_text: str) -> bytes:
-        if self.key_order is None:
+        if not self.cells:
+            return original  # no code cell (or another kernel's notebook): nothing to write
+        # worked out here, not when read: a check that fixes nothing never serialises the notebook
+        document = json.loads(original.decode("utf-8-sig"))
+        key_order = _written_by_jupyter(document, original)
+        if key_order is None:
             raise NotByteExact("the notebook's JSON is not laid out as Jupyter writes it (indent 1, one key "
                                "order, a final newline), so writing a cell back would change bytes it does not mean to")
         pieces = _split(new_text)
         if len(pieces) != len(self.cells):
             raise NotByteExact("the fix would move code across a notebook cell boundary")
-        document = json.loads(original.decode("utf-8"))
         changed = False
         for cell, piece in zip(self.cells, pieces):
             if piece == cell.text:
@@ -115,7 +122,7 @@ class NotebookSource(SourceText):
             source["source"] = text.splitlines(keepends=True) if isinstance(old, list) else text
         if not changed:
             return original
-        return _serialise(document, self.key_order).encode("utf-8")
+        return _serialise(document, key_order).encode("utf-8")
 
 
 def read_notebook(data: bytes) -> NotebookSource:
@@ -124,12 +131,14 @@ def read_notebook(data: bytes) -> NotebookSource:
         document = json.loads(data.decode("utf-8-sig"))
     except (UnicodeDecodeError, ValueError) as error:
         raise NotANotebook(f"not a Jupyter notebook: {type(error).__name__}: {_first_line(error)}") from None
+    except RecursionError:  # json's decoder recurses per nested array or object
+        raise NotANotebook("not a Jupyter notebook: its JSON is nested too deeply to read") from None
     if not isinstance(document, dict) or not isinstance(document.get("cells"), list):
         raise NotANotebook("not a Jupyter notebook: no list of cells (nbformat 4)")
     language = _language(document)
     if language is not None and language != "python":
         # another kernel's code (R, Julia): nothing of it is Python, as ruff skips it
-        return NotebookSource("", "utf-8", False, (), document, None, ())
+        return NotebookSource("", "utf-8", False)
     sources = []
     for number, cell in enumerate(document["cells"], 1):
         if not isinstance(cell, dict) or cell.get("cell_type") != "code":
@@ -141,14 +150,14 @@ def read_notebook(data: bytes) -> NotebookSource:
             raise NotANotebook(f"not a Jupyter notebook: cell {number} has no text source")
         sources.append((number, source))
     text, cells, magics, broken = _module(sources)
-    return NotebookSource(text, "utf-8", False, cells, document, _written_by_jupyter(document, data), magics, broken)
+    return NotebookSource(text, "utf-8", False, cells, magics, broken)
 
 
 def cells_as_module(sources: List[Tuple[int, str]]) -> NotebookSource:
     """Code cells given as (cell number, source), as one module: an editor's open notebook,
     which has no file's bytes to write back into."""
     text, cells, magics, broken = _module(sources)
-    return NotebookSource(text, "utf-8", False, cells, None, None, magics, broken)
+    return NotebookSource(text, "utf-8", False, cells, magics, broken)
 
 
 def _module(sources: List[Tuple[int, str]]):
@@ -179,6 +188,11 @@ def _module(sources: List[Tuple[int, str]]):
 def _unparsable(body: str) -> Optional[Tuple[int, str]]:
     import ast
 
+    try:
+        body.encode("utf-8")
+    except UnicodeEncodeError as error:  # JSON's "\ud800": a lone surrogate no file can hold
+        return body.count("\n", 0, error.start) + 1, "it holds an unpaired surrogate (\\u%04x), which is no text" % ord(
+            body[error.start])
     try:
         ast.parse(body)
     except SyntaxError as error:
@@ -257,7 +271,8 @@ def _serialise(document: Any, sort_keys: bool) -> str:
 def _written_by_jupyter(document: Any, data: bytes) -> Optional[bool]:
     """Which key order gives the file's own bytes back (True: sorted), or None."""
     for sort_keys in (True, False):
-        if _serialise(document, sort_keys).encode("utf-8") == data:
+        # an unpaired surrogate (JSON's "\ud800") has no UTF-8: such a notebook is never rewritten
+        if _serialise(document, sort_keys).encode("utf-8", "surrogatepass") == data:
             return sort_keys
     return None
 

@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.base.notebook import NotANotebook, NotebookSource, is_notebook, read_notebook
+from tvmlint.base.notebook import REREAD_BOUND, NotANotebook, NotebookSource, is_notebook, read_notebook
 from tvmlint.base.source import read_file
 
 
@@ -69,7 +69,7 @@ def _places_in_cells(message: str, known: Dict[str, Optional[NotebookSource]]) -
 def _notebook(path: str, known: Dict[str, Optional[NotebookSource]]) -> Optional[NotebookSource]:
     if path not in known:
         try:
-            known[path] = read_notebook(read_file(path))
+            known[path] = read_notebook(read_file(path, REREAD_BOUND))
         except (OSError, NotANotebook):
             known[path] = None  # its lines stay those of the module text
     return known[path]

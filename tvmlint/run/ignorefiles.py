@@ -17,7 +17,6 @@ import errno
 import os
 import re
 import subprocess
-from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
 # (directory the patterns are relative to, the compiled spec)
