@@ -352,6 +352,13 @@ def lowest_default_level(knowledge: Knowledge) -> int:
 
 
 @functools.lru_cache(maxsize=None)
+def tutorial_build_level() -> int:
+    """The level TVM's own tutorials build a model at (contexts.toml): what TVM108 suggests, and
+    a level explain takes a build's higher passes to be left out at on purpose."""
+    return int(load_table("contexts.toml")["tutorial_build_level"])
+
+
+@functools.lru_cache(maxsize=None)
 def highest_gated_level(knowledge: Knowledge) -> int:
     """The highest level a Sequential can gate at this release without a level the project
     writes itself: TVM's passes and the passes inside them, the passes runners hold, and the

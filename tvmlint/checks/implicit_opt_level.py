@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
+from tvmlint.analysis.knowledge import tutorial_build_level
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -71,6 +72,6 @@ class ImplicitOptLevel(Rule):
         parts = [f"level {level}: {and_list(dict.fromkeys(names))}" for level, names in sorted(by_level.items())]
         return (
             f"{payload.display} runs outside any PassContext, so it builds at the default opt_level 2 and "
-            f"leaves out {'; '.join(parts)}. Build inside `with {payload.enter}(opt_level=3):` "
+            f"leaves out {'; '.join(parts)}. Build inside `with {payload.enter}(opt_level={tutorial_build_level()}):` "
             "(what TVM's tutorials use), or write opt_level=2 there to make the choice explicit"
         )

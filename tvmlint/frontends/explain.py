@@ -23,7 +23,7 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.analysis.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, and_list, gate
-from tvmlint.analysis.knowledge import Knowledge, entries_at, get_knowledge, load_table, pass_levels
+from tvmlint.analysis.knowledge import Knowledge, entries_at, get_knowledge, load_table, pass_levels, tutorial_build_level
 from tvmlint.base.versions import Version, format_version
 
 CODES = frozenset({"TVM101"})  # the rule whose verdict an explanation must match
@@ -514,9 +514,8 @@ def outcome(site: Site, ctx: PassCtx, chain: Sequence[str], kinds, user, assumed
     if not skipped:
         return Outcome(info, tree, "runs", "every member runs" if members else "nothing is gated")
     needed = max(s.member.opt_level for s in skipped)
-    usual = load_table("contexts.toml").get("tutorial_build_level")
-    if site.kind == "build" and usual is not None and ctx.opt_level >= usual and \
-            all(s.member.opt_level > usual for s in skipped):
+    usual = tutorial_build_level()
+    if site.kind == "build" and ctx.opt_level >= usual and all(s.member.opt_level > usual for s in skipped):
         # the level TVM's tutorials build at: its level-4 passes are left out as meant, not missed
         fast_math = " (opt_level 4 would turn on FastMath, which changes numerics: TVM302)" if any(
             "FastMath" in s.shown for s in skipped) else ""
