@@ -140,3 +140,38 @@ async def test_a_deeply_nested_cell_is_guarded_as_a_file_is(client: LanguageClie
     other = (tmp_path / "fold.ipynb").as_uri()
     got = await diagnostics_for(client, lambda: open_notebook(client, other), [cell_uri(other, 3)])
     assert [d.code for d in got[cell_uri(other, 3)]] == ["TVM101"]
+
+
+@pytest.mark.asyncio
+async def test_a_burst_of_cell_edits_is_checked_once_for_its_last_text(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "fold.ipynb").as_uri()
+    cell = cell_uri(uri, 3)
+    await diagnostics_for(client, lambda: open_notebook(client, uri), [cell])
+    published = []
+    # count what the server publishes for the cell from here on
+    original = client.protocol._handle_notification
+
+    def counting(method_name, params):
+        if method_name == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS and params.uri == cell:
+            published.append(params)
+        return original(method_name, params)
+
+    client.protocol._handle_notification = counting
+    texts = [FOLD.replace("mod)", "mod" + ")" * 1) + "#" * n + "\n" for n in range(8)]
+    texts.append("x = 1\n")  # the last: nothing to report
+    for version, text in enumerate(texts, 2):
+        client.notebook_document_did_change(types.DidChangeNotebookDocumentParams(
+            notebook_document=types.VersionedNotebookDocumentIdentifier(uri=uri, version=version),
+            change=types.NotebookDocumentChangeEvent(cells=types.NotebookDocumentCellChanges(text_content=[
+                types.NotebookDocumentCellContentChanges(
+                    document=types.VersionedTextDocumentIdentifier(uri=cell, version=version),
+                    changes=[types.TextDocumentContentChangeWholeDocument(text=text)]),
+            ])),
+        ))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while not published and loop.time() < deadline:
+        await asyncio.sleep(0.05)
+    await asyncio.sleep(1.0)  # anything a second check would publish
+    assert published and list(published[-1].diagnostics) == []
+    assert len(published) == 1, [len(p.diagnostics) for p in published]

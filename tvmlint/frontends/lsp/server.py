@@ -507,6 +507,7 @@ class TvmlintLanguageServer(LanguageServer):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
 
     def forget_notebook(self, uri: str) -> None:
+        self.cancel_pending(uri)
         for cell_uri in self.notebook_cells.pop(uri, {}):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=cell_uri, diagnostics=[]))
 
@@ -595,8 +596,19 @@ def build_server() -> TvmlintLanguageServer:
         await server.refresh_notebook(params.notebook_document.uri)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    async def notebook_did_change(params: types.DidChangeNotebookDocumentParams) -> None:
-        await server.refresh_notebook(params.notebook_document.uri)
+    def notebook_did_change(params: types.DidChangeNotebookDocumentParams) -> None:
+        # as a buffer's change: checked once a burst of keystrokes pauses, the older check dropped
+        uri = params.notebook_document.uri
+        server.cancel_pending(uri)
+
+        async def later() -> None:
+            await asyncio.sleep(TYPING_DEBOUNCE_LIMIT)
+            if server.pending.get(uri) is task:
+                del server.pending[uri]
+            await server.refresh_notebook(uri)
+
+        task = asyncio.ensure_future(later())
+        server.pending[uri] = task
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     async def notebook_did_save(params: types.DidSaveNotebookDocumentParams) -> None:
