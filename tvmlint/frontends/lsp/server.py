@@ -305,7 +305,8 @@ class TvmlintLanguageServer(LanguageServer):
         if task is not None:
             task.cancel()
 
-    def check_soon(self, uri: str, delay: float, apart: bool = False) -> None:
+    def check_soon(self, uri: str, delay: float, apart: bool = False, notebook: bool = False) -> None:
+        """Check `uri` (a buffer, or with `notebook` a notebook) after `delay`, unless a newer call comes first."""
         self.cancel_pending(uri)
 
         async def later() -> None:
@@ -313,7 +314,7 @@ class TvmlintLanguageServer(LanguageServer):
             # no longer pending once it runs: a change during the check is left to refresh()
             if self.pending.get(uri) is task:
                 del self.pending[uri]
-            await self.refresh(uri, apart)
+            await (self.refresh_notebook(uri) if notebook else self.refresh(uri, apart))
 
         task = asyncio.ensure_future(later())
         self.pending[uri] = task
@@ -598,17 +599,7 @@ def build_server() -> TvmlintLanguageServer:
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
     def notebook_did_change(params: types.DidChangeNotebookDocumentParams) -> None:
         # as a buffer's change: checked once a burst of keystrokes pauses, the older check dropped
-        uri = params.notebook_document.uri
-        server.cancel_pending(uri)
-
-        async def later() -> None:
-            await asyncio.sleep(TYPING_DEBOUNCE_LIMIT)
-            if server.pending.get(uri) is task:
-                del server.pending[uri]
-            await server.refresh_notebook(uri)
-
-        task = asyncio.ensure_future(later())
-        server.pending[uri] = task
+        server.check_soon(params.notebook_document.uri, TYPING_DEBOUNCE_LIMIT, notebook=True)
 
     @server.feature(types.NOTEBOOK_DOCUMENT_DID_SAVE)
     async def notebook_did_save(params: types.DidSaveNotebookDocumentParams) -> None:
