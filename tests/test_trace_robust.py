@@ -193,6 +193,7 @@ CHECKED = "import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt
     ('{"schema": "tvmlint-trace", "version": 1, "sites": [', "not JSON, or cut short"),
     ('{"something": "else"}', "not a tvmlint trace"),
     ('{"schema": "tvmlint-trace", "version": 99, "sites": []}', "version 99"),
+    ("[" * 200_000, "nested too deeply"),  # json's decoder recursed into an internal error
     ('{"schema": "tvmlint-trace", "version": 1, "sites": [{"runs": "x"}]}', "not a whole trace"),
     ('{"schema": "tvmlint-trace", "version": 1, "sites": [{"runs": [{"passes": [{"children": 3}]}]}]}', "not a whole trace"),
     ('{"schema": "tvmlint-trace", "version": 1, "sites": [{"runs": [{"run": 1, "status": "finished", "context": {}, '

@@ -38,6 +38,8 @@ def load(path: str) -> dict:
     except (ValueError, UnicodeDecodeError) as error:
         raise CompanionError(f"--trace {path}: not JSON, or cut short ({error}); write it with "
                              "`tvmlint trace --format json -o FILE`") from None
+    except RecursionError:  # json's decoder recurses per nested array or object
+        raise CompanionError(f"--trace {path}: nested too deeply to be a trace") from None
     if not isinstance(doc, dict) or doc.get("schema") != SCHEMA:
         raise CompanionError(f"--trace {path}: not a tvmlint trace (no \"schema\": \"{SCHEMA}\")")
     if doc.get("version") != VERSION:
