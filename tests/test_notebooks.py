@@ -228,6 +228,8 @@ def test_a_cell_that_does_not_parse_is_reported_and_the_others_are_checked(tmp_p
     assert len(lines) == 2, lines
     assert lines[0].startswith("scratch.ipynb:cell 2:1:1: TVM001 The cell could not be parsed: invalid syntax")
     assert lines[1].startswith("scratch.ipynb:cell 3:3:7: TVM101")
+    full = run_cli("check", *TARGET, "scratch.ipynb", cwd=tmp_path).stdout
+    assert "   1 | states[0]." in full  # the broken cell's own line is quoted, not a blank one
     # a fix elsewhere leaves the broken cell's text as it was
     before = json.loads((tmp_path / "scratch.ipynb").read_bytes())
     assert run_cli("fix", *TARGET, "--unsafe-fixes", "scratch.ipynb", cwd=tmp_path).returncode == 1  # TVM001 stays

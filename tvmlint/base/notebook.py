@@ -62,6 +62,7 @@ class _Cell:
     start: int  # its first line in the module text, from 1
     lines: int  # how many lines it has there
     text: str  # its lines there, as the module text holds them
+    unparsed: str = ""  # a cell that does not parse: its own text (the module text holds blank lines)
 
 
 @dataclass(frozen=True)
@@ -89,7 +90,7 @@ class NotebookSource(SourceText):
     def cell_text(self, number: int) -> Optional[str]:
         for cell in self.cells:
             if cell.number == number:
-                return _restore(cell.text, self.magics)
+                return cell.unparsed or _restore(cell.text, self.magics)
         return None
 
     def edited_bytes(self, original: bytes, new_text: str) -> bytes:
@@ -170,7 +171,9 @@ def _module(sources: List[Tuple[int, str]]):
     for number, source in sources:
         body = _plain(source, magics)
         why = _unparsable(body)
+        unparsed = ""
         if why is not None:
+            unparsed = source if source.endswith("\n") else source + "\n"
             # Jupyter compiles each cell on its own: one that does not parse never runs, and the
             # others are still checked (its lines are kept blank; `broken` says why)
             broken.append((number, why[0], why[1]))
@@ -179,7 +182,7 @@ def _module(sources: List[Tuple[int, str]]):
             text.append(BOUNDARY + "\n")
             line += 1
         count = body.count("\n")
-        cells.append(_Cell(number, line, count, body))
+        cells.append(_Cell(number, line, count, body, unparsed))
         text.append(body)
         line += count
     return "".join(text), tuple(cells), tuple(magics), tuple(broken)
