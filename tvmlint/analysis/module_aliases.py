@@ -8,7 +8,14 @@ names too, and real projects use them:
   although `generators/` has no `__init__.py` (its module name is `model`);
 - a script's own folder is first on `sys.path`: `from parameters import Proc`, in
   a script beside `parameters.py`, imports it although that folder is a package
-  whose module name for it is `tvm.parameters`.
+  whose module name for it is `tvm.parameters`;
+- a package's inner folder is on `sys.path` when scripts run from inside the
+  project (its root, or a folder of it, is the working directory or on
+  PYTHONPATH): `from common.quantize_helper import quantize` imports
+  `tvm_autoq/common/quantize_helper.py` although the project's root has an
+  `__init__.py` too (its module name is `tvm_autoq.common.quantize_helper`).
+  Only a dotted name of two parts or more counts: a bare name is too often
+  another package's.
 
 `ModuleAliases.canonical(name, importer)` turns a qualified name written in the
 importer's terms into the one the defining file's own results use, or gives it
@@ -40,7 +47,8 @@ def _add(table: Dict, key, module: str) -> None:
 class ModuleAliases:
     def __init__(self, modules: Iterable[Tuple[str, str]]):
         """`modules`: (path, module name) of every file of the run."""
-        # a longer dotted name, through folders with no __init__.py, -> the module name
+        # another dotted name (longer, through folders with no __init__.py, or shorter,
+        # without its outer packages) -> the module name
         self.longer: Dict[str, str] = {}
         # (folder, bare name) -> the module name of that folder's file of that name
         self.siblings: Dict[Tuple[str, str], str] = {}
@@ -49,6 +57,8 @@ class ModuleAliases:
             self.modules.add(module)
             parts = _module_parts(path)
             own = tuple(module.split("."))
+            for start in range(1, len(own) - 1):
+                _add(self.longer, ".".join(own[start:]), module)
             if not parts or parts[-len(own):] != own:
                 continue
             for start in range(len(parts) - len(own) - 1, -1, -1):
@@ -58,6 +68,9 @@ class ModuleAliases:
                 _add(self.longer, ".".join(longer), module)
             if len(own) > 1:  # a module of a package: its bare name only means it beside it
                 _add(self.siblings, (os.path.dirname(os.path.normpath(path)), own[-1]), module)
+        for module in self.modules:
+            # a module's own name means that module, never another's shorter name
+            self.longer.pop(module, None)
         # the first part of every other name: a name starting otherwise is never one (most are not)
         self.heads = {alias.partition(".")[0] for alias in self.longer} | {bare for _folder, bare in self.siblings}
         self.names: Dict[str, Tuple[str, ...]] = {}  # module name -> its longer names

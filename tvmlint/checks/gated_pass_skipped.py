@@ -254,6 +254,13 @@ class GatedPassSkipped(Rule):
                     "mutators/generators/model.py": FOLD + "def mutate(mod):\n"
                     "    return tvm.transform.Sequential([relay.transform.ConvertLayout({})])(mod)\n"}, target="0.13",
              expect="when model.mutate is called from case.py:2"),
+        # a package's inner name, as a script run from inside the project imports it
+        # (anijain2305/tvm_autoq: `from common.quantize_helper import quantize` in mxnet/test.py,
+        # whose root folder has an __init__.py, so the helper's module is tvm_autoq.common.quantize_helper)
+        Case("from common.helper import fold\nmod = fold(mod)\n", path="proj/scripts/run.py",
+             files={"proj/__init__.py": "", "proj/common/__init__.py": "",
+                    "proj/common/helper.py": FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n"},
+             expect="when proj.common.helper.fold is called from proj/scripts/run.py:2"),
         # two scripts of one name in two folders (tvmt/tune.py, arm/tune.py: both module `tune`): a
         # call inside one of them is to its own function
         Case("", files={
