@@ -84,10 +84,13 @@ def _target_names(target: ast.AST) -> Set[str]:
 class KernelUse:
     def __init__(self, text: str, runners: FrozenSet[str], package: str = "",
                  inserters: FrozenSet[str] = frozenset(), insert_methods: FrozenSet[str] = frozenset(),
-                 tree: Optional[ast.Module] = None):
+                 tree: Optional[ast.Module] = None, workload_calls: Tuple[dict, ...] = ()):
         # `tree`: the stdlib tree of `text` when the caller has it (the cheap stage parsed it already)
         self.tree = tree if tree is not None else ast.parse(text)
         self.runners = runners
+        # numerics.toml `workload_call` rows at the release: calls that call a function with a tuple
+        self.workload_calls = workload_calls
+        self._workloads: Optional[Dict[str, List[Optional[List[ast.expr]]]]] = None
         # what puts a kernel into a model that runs it (relax's call_tir, BlockBuilder.add_func):
         # counted only when `reaches_run` is asked with `inserted=True`
         self.inserters, self.insert_methods = inserters, insert_methods
@@ -765,11 +768,80 @@ class KernelUse:
                 given.append((default, function.lineno))
             else:
                 given.append((passed, call.lineno))
+        for elements in self.workloads().get(function.name, ()):
+            # a tuner calls it with the tuple the script gives: positional arguments only
+            if elements is None:
+                return None
+            if index is not None and index < len(elements):
+                given.append((elements[index], elements[index].lineno))
+            elif default is not None:
+                given.append((default, function.lineno))
+            else:
+                return None
         if (not given or loose) and default is not None:
             given.append((default, function.lineno))
         if not given:
             return None
         return given, loose
+
+    def workloads(self) -> Dict[str, List[Optional[List[ast.expr]]]]:
+        """Per function name, the argument tuples TVM's tuners call it with
+        (numerics.toml `workload_call`: `SearchTask(func=gemm, args=(64, "float16"))`); None for a
+        tuple that is not written out (its elements are not known)."""
+        if self._workloads is None:
+            self._workloads = {}
+            for row in self.workload_calls:
+                apis = frozenset(row["api"])
+                for last in {api.rpartition(".")[2] for api in apis}:
+                    for call, _ in self.calls_by_name.get(last, ()):
+                        if self.qualified(call.func) in apis:
+                            self._add_workload(row, call)
+        return self._workloads
+
+    def _add_workload(self, row: dict, call: ast.Call) -> None:
+        func = _argument(call, row["func"])
+        if isinstance(func, ast.Name):
+            names = [func.id]
+        elif isinstance(func, ast.Constant) and isinstance(func.value, str):
+            names = self._templates(func.value, frozenset(row.get("templates", ())))
+        else:
+            return
+        given = _argument(call, row["args"])
+        if given is None:
+            return
+        elements = list(given.elts) if isinstance(given, (ast.Tuple, ast.List)) else None
+        if elements is not None and any(isinstance(element, ast.Starred) for element in elements):
+            elements = None
+        for name in names:
+            self._workloads.setdefault(name, []).append(elements)
+
+    def _templates(self, registered: str, decorators: FrozenSet[str]) -> List[str]:
+        """The module's functions a template decorator registers under `registered`:
+        `@autotvm.template("tutorial/matmul")`, or a bare `@autotvm.template` on `matmul`."""
+        found = []
+        for name, definitions in self.functions.items():
+            for function in definitions:
+                for decorator in getattr(function, "decorator_list", ()):
+                    if isinstance(decorator, ast.Call) and self.qualified(decorator.func) in decorators:
+                        first = decorator.args[0] if decorator.args else None
+                        if isinstance(first, ast.Constant) and first.value == registered:
+                            found.append(name)
+                    elif self.qualified(decorator) in decorators and name == registered:
+                        found.append(name)
+        return found
+
+    def qualified(self, node: ast.AST) -> Optional[str]:
+        """The TVM name a dotted expression stands for through the module's imports
+        (`auto_scheduler.SearchTask` after `from tvm import auto_scheduler`), when one import binds it."""
+        dotted = _dotted(node)
+        if dotted is None:
+            return None
+        head, _, rest = dotted.partition(".")
+        bound = self.bindings.get(head)
+        if not bound or len(bound) != 1:
+            return None
+        (module,) = bound
+        return f"{module}.{rest}" if rest else module
 
     def possible(self, name: str, line: int, depth: int = 0) -> List[Tuple[str, int]]:
         """Every string literal `name` may stand for where line `line` reads it, each with the line
@@ -799,6 +871,18 @@ class KernelUse:
                     if literal is not None:
                         found.append(literal)
         return list(dict.fromkeys(found))
+
+
+def _argument(call: ast.Call, where: List) -> Optional[ast.expr]:
+    """A call's argument by `where` = [position, keyword, ...] (a table row's), None when absent
+    or hidden behind `*args`/`**kwargs`."""
+    position, keywords = where[0], where[1:]
+    for keyword in call.keywords:
+        if keyword.arg in keywords:
+            return keyword.value
+    if position < len(call.args) and not any(isinstance(arg, ast.Starred) for arg in call.args[:position + 1]):
+        return call.args[position]
+    return None
 
 
 def _statements(node: ast.AST, name: str) -> List[ast.stmt]:

@@ -110,6 +110,12 @@ def _inserters() -> Tuple[frozenset, frozenset]:
 
 
 @functools.lru_cache(maxsize=None)
+def _workload_calls(version) -> tuple:
+    """The calls through which a tuner calls a kernel builder with an args tuple, at a release."""
+    return tuple(row for row in _facts().get("workload_call", []) if in_range(version, row.get("since"), row.get("until")))
+
+
+@functools.lru_cache(maxsize=None)
 def _rows_apis(table: str, version) -> frozenset:
     """The APIs of a numerics.toml table's rows at a release."""
     return frozenset(
@@ -398,6 +404,10 @@ _TE_GENERATOR = (
 )
 
 
+_TUNED_GEMM = ("    A = te.placeholder((n, n), dtype=dtype, name='A')\n    B = te.placeholder((n, n), dtype=dtype, name='B')\n"
+               "    k = te.reduce_axis((0, n), name='k')\n    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n")
+
+
 class Float16Accumulation(Rule):
     code = "TVM401"
 
@@ -487,6 +497,17 @@ class Float16Accumulation(Rule):
         _generator("make(n, dtype)", "f = make(128, out_dtype)\n"),  # a name tvmlint cannot read
         # tvm-head tests/python/codegen/test_target_codegen_vulkan.py: the dtype comes from pytest
         _generator("test_kernel(n, dtype)", "").replace("def test_kernel", "@pytest.mark.parametrize('dtype', ['float16', 'float32'])\ndef test_kernel").replace("from tvm", "import pytest\nfrom tvm", 1),
+        # the same tuned GEMM given float32, and a tuple tvmlint cannot read (what it holds is not known)
+        Case(TE + "from tvm import auto_scheduler\n\n@auto_scheduler.register_workload\ndef gemm(n, dtype):\n" + _TUNED_GEMM
+             + "    return [A, B, C]\n\ntask = auto_scheduler.SearchTask(func=gemm, args=(1024, 'float32'), target='cuda')\n",
+             target="0.10"),
+        Case(TE + "from tvm import auto_scheduler\n\n@auto_scheduler.register_workload\ndef gemm(n, dtype):\n" + _TUNED_GEMM
+             + "    return [A, B, C]\n\ntask = auto_scheduler.SearchTask(func=gemm, args=shape_and_dtype, target='cuda')\n",
+             target="0.10"),
+        Case(TE + "from tvm import autotvm\n\n@autotvm.template('tutorial/matmul')\ndef matmul(n, dtype):\n" + _TUNED_GEMM
+             + "    return te.create_schedule(C.op), [A, B, C]\n\n"
+             "task = autotvm.task.create('tutorial/other', args=(512, 'float16'), target='cuda')\n",
+             target="0.8"),
     ]
     INVALID = [
         Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"),
@@ -614,6 +635,18 @@ class Float16Accumulation(Rule):
         Case(TE + "def conv(data, kernel, out_dtype='float16'):\n    k = te.reduce_axis((0, 64), name='k')\n"
              "    return te.compute((64,), lambda i: te.sum(data[i, k].astype(out_dtype) * kernel[k].astype(out_dtype), axis=k))\n"
              "\nout = conv(d, w)\n", expect="through `out_dtype`"),
+        # (issue #28) a tuner calls the registered workload with the args tuple the script gives
+        # (numerics.toml `workload_call`; JieGH/transformers_tvm auto_scheduler_GEMM.py: the
+        # types are set per command-line case at module level, one case all float16)
+        Case(TE + "from tvm import auto_scheduler\n\n@auto_scheduler.register_workload\ndef gemm(n, dtype):\n" + _TUNED_GEMM
+             + "    return [A, B, C]\n\nif mode == 1:\n    dtype = 'float32'\nelse:\n    dtype = 'float16'\n"
+             "task = auto_scheduler.SearchTask(func=gemm, args=(1024, dtype), target='cuda')\n",
+             target="0.10", expect="\"float16\" as given on line 16"),
+        # autotvm finds the template by the name its decorator registers
+        Case(TE + "from tvm import autotvm\n\n@autotvm.template('tutorial/matmul')\ndef matmul(n, dtype):\n" + _TUNED_GEMM
+             + "    return te.create_schedule(C.op), [A, B, C]\n\n"
+             "task = autotvm.task.create('tutorial/matmul', args=(512, 'float16'), target='cuda')\n",
+             target="0.8", expect="te.sum adds float16"),
     ]
 
     @classmethod
@@ -700,7 +733,8 @@ class Float16Accumulation(Rule):
         if not hasattr(self, "_use"):
             try:
                 self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""),
-                                      *_inserters(), tree=self.file.stdlib_tree)
+                                      *_inserters(), tree=self.file.stdlib_tree,
+                                      workload_calls=_workload_calls(self.file.knowledge.version))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._use = None
         return self._use
