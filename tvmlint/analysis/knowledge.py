@@ -251,6 +251,14 @@ class Knowledge:
                 )
                 for api in spec.api:
                     self.runners[api] = spec
+        # relay.create_executor's kinds: the runner each one's executor runs, and when
+        # (rules/executors.toml: "create" at the call, "evaluate" at its evaluate())
+        self.executors: Dict[str, Dict[str, Tuple[Runner, str]]] = {}
+        for raw in load_table("executors.toml").get("executor", []):
+            runner = self.runners.get(raw["runs"])
+            if runner is not None and _entry_applies(raw, version):
+                for api in raw["api"]:
+                    self.executors.setdefault(api, {})[raw["kind"]] = (runner, raw["at"])
 
     def pass_for_api(self, qualname: str) -> Optional[PassSpec]:
         return self.passes_by_api.get(qualname)
@@ -263,7 +271,7 @@ class Knowledge:
         if self._api_prefixes is None:
             names = set(self.passes_by_api)
             names.update(self.sequential_classes, self.decorators, self.context_factories)
-            names.update(self.current_context_apis, self.runners)
+            names.update(self.current_context_apis, self.runners, self.executors)
             # packages the API history knows that are not TVM's any more (nnvm): their roots count too
             names.update(raw["old"].split(".")[0] for raw in load_table("api_history.toml").get("symbol", []))
             self._api_prefixes = frozenset(names)

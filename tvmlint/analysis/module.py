@@ -70,6 +70,15 @@ class ListValue:
 
 
 @dataclass
+class ExecutorValue:
+    """What relay.create_executor returned, for a kind whose pipeline runs at `evaluate()`
+    (rules/executors.toml): that call runs `runner` under the context active there."""
+
+    runner: Runner
+    display: str
+
+
+@dataclass
 class TvmObject:
     """What a TVM function returned that is no pass, Sequential or PassContext (a Target, a
     qconfig, an autotvm dispatch context): `with` on it enters no PassContext."""
@@ -701,11 +710,37 @@ class ModuleAnalysis(Visitor):
             decorator = self.k.decorators.get(qualname)
             if decorator is not None and call.args and call.args[0].keyword is None:
                 return PassValue(self._gated_from_decorator(call, decorator.params, None), "a pass defined here")
+            executor = self._executor(call, qualname)
+            if executor is not None and executor[1] == "evaluate":
+                return ExecutorValue(executor[0], executor[2])
             return TvmObject(qualname) if self.is_tvm(qualname) else None
         callee = self.value_of(call.func)
         if isinstance(callee, PassFactoryValue):
             return PassValue(callee.gated, callee.display + "()")
         return None
+
+    def _executor(self, call: cst.Call, qualname: str) -> Optional[Tuple[Runner, str, str]]:
+        """For a relay.create_executor call whose kind is a literal with a pipeline: its runner,
+        when it runs ("create" or "evaluate"), and how a message shows the call."""
+        kinds = self.k.executors.get(qualname)
+        if not kinds:
+            return None
+        args, hidden = call_arguments(call, ("kind", "mod", "device", "target", "params"))
+        given = self.literal(args.get("kind"))
+        if given is None:
+            kind = None if hidden else "debug"  # create_executor's default kind
+        else:
+            kind = given.evaluated_value if isinstance(given, cst.SimpleString) else None
+        found = kinds.get(kind) if isinstance(kind, str) else None
+        if found is None:
+            return None
+        runner, at = found
+        display = f'{self._short(qualname)}("{kind}", ...)' + (".evaluate()" if at == "evaluate" else "")
+        return runner, at, display
+
+    def _runner_run(self, node: cst.Call, runner: Runner, display: str, ctx) -> None:
+        members = tuple(Gated(m.name, m.opt_level, (), f"{m.name} (in {m.via})" if m.via else None) for m in runner.runs)
+        self.runs.append(GatedRun(node, members, display, ctx, self._statement(), runner))
 
     @staticmethod
     def _short(qualname: str) -> str:
@@ -1337,12 +1372,21 @@ class ModuleAnalysis(Visitor):
         grows = _LIST_GROWERS.get(node.func.attr.value) if isinstance(node.func, cst.Attribute) else None
         if grows is not None and isinstance(node.func.value, cst.Name) and len(node.args) == grows[0]:
             self._grow_list(node.func.value.value, self.value_of(node.args[-1].value), single=grows[1])
+        if isinstance(node.func, cst.Attribute) and node.func.attr.value == "evaluate":
+            executor = self.value_of(node.func.value)
+            if isinstance(executor, ExecutorValue):
+                # the executor compiles its module here, under this call's context
+                self._runner_run(node, executor.runner, executor.display, ctx)
+                return
         qualname = self.qualname_of(node.func)
         if qualname is not None:
             runner = self.k.runners.get(qualname)
             if runner is not None:
-                members = tuple(Gated(m.name, m.opt_level, (), f"{m.name} (in {m.via})" if m.via else None) for m in runner.runs)
-                self.runs.append(GatedRun(node, members, self._short(qualname) + "(...)", ctx, self._statement(), runner))
+                self._runner_run(node, runner, self._short(qualname) + "(...)", ctx)
+                return
+            executor = self._executor(node, qualname) if qualname in self.k.executors else None
+            if executor is not None and executor[1] == "create":
+                self._runner_run(node, executor[0], executor[2], ctx)
                 return
             if not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
                 self.callsites.append(CallSite(qualname, ctx, node))

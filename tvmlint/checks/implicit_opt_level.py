@@ -35,6 +35,14 @@ class ImplicitOptLevel(Rule):
         Case("import tvm\nfrom tvm.driver.tvmc import compiler\nwith tvm.transform.PassContext(opt_level=3):\n"
              "    lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"
              " workspace_pools=None)\n", target="0.12"),
+        # create_executor's executor compiles at evaluate() (rules/executors.toml): inside the context
+        Case(HEAD + "ex = relay.create_executor('graph', mod, tvm.cpu(), 'llvm')\n"
+             "with tvm.transform.PassContext(opt_level=3):\n    f = ex.evaluate()\n", target="0.10"),
+        # the interpreter (the default kind) runs no build pipeline
+        Case(HEAD + "f = relay.create_executor(mod=mod).evaluate()\n", target="0.10"),
+        # at 0.7 the VM executor compiled in create_executor itself
+        Case(HEAD + "with relay.build_config(opt_level=3):\n    ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')\n"
+             "f = ex.evaluate()\n", target="0.7"),
     ]
     INVALID = [
         Case(HEAD + "lib = relay.build(mod, 'llvm', params=params)\n", expect="AlterOpLayout"),
@@ -48,11 +56,24 @@ class ImplicitOptLevel(Rule):
         Case("import tvm\nfrom tvm.driver.tvmc import compiler\n"
              "lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"
              " workspace_pools=None)\n", expect="AlterOpLayout", target="0.12"),
+        # (issue #28) create_executor(kind).evaluate() compiles at evaluate(), under the context
+        # there (Learneruestc/TVM-all TVM3_deploy_quantized.py: the fp32 reference of a comparison)
+        Case(HEAD + "model = relay.create_executor('vm', mod, tvm.cpu(), 'llvm').evaluate()\n", target="0.10",
+             expect='relay.create_executor("vm", ...).evaluate() runs outside any PassContext'),
+        # the context around create_executor is gone when evaluate() builds (BBuf/tvm_mlir_learn
+        # tvm_onnx_resnet18_inference.py)
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=3):\n"
+             "    intrp = relay.build_module.create_executor('graph', mod, tvm.cpu(0), 'llvm')\n"
+             "out = intrp.evaluate()(x)\n", target="0.8", expect="AlterOpLayout"),
+        Case(HEAD + "ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')\nf = ex.evaluate()\n", target="0.7",
+             expect='relay.create_executor("vm", ...) runs outside any PassContext'),
     ]
 
     @classmethod
     def triggers(cls, knowledge):
-        return frozenset(api for api, runner in knowledge.runners.items() if runner.report == cls.code)
+        executors = (api for api, kinds in knowledge.executors.items()
+                     if any(runner.report == cls.code for runner, _ in kinds.values()))
+        return frozenset(api for api, runner in knowledge.runners.items() if runner.report == cls.code) | frozenset(executors)
 
     def start(self) -> None:
         for run in self.file.analysis.runs:
