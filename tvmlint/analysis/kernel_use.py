@@ -570,6 +570,31 @@ class KernelUse:
                 return scope, param, stores
         return None
 
+    def outer_parameter(self, name: str, line: int) -> Optional[Tuple[str, Optional[int], Optional[str]]]:
+        """When `name`, read at `line`, is a parameter of a module-level function that its body
+        never rebinds, and that its module does not hand on (so other modules' calls of it by
+        name are what gives it a value): (the function's name, the parameter's position among
+        the positional ones or None, its string default or None)."""
+        found = self._binding(name, line)
+        if found is None:
+            return None
+        scope, param, stores = found
+        if param is None or stores or name in self.declared_global or scope not in self.tree.body:
+            return None
+        if scope.decorator_list or param is scope.args.vararg or param is scope.args.kwarg:
+            return None  # a decorator may call it its own way; *args hide the position
+        args = scope.args
+        positional = [*args.posonlyargs, *args.args]
+        if param in positional:
+            index: Optional[int] = positional.index(param)
+            offset = len(positional) - len(args.defaults)
+            default = args.defaults[index - offset] if index >= offset else None
+        else:
+            index = None
+            default = args.kw_defaults[args.kwonlyargs.index(param)]
+        text = default.value if isinstance(default, ast.Constant) and isinstance(default.value, str) else None
+        return scope.name, index, text
+
     # -- a name that holds a Python float ---------------------------------------------------
 
     def python_float(self, name: str, line: int, depth: int = 0) -> bool:

@@ -23,6 +23,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, default_context
 from tvmlint.analysis.knowledge import Knowledge, Runner, harness
+from tvmlint.analysis.results import HIDDEN, ParamRef
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.walk import Visitor
 
@@ -177,6 +178,7 @@ class CallSite:
     callee: str
     ctx: ContextRef
     node: cst.CSTNode
+    args: Tuple[Tuple[object, object], ...] = ()  # CallFact.args
 
 
 @dataclass
@@ -717,6 +719,49 @@ class ModuleAnalysis(Visitor):
         callee = self.value_of(call.func)
         if isinstance(callee, PassFactoryValue):
             return PassValue(callee.gated, callee.display + "()")
+        return None
+
+    def _argument_values(self, call: cst.Call) -> Tuple[Tuple[object, object], ...]:
+        """What a call of a project function passes that another file may need (CallFact.args):
+        string literals (or names bound once to one), and the caller's own parameters passed on."""
+        out: List[Tuple[object, object]] = []
+        position = 0
+        for arg in call.args:
+            if arg.star:
+                out.append((HIDDEN, True))
+                if arg.star == "*":
+                    position = -1  # the positions after it are not known
+                continue
+            if arg.keyword is not None:
+                key: object = arg.keyword.value
+            elif position < 0:
+                continue
+            else:
+                key = position
+                position += 1
+            # a value tvmlint cannot read is still given: the parameter does not keep its default
+            value = self._argument_value(arg.value)
+            out.append((key, False if value is None else value))
+        return tuple(out)
+
+    def _argument_value(self, node: cst.BaseExpression) -> object:
+        literal = self.literal(node)
+        if isinstance(literal, cst.SimpleString):
+            value = literal.evaluated_value
+            return value if isinstance(value, str) else None
+        if not isinstance(node, cst.Name) or self._scope.kind != "function":
+            return None
+        if self._scope.bindings.get(node.value) is not LOCAL or not isinstance(self._scope.node, cst.FunctionDef):
+            return None  # not the enclosing function's own parameter as it came in
+        params = self._scope.node.params
+        positional = [*params.posonly_params, *params.params]
+        if self._scope.parent is not None and self._scope.parent.kind == "class" and positional:
+            positional = positional[1:]  # a method's calls do not pass its instance
+        for index, param in enumerate([*positional, *params.kwonly_params]):
+            if param.name.value == node.value:
+                default = param.default.evaluated_value if isinstance(param.default, cst.SimpleString) else None
+                return ParamRef(self._scope.qualname, node.value, index if index < len(positional) else None,
+                                default if isinstance(default, str) else None)
         return None
 
     def _executor(self, call: cst.Call, qualname: str) -> Optional[Tuple[Runner, str, str]]:
@@ -1389,7 +1434,7 @@ class ModuleAnalysis(Visitor):
                 self._runner_run(node, executor[0], executor[2], ctx)
                 return
             if not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
-                self.callsites.append(CallSite(qualname, ctx, node))
+                self.callsites.append(CallSite(qualname, ctx, node, self._argument_values(node)))
                 return
         elif isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
             owner = self._lookup(node.func.value.value)
@@ -1401,12 +1446,12 @@ class ModuleAnalysis(Visitor):
             if node.func.value not in _BUILTINS:
                 for star in self._module_scope().star_modules:
                     if not self.is_tvm(star):
-                        self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node))
+                        self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node, self._argument_values(node)))
         callee = self.value_of(node.func)
         if isinstance(callee, FunctionValue):
             # reached for a module whose own name is under TVM's packages (a folder called `tvm`):
             # its calls of its own functions, with or without arguments, give them contexts
-            self.callsites.append(CallSite(callee.qualname, ctx, node))
+            self.callsites.append(CallSite(callee.qualname, ctx, node, self._argument_values(node)))
             return
         if not node.args:
             return

@@ -16,7 +16,7 @@ from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
 from tvmlint.base.diagnostics import Finding
-from tvmlint.analysis.results import CallFact, Deferred, FileResult, unless_defined
+from tvmlint.analysis.results import ArgumentWait, CallFact, Deferred, FileResult, ParamRef, unless_defined
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]
@@ -108,12 +108,54 @@ class Project:
         out: Dict[str, List[Finding]] = defaultdict(list)
         for result in self.results:
             for deferred in result.deferred:
+                if isinstance(deferred.payload, ArgumentWait):
+                    finding = self._argument_finding(result, deferred)
+                    if finding is not None:
+                        out[result.path].append(finding)
+                    continue
                 if unless_defined(deferred) in self.defined_passes:
                     continue
                 finding = judged(result, deferred, judges, self.reach(deferred.ctx, home=result.path))
                 if finding is not None:
                     out[result.path].append(finding)
         return out
+
+
+    def argument_values(self, function: str, position: Optional[int], name: str, default: Optional[str],
+                        home: Optional[str], seen: frozenset = frozenset()) -> List[Tuple[str, str]]:
+        """The strings the project's calls give a function's parameter, each with where from
+        ("called from app.py:12"), following callers that pass their own parameter on. A
+        function nothing calls by name, or that is handed on (escaped), gives none."""
+        if function in seen or function in self.escaped or function not in self.owners:
+            return []
+        shared = function not in self.functions
+        if shared and home not in self.owners[function]:
+            return []
+        found: List[Tuple[str, str]] = []
+        for result, call in self.calls.get(function, ()):
+            if shared and result.path != home:
+                continue
+            given = call.argument(position, name)
+            where = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
+            if given is None and default is not None:
+                found.append((default, f"{where}, which keeps its default"))
+            elif isinstance(given, str):
+                found.append((given, where))
+            elif isinstance(given, ParamRef):
+                for value, further in self.argument_values(given.function, given.position, given.name, given.default,
+                                                           result.path, seen | {function}):
+                    found.append((value, f"{where}; {further}"))
+        return found
+
+    def _argument_finding(self, result: FileResult, deferred: Deferred) -> Optional[Finding]:
+        wait: ArgumentWait = deferred.payload
+        for value, where in self.argument_values(wait.function, wait.position, wait.param, wait.default, result.path):
+            if value in wait.wanted:
+                message = wait.message.replace("{value}", value).replace("{where}", where)
+                return Finding(result.path, deferred.start, deferred.end, deferred.code,
+                               rule_info(deferred.code).severity, message, deferred.fix,
+                               noqa_lines=deferred.noqa_lines)
+        return None
 
 
 def judged(result: FileResult, deferred: Deferred, judges, reached: Sequence[Reached]) -> Optional[Finding]:

@@ -28,11 +28,55 @@ class Deferred:
 
 
 @by_fields
+@dataclass(frozen=True)
+class ParamRef:
+    """An argument that is the calling function's own parameter, passed on: its value is what
+    that function's callers give it (or its literal default)."""
+
+    function: str
+    name: str
+    position: Optional[int]  # among the positional parameters; None for a keyword-only one
+    default: Optional[str]
+
+
+# CallFact.args key of a call whose arguments hide behind `*args` or `**kwargs`
+HIDDEN = "*"
+
+
+@by_fields
 @dataclass
 class CallFact:
     callee: str
     ctx: ContextRef
     line: int
+    # what the call passes: (position or keyword, a string literal, a ParamRef, or False for a
+    # value the calling file cannot tell); (HIDDEN, True) when `*args`/`**kwargs` may pass anything
+    args: Tuple[Tuple[object, object], ...] = ()
+
+    def argument(self, position: Optional[int], name: str) -> object:
+        """What the call gives a parameter: a string, a ParamRef, False (something tvmlint cannot
+        read), None where it gives nothing (the parameter keeps its default), or HIDDEN."""
+        for key, value in self.args:
+            if key == name or (position is not None and key == position):
+                return value
+        if any(key == HIDDEN for key, _ in self.args):
+            return HIDDEN
+        return None
+
+
+@by_fields
+@dataclass
+class ArgumentWait:
+    """A finding that is a mistake wherever `function`'s parameter `param` is given one of
+    `wanted` (a kernel builder's dtype given "float16"). The project step reads what the calls
+    pass (CallFact.args) and fills the message's {value} and {where}."""
+
+    function: str
+    param: str
+    position: Optional[int]
+    default: Optional[str]
+    wanted: FrozenSet[str]
+    message: str
 
 
 @by_fields

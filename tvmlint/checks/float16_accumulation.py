@@ -24,8 +24,10 @@ from collections import ChainMap
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
+from tvmlint.analysis.contexts import Inherited
 from tvmlint.analysis.module import call_arguments
-from tvmlint.analysis.used_names import BY_NAME
+from tvmlint.analysis.results import ArgumentWait
+from tvmlint.analysis.used_names import BY_NAME, roots_of
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
 from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
@@ -42,6 +44,17 @@ class ByName:
     bound to one literal (`KernelUse.literal`)."""
 
     name: str
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A dtype that is a module-level function's parameter no call of its own module fixes:
+    the calls other modules make give it (tvmlint.analysis.results.ArgumentWait)."""
+
+    function: str  # the function's name in its module
+    param: str
+    position: Optional[int]
+    default: Optional[str]
 
 
 @dataclass
@@ -497,6 +510,10 @@ class Float16Accumulation(Rule):
         _generator("make(n, dtype)", "f = make(128, out_dtype)\n"),  # a name tvmlint cannot read
         # tvm-head tests/python/codegen/test_target_codegen_vulkan.py: the dtype comes from pytest
         _generator("test_kernel(n, dtype)", "").replace("def test_kernel", "@pytest.mark.parametrize('dtype', ['float16', 'float32'])\ndef test_kernel").replace("from tvm", "import pytest\nfrom tvm", 1),
+        # a builder other modules call with float32 only, or not at all
+        Case(TE + "from ops.dense import gemm\nC = gemm(64, 'float32')\n",
+             files={"ops/__init__.py": "", "ops/dense.py": TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n"}),
+        Case(TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n", path="ops/dense.py", files={"ops/__init__.py": ""}),
         # the same tuned GEMM given float32, and a tuple tvmlint cannot read (what it holds is not known)
         Case(TE + "from tvm import auto_scheduler\n\n@auto_scheduler.register_workload\ndef gemm(n, dtype):\n" + _TUNED_GEMM
              + "    return [A, B, C]\n\ntask = auto_scheduler.SearchTask(func=gemm, args=(1024, 'float32'), target='cuda')\n",
@@ -642,6 +659,11 @@ class Float16Accumulation(Rule):
              + "    return [A, B, C]\n\nif mode == 1:\n    dtype = 'float32'\nelse:\n    dtype = 'float16'\n"
              "task = auto_scheduler.SearchTask(func=gemm, args=(1024, dtype), target='cuda')\n",
              target="0.10", expect="\"float16\" as given on line 16"),
+        # (issue #28) a kernel builder in one module whose dtype the calls of another module give,
+        # through a wrapper that passes its own parameter on and keeps its default
+        Case(TE + "from ops.dense import gemm\n\ndef tune(m, dtype='float16'):\n    return gemm(m, dtype)\n\ntune(64)\n",
+             path="run.py", files={"ops/__init__.py": "", "ops/dense.py": TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n"},
+             expect='`dtype` is "float16" when ops.dense.gemm is called from run.py:6; when tune is called from run.py:8, which keeps its default'),
         # autotvm finds the template by the name its decorator registers
         Case(TE + "from tvm import autotvm\n\n@autotvm.template('tutorial/matmul')\ndef matmul(n, dtype):\n" + _TUNED_GEMM
              + "    return te.create_schedule(C.op), [A, B, C]\n\n"
@@ -659,8 +681,10 @@ class Float16Accumulation(Rule):
     def text_pattern(cls, knowledge):
         # `wants` asks for a low-precision dtype string; libcst reads a string's value with its
         # escapes undone (`"\x66loat16"`), so an escape that can spell a letter counts too
+        # ... or a name holding "dtype" (`def gemm(n, out_dtype)`): a parameter that calls in other
+        # modules may give "float16" (`wants` keeps such a module outside TVM's own packages only)
         low = _facts().get("accumulation", {}).get("low_precision", ())
-        return "|".join([*map(re.escape, low), r"\\[xuUN0-7]"])
+        return "|".join([*map(re.escape, low), r"\\[xuUN0-7]", "dtype"])
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
@@ -670,8 +694,19 @@ class Float16Accumulation(Rule):
         # a buffer every declaration of which gives another dtype literal is left out, even where
         # one of them gives a name instead (the cheap stage would then miss it; the ecosystem
         # trees' float16 files give the same findings with it on and off)
-        if not super().wants(used, knowledge) or used.strings.isdisjoint(_low()):
+        if not super().wants(used, knowledge):
             return False
+        if used.strings.isdisjoint(_low()):
+            # no low-precision literal here: only a parameter that calls in other modules give
+            # can be low (ArgumentWait). A module under TVM's own packages is never given one:
+            # a call of a TVM function is TVM's API, and no call site of it is followed
+            if used.module_name.partition(".")[0] in roots_of(knowledge):
+                return False
+            # (a kernel builder's dtype parameter, by its name: `dtype`, `out_dtype`, `accum_dtype`)
+            if not any("dtype" in name for name in used.identifiers):
+                return False
+            by_name = any(BY_NAME in literals for _, literals in used.declared.items())
+            return by_name and (used.uses_any(_sum_apis(knowledge.version)) or bool(used.accumulated))
         return used.uses_any(_sum_apis(knowledge.version)) or _may_accumulate_low(used.accumulated, used)
 
     @classmethod
@@ -789,6 +824,26 @@ class Float16Accumulation(Rule):
             return low[0][0], (f" through `{dtype.name}`, which is \"{low[0][0]}\" as given on line {low[0][1]}"
                                " (one of the values it takes)")
         return dtype, ""
+
+    def _pending(self, dtype, node: cst.CSTNode) -> Optional[Pending]:
+        """For a dtype given by a name that only other modules' calls can fix, what waits on them."""
+        if not isinstance(dtype, ByName) or self.use is None:
+            return None
+        found = self.use.outer_parameter(dtype.name, self.file.span(node)[0].line)
+        return Pending(found[0], dtype.name, found[1], found[2]) if found is not None else None
+
+    def _defer_to_callers(self, node: cst.CSTNode, line: int, column: int, tensor: bool, pending: Pending,
+                          wanted: frozenset, message: str) -> None:
+        """Wait for what the project's calls give the parameter (the project step reports the
+        kernel for the first low value one of them passes, named with where it comes from). A
+        library's builder counts though its module builds nothing: the call that gives it the
+        dtype is the one that makes the kernel; a test's, only where the test builds it."""
+        test = self._in_test_module()
+        if test and not self._runs(_Candidate(node, line, column, "", message, tensor), test):
+            return
+        function = f"{getattr(self.file.analysis, 'module_name', '')}.{pending.function}"
+        self.defer(node, Inherited(function),
+                   ArgumentWait(function, pending.param, pending.position, pending.default, wanted, message))
 
     # -- dtypes ----------------------------------------------------------------------
 
@@ -930,10 +985,16 @@ class Float16Accumulation(Rule):
             if declared is None:
                 continue
             dtype, how = self._resolve(declared.dtype, declared.node)
-            if dtype not in self.low:
-                continue
             name = self._block_name(block)
             start = self.file.span(target)[0]
+            pending = self._pending(declared.dtype, declared.node) if dtype is UNKNOWN else None
+            if pending is not None:
+                how = f" through `{pending.param}`, which is \"{{value}}\" {{where}}"
+                self._defer_to_callers(target, start.line, start.column, False, pending, self.low,
+                                       self._block_message(name, target.value.value, declared, "{value}", how))
+                continue
+            if dtype not in self.low:
+                continue
             self.candidates.append(_Candidate(
                 target, start.line, start.column, dtype,
                 self._block_message(name, target.value.value, declared, dtype, how), False,
@@ -958,6 +1019,14 @@ class Float16Accumulation(Rule):
         )
 
     # -- tensor expressions -------------------------------------------------------------
+
+    @staticmethod
+    def _sum_message(dtype: str, where: str) -> str:
+        return (
+            f"te.sum adds {dtype} values in {dtype}{where}: every partial sum is rounded, so the result depends on the "
+            "order of the additions and changes when a schedule reorders the reduction. Sum in float32: "
+            "te.sum(x.astype(\"float32\"), axis=...), and cast the result back if you need"
+        )
 
     def _widened_by_python_float(self, reads: "_Reads", expr: cst.BaseExpression) -> bool:
         """Whether a Python float takes part in the summed arithmetic (`x * 0.5`, `x * scale` with
@@ -984,30 +1053,48 @@ class Float16Accumulation(Rule):
             return
         dtypes = set()
         hows = []
+        pendings = set()
         for name in reads.tensors:
             declared = scope.get(name)
             if declared is None:
                 return
             dtype, how = self._resolve(declared.dtype, declared.node)
+            pending = self._pending(declared.dtype, declared.node) if dtype is UNKNOWN else None
+            if pending is not None:
+                pendings.add(pending)
+                hows.append(f"{name}'s dtype through `{pending.param}`")
+                continue
             dtypes.add(dtype)
             if how:
                 hows.append(f"{name}'s dtype{how}")
         for target in reads.casts:
             dtype, how = self._resolve(_literal_or_name(target), target)
+            pending = self._pending(_literal_or_name(target), target) if dtype is UNKNOWN else None
+            if pending is not None:
+                pendings.add(pending)
+                hows.append(f"cast to `{pending.param}`")
+                continue
             if dtype is UNKNOWN:
                 return  # a cast to a dtype tvmlint cannot read may widen
             dtypes.add(dtype)
             hows.append(f"cast to {dtype}{how}")
+        start = self.file.span(call)[0]
+        if pendings:
+            # one parameter that other modules' calls give, the rest low and alike: a mistake
+            # when a call gives it that same low dtype (or any low one, when it is alone)
+            if len(pendings) != 1 or len(dtypes) > 1 or not dtypes <= self.low:
+                return
+            pending = pendings.pop()
+            hows.append(f"`{pending.param}` is \"{{value}}\" {{where}}")
+            self._defer_to_callers(call, start.line, start.column, True, pending, frozenset(dtypes or self.low),
+                                   self._sum_message("{value}", f" ({'; '.join(dict.fromkeys(hows))})"))
+            return
         if len(dtypes) != 1 or not dtypes <= self.low:
             return
         dtype = dtypes.pop()
         where = f" ({'; '.join(dict.fromkeys(hows))})" if hows else ""
-        start = self.file.span(call)[0]
         self.candidates.append(_Candidate(
-            call, start.line, start.column, dtype,
-            f"te.sum adds {dtype} values in {dtype}{where}: every partial sum is rounded, so the result depends on the "
-            "order of the additions and changes when a schedule reorders the reduction. Sum in float32: "
-            "te.sum(x.astype(\"float32\"), axis=...), and cast the result back if you need",
+            call, start.line, start.column, dtype, self._sum_message(dtype, where),
             True,
         ))
 

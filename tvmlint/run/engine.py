@@ -359,7 +359,7 @@ def _analyze_module(
             line = positions.call_line(site.node, key, analysis.call_ordinals[site.node], count)
         else:
             line = positions[site.node].start.line
-        result.callsites.append(CallFact(site.callee, site.ctx, line))
+        result.callsites.append(CallFact(site.callee, site.ctx, line, site.args))
     result.escaped = list(analysis.escaped_functions)
     result.functions = list(analysis.functions)
     result.defined_passes = sorted(analysis.defined_pass_names)
