@@ -114,6 +114,8 @@ class ImportBinding:
     alias: cst.CSTNode
 
 
+# decorators that only say how a method is bound: its calls are still the project's own
+_METHOD_KINDS = frozenset({"staticmethod", "classmethod"})
 LOCAL = object()  # a name bound by the checked code itself: never TVM's
 _BUILTINS = frozenset(dir(builtins))  # print(), len(): no star import brings them
 
@@ -1061,7 +1063,8 @@ class ModuleAnalysis(Visitor):
             made, gated = self._pass_decorator(decorator, node.name.value)
             if made:
                 binding = PassValue(gated, node.name.value)
-            else:
+            elif not (isinstance(decorator.decorator, cst.Name) and decorator.decorator.value in _METHOD_KINDS
+                      and self._lookup(decorator.decorator.value) is None):
                 self.escaped_functions.append(qualname)  # called by whoever the decorator hands it to
         self._bind(node.name.value, binding)
         self.functions.append(qualname)
@@ -1265,10 +1268,30 @@ class ModuleAnalysis(Visitor):
             if ref is not None:
                 self._frames[-1].pushed.append(ref)
                 pushed += 1
+                if isinstance(ref, PassCtx):
+                    self._manages_own_context(item.item)
             if item.asname is not None:
                 value = self.value_of(item.item)
                 self._bind_target(item.asname.name, value if isinstance(value, ContextValue) else LOCAL)
         self._with_pushes[node] = pushed
+
+    def _manages_own_context(self, entered: cst.BaseExpression) -> None:
+        """A project function (or method) that enters a PassContext of its own sets the level
+        where it wants one; where nothing in the checked code calls it by name, the rest of its
+        body runs at the default context: no caller is expected to wrap it in another. (Not in
+        TVM's own packages: their functions are API, which callers run under contexts of their own.)"""
+        scope = self._scope
+        if scope.kind != "function" or scope.parent is None or scope.parent.kind not in ("module", "class"):
+            return
+        if self.is_tvm(self.module_name) or scope.qualname in self.runner_entries:
+            return
+        name = scope.qualname.rpartition(".")[2]
+        self.runner_entries[scope.qualname] = PassCtx(
+            opt_level=self.k.default_opt_level, required=frozenset(), disabled=frozenset(),
+            origin=f"the default context: nothing in the checked code calls {name}, which enters a "
+                   f"PassContext of its own on line {self._line_hint(entered)} and is not expected to run under another",
+            is_default=True,
+        )
 
     def leave_With(self, original_node: cst.With) -> None:
         if original_node in self._raise_withs:

@@ -149,6 +149,16 @@ class GatedPassSkipped(Rule):
         # ... and at 0.9, when it still entered its own PassContext(opt_level=3)
         Case("import tvm\nfrom tvm.relay.op.contrib import tensorrt\n"
              "mod, config = tensorrt.partition_for_tensorrt(mod, params=params)\n", target="0.9"),
+        # ... but a visible caller's context wins: it is called inside PassContext(opt_level=3)
+        Case(FOLD + "class Optimizer:\n    def optimize(self, mod, params):\n        mod = self._quantize(mod, params)\n"
+             "        with tvm.transform.PassContext(opt_level=3):\n            return relay.build(mod, 'llvm', params=params)\n\n"
+             "    @staticmethod\n    def _quantize(mod, params):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
+             "            return relay.quantize.quantize(mod, params)\n\n"
+             "opt = Optimizer()\nwith tvm.transform.PassContext(opt_level=3):\n    opt.optimize(m, p)\n", target="0.9"),
+        # TVM's own functions are API: callers give them their contexts
+        Case("import tvm\nfrom tvm import relay\n\ndef quantize(mod, params):\n    mod = relay.transform.FoldScaleAxis()(mod)\n"
+             "    with tvm.transform.PassContext(opt_level=3):\n        return relay.build(mod, 'llvm')\n",
+             path="tvm/relay/myquant.py", files={"tvm/__init__.py": "", "tvm/relay/__init__.py": ""}, target="0.9"),
     ]
 
     INVALID = [
@@ -254,6 +264,15 @@ class GatedPassSkipped(Rule):
                     "mutators/generators/model.py": FOLD + "def mutate(mod):\n"
                     "    return tvm.transform.Sequential([relay.transform.ConvertLayout({})])(mod)\n"}, target="0.13",
              expect="when model.mutate is called from case.py:2"),
+        # (issue #28) a method nothing in the checked code calls, which enters a PassContext of
+        # its own for the build: what it runs outside that `with` runs at the default level, and
+        # a staticmethod is still the project's own function (nebuly-ai/nebullvm
+        # optimizers/tvm.py: _quantize before `with PassContext(opt_level=3)` around relay.build)
+        Case(FOLD + "class Optimizer:\n    def optimize(self, mod, params):\n        mod = self._quantize(mod, params)\n"
+             "        with tvm.transform.PassContext(opt_level=3):\n            return relay.build(mod, 'llvm', params=params)\n\n"
+             "    @staticmethod\n    def _quantize(mod, params):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
+             "            return relay.quantize.quantize(mod, params)\n", target="0.9",
+             expect="nothing in the checked code calls optimize, which enters a PassContext of its own on line 6"),
         # a package's inner name, as a script run from inside the project imports it
         # (anijain2305/tvm_autoq: `from common.quantize_helper import quantize` in mxnet/test.py,
         # whose root folder has an __init__.py, so the helper's module is tvm_autoq.common.quantize_helper)
