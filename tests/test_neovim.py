@@ -107,10 +107,11 @@ def test_neovim_shows_fixes_and_explains_with_the_documented_config(tmp_path):
         {"do": "hover", "line": fold_line, "col": BUFFER.splitlines()[fold_line].index("FoldScaleAxis")},
         {"do": "hover", "line": noqa_line, "col": BUFFER.splitlines()[noqa_line].index("TVM101") + 2},
         {"do": "action", "line": build_config_line, "col": 8, "pick": "TVM202:"},
+        {"do": "action", "line": fold_line, "col": 10, "pick": "add `# noqa"},
         {"do": "write"},
     ])
     assert report["filetype"] == "python"
-    opened, on_finding, on_noqa, fixed, _ = report["steps"]
+    opened, on_finding, on_noqa, fixed, silenced, _ = report["steps"]
 
     # (a) the diagnostics, as Neovim holds them: the suppressed line has none
     assert codes(opened) == [(fold_line, "TVM101"), (build_config_line, "TVM202")]
@@ -130,4 +131,11 @@ def test_neovim_shows_fixes_and_explains_with_the_documented_config(tmp_path):
     assert fixed["lines"][build_config_line] == "with tvm.transform.PassContext(opt_level=3):"
     assert codes(fixed) == [(fold_line, "TVM101")]
     assert fixed["lines"][:build_config_line] == BUFFER.splitlines()[:build_config_line]
-    assert report["file"] == BUFFER.replace("relay.build_config", "tvm.transform.PassContext")
+
+    # and "add noqa" on the finding that is left silences it on its line
+    assert "TVM101: add `# noqa: TVM101` on this line" in silenced["offered"], silenced["offered"]
+    assert silenced["lines"][fold_line] == "mod = relay.transform.FoldScaleAxis()(mod)  # noqa: TVM101"
+    assert codes(silenced) == []
+    assert report["file"] == "\n".join(silenced["lines"]) + "\n"
+    assert report["file"] == BUFFER.replace("relay.build_config", "tvm.transform.PassContext").replace(
+        "(mod)\nmod", "(mod)  # noqa: TVM101\nmod", 1)

@@ -12,7 +12,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.base.source import split_lines
 
@@ -223,3 +223,14 @@ def add_noqa_to_text(text: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str
 
 
 UNUSED_NOQA = "TVM002"
+
+
+def codes_to_add(findings: Iterable) -> Dict[int, Set[str]]:
+    """The codes `add_noqa_to_text` should write for `findings`, by their first line (what
+    `check --add-noqa` and the editor's "add noqa" action both ask for)."""
+    wanted: Dict[int, Set[str]] = {}
+    for finding in findings:
+        if finding.code == UNUSED_NOQA:
+            continue  # an unused directive is removed (its fix), not suppressed
+        wanted.setdefault(finding.start.line, set()).add(finding.code)
+    return wanted

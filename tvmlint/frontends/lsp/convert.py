@@ -17,6 +17,7 @@ from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from tvmlint.analysis.catalog import load_catalog
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.base.noqa import add_noqa_to_text, codes_to_add
 from tvmlint.base.source import common_ends
 
 SOURCE = "tvmlint"
@@ -68,6 +69,22 @@ def quick_fix(uri: str, finding: Finding, lines: Sequence[str], codec: PositionC
         diagnostics=[diagnostic(finding, lines, codec)],
         is_preferred=finding.fix.safe,
         edit=types.WorkspaceEdit(changes={uri: text_edits(finding.fix.edits, lines, codec)}),
+    )
+
+
+def noqa_action(uri: str, finding: Finding, text: str, lines: Sequence[str], codec: PositionCodec) -> Optional[types.CodeAction]:
+    """`# noqa: CODE` on the finding's line, merged into a noqa comment already there, as
+    `check --add-noqa` writes it; None where it writes nothing (a line that cannot take a
+    comment, a directive that suppresses the code already, TVM002)."""
+    after, added, _ = add_noqa_to_text(text, codes_to_add([finding]))
+    if not added:
+        return None
+    return types.CodeAction(
+        title=f"{finding.code}: add `# noqa: {finding.code}` on this line",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic(finding, lines, codec)],
+        is_preferred=False,
+        edit=whole_change(uri, text, after, lines, codec),
     )
 
 

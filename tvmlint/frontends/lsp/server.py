@@ -37,7 +37,8 @@ from tvmlint import __version__
 from tvmlint.run.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.base.diagnostics import Finding
 from tvmlint.frontends.lsp.convert import (
-    SOURCE, diagnostic, explanation_hover, noqa_code_at, quick_fix, rule_hover, skipped_hint, whole_change,
+    SOURCE, diagnostic, explanation_hover, noqa_action, noqa_code_at, quick_fix, rule_hover, skipped_hint,
+    whole_change,
 )
 from tvmlint.frontends.lsp import notebooks
 from tvmlint.frontends.lsp.traced import TraceCache
@@ -333,11 +334,8 @@ class TvmlintLanguageServer(LanguageServer):
     async def code_actions(self, params: types.CodeActionParams) -> List[types.CodeAction]:
         uri = params.text_document.uri
         cell = self.cell_checked(uri)
-        if cell is not None:  # a notebook's cell: its quick fixes (a fix-all would span cells)
-            codec = self.workspace.get_text_document(uri).position_codec
-            actions = [quick_fix(uri, finding, cell.lines, codec) for finding in cell.findings if finding.fix]
-            return [a for a in actions if a is not None and a.diagnostics and _overlaps(a.diagnostics[0].range, params.range)
-                    and _wants(params.context.only, types.CodeActionKind.QuickFix.value)]
+        if cell is not None:  # a notebook's cell: its line actions (a fix-all would span cells)
+            return line_actions(uri, cell, params, self.workspace.get_text_document(uri).position_codec)
         if uri not in self.open:
             return []
         checked = await self.current(uri)
@@ -345,14 +343,7 @@ class TvmlintLanguageServer(LanguageServer):
             return []
         wanted = params.context.only
         codec = self.workspace.get_text_document(uri).position_codec
-        actions: List[types.CodeAction] = []
-        if _wants(wanted, types.CodeActionKind.QuickFix.value):
-            for finding in checked.findings:
-                if finding.fix is None:
-                    continue
-                action = quick_fix(uri, finding, checked.lines, codec)
-                if action is not None and action.diagnostics and _overlaps(action.diagnostics[0].range, params.range):
-                    actions.append(action)
+        actions = line_actions(uri, checked, params, codec)
         if _wants(wanted, FIX_ALL_KIND) and any(f.fix and f.fix.safe for f in checked.findings):
             path = self.path_of(uri)
             loop = asyncio.get_running_loop()
@@ -521,6 +512,17 @@ class TvmlintLanguageServer(LanguageServer):
         self.debounce.pop(uri, None)
         self.explained.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def line_actions(uri: str, checked: Checked, params: types.CodeActionParams, codec) -> List[types.CodeAction]:
+    """The quick fixes for the findings the range touches: each one's fix, then a noqa for each."""
+    if not _wants(params.context.only, types.CodeActionKind.QuickFix.value):
+        return []
+    touched = [f for f in checked.findings
+               if _overlaps(diagnostic(f, checked.lines, codec).range, params.range)]
+    fixes = [quick_fix(uri, f, checked.lines, codec) for f in touched]
+    noqas = [noqa_action(uri, f, checked.text, checked.lines, codec) for f in touched]
+    return [action for action in fixes + noqas if action is not None]
 
 
 def _wants(only: Optional[Sequence[str]], kind: str) -> bool:
