@@ -61,6 +61,7 @@ TYPING_DEBOUNCE_LIMIT = 0.3
 FORK_CHECKS = hasattr(os, "fork") and sys.platform != "darwin" and os.environ.get("TVMLINT_LSP_FORK") != "0"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.tvmlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
+SETTINGS_FILE = "pyproject.toml"
 # a file under these was installed, not written here (go-to-definition opens TVM's own source)
 INSTALLED_DIRS = frozenset({"site-packages", "dist-packages"})
 
@@ -498,6 +499,47 @@ class TvmlintLanguageServer(LanguageServer):
         for gone in set(before) - set(cells):  # a cell deleted, or no longer code
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
 
+    # -- settings files: a changed pyproject.toml re-checks the buffers it applies to -----------
+
+    def is_named_config(self, path: Path) -> bool:
+        """Whether `path` is the `config` file initializationOptions named."""
+        named = self.overrides.config
+        return named is not None and _same_file(self.root() / named, path)
+
+    def is_settings_file(self, path: Path) -> bool:
+        return path.name == SETTINGS_FILE or self.is_named_config(path)
+
+    def settings_changed(self, changed: Path) -> List[str]:
+        """The open buffers and notebooks a change of the settings file `changed` may affect:
+        those under its directory (the nearest pyproject.toml, and the project whose declared
+        TVM sets an unset target, are both above the file), or all when it is the named config."""
+        everything = sorted(self.open) + sorted(self.notebook_cells)
+        if self.is_named_config(changed):
+            return everything
+        return [uri for uri in everything if _is_under(self.path_of(uri), changed.parent)]
+
+    async def recheck_for(self, changed: Path) -> None:
+        for uri in self.settings_changed(changed):
+            if uri in self.notebook_cells:
+                await self.refresh_notebook(uri)
+            else:
+                self.check_soon(uri, 0)
+
+    async def watch_settings(self, capabilities: types.ClientCapabilities) -> None:
+        """Ask a client that lets servers register file watchers to report pyproject.toml changes
+        (workspace/didChangeWatchedFiles): edits made outside the editor apply at once."""
+        workspace = capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=f"**/{SETTINGS_FILE}")])
+        try:
+            await self.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+                id="tvmlint-settings", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)]))
+        except Exception as error:  # a client that refuses: saving the file in the editor still works
+            log.info("the client did not register the pyproject.toml watcher: %s", error)
+
     def forget_notebook(self, uri: str) -> None:
         self.cancel_pending(uri)
         for cell_uri in self.notebook_cells.pop(uri, {}):
@@ -523,6 +565,21 @@ def line_actions(uri: str, checked: Checked, params: types.CodeActionParams, cod
     fixes = [quick_fix(uri, f, checked.lines, codec) for f in touched]
     noqas = [noqa_action(uri, f, checked.text, checked.lines, codec) for f in touched]
     return [action for action in fixes + noqas if action is not None]
+
+
+def _is_under(path: Path, directory: Path) -> bool:
+    try:
+        path.resolve().relative_to(directory.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def _wants(only: Optional[Sequence[str]], kind: str) -> bool:
@@ -575,18 +632,29 @@ def build_server() -> TvmlintLanguageServer:
         if uri in server.open:
             server.changed(uri)
 
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        await server.watch_settings(server.client_capabilities)
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if uri.endswith("pyproject.toml"):
-            # the settings may have changed for every open buffer
-            for other in list(server.open):
-                server.check_soon(other, 0)
-            for notebook in list(server.notebook_cells):
-                await server.refresh_notebook(notebook)
+        path = server.path_of(uri)
+        if server.is_settings_file(path):
+            await server.recheck_for(path)
         elif uri in server.open:
             server.cancel_pending(uri)
             await server.refresh(uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def watched_files_changed(params: types.DidChangeWatchedFilesParams) -> None:
+        # created, changed or deleted: each is a change of the settings under it
+        seen = set()
+        for change in params.changes:
+            path = server.path_of(change.uri)
+            if path not in seen and server.is_settings_file(path):
+                seen.add(path)
+                await server.recheck_for(path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
