@@ -6,7 +6,21 @@
 local plan = vim.fn.json_decode(os.getenv("TVMLINT_NVIM_PLAN"))
 local out = os.getenv("TVMLINT_NVIM_RESULT")
 local WAIT = plan.wait_ms
-local report = { version = vim.version(), steps = {} }
+local version = vim.version()
+local report = { version = { version.major, version.minor, version.patch }, steps = {} }
+
+-- the API of the release at hand: 0.10 renamed what 0.7 has, and 0.12 drops the old names
+local clients_of = vim.lsp.get_clients and function(buf) return vim.lsp.get_clients({ bufnr = buf }) end
+  or vim.lsp.buf_get_clients
+local all_clients = vim.lsp.get_clients or vim.lsp.get_active_clients
+local function sent_version(buf) -- the version of the buffer the client last sent the server
+  local versions = vim.lsp.util.buf_versions
+  local sent = versions and versions[buf]
+  if sent == nil then
+    sent = vim.api.nvim_buf_get_changedtick(buf)
+  end
+  return sent
+end
 
 local function save_report()
   local file = assert(io.open(out, "w"))
@@ -31,7 +45,7 @@ vim.lsp.handlers["textDocument/publishDiagnostics"] = function(err, result, ctx,
 end
 
 local function tvmlint_client(buf)
-  for _, client in pairs(vim.lsp.buf_get_clients(buf)) do
+  for _, client in pairs(clients_of(buf)) do
     if client.name == "tvmlint" then
       return client
     end
@@ -41,8 +55,8 @@ end
 -- diagnostics for the buffer as it is now: published for the version the client last sent
 local function settle(buf)
   local uri = vim.uri_from_bufnr(buf)
-  wait_for("diagnostics of version " .. tostring(vim.lsp.util.buf_versions[buf]), function()
-    return published[uri] ~= nil and published[uri] == vim.lsp.util.buf_versions[buf]
+  wait_for("diagnostics of version " .. tostring(sent_version(buf)), function()
+    return published[uri] ~= nil and published[uri] == sent_version(buf)
   end)
 end
 
@@ -63,7 +77,8 @@ end
 
 local function hover(buf, step)
   vim.api.nvim_win_set_cursor(0, { step.line + 1, step.col })
-  local replies, err = vim.lsp.buf_request_sync(buf, "textDocument/hover", vim.lsp.util.make_position_params(), WAIT)
+  local params = vim.lsp.util.make_position_params(0, tvmlint_client(buf).offset_encoding)
+  local replies, err = vim.lsp.buf_request_sync(buf, "textDocument/hover", params, WAIT)
   if not replies then
     error("hover: " .. tostring(err))
   end
@@ -138,6 +153,6 @@ if not ok then
 end
 save_report()
 -- let the server go the way an editor's exit does (shutdown, exit), then quit
-vim.lsp.stop_client(vim.lsp.get_active_clients())
-vim.wait(10000, function() return #vim.lsp.get_active_clients() == 0 end, 50)
+vim.lsp.stop_client(all_clients())
+vim.wait(10000, function() return #all_clients() == 0 end, 50)
 vim.cmd("qa!")

@@ -2,8 +2,10 @@
 file with findings; the diagnostics, the hovers and a picked code action are what it then holds.
 
 tests/neovim_driver.lua does what a user would in that Neovim and writes the result as JSON;
-this test judges it. Skipped, with the reason, where no Neovim is installed (.ci/run installs
-Debian's) or it is older than the oldest release the docs cover.
+this test judges it. It runs the `nvim` on PATH (.ci/run installs Debian's, 0.7) and every
+Neovim that TVMLINT_NEOVIMS names (`:`-separated paths), each with every block of the docs its
+release runs: 0.11 and newer run the 0.8-to-0.10 block too. Skipped, with the reason, where no
+Neovim is installed or it is older than the oldest release the docs cover.
 """
 
 from __future__ import annotations
@@ -37,37 +39,52 @@ BUFFER = (
 )
 
 
-def neovim_version() -> Optional[Tuple[int, int]]:
-    nvim = shutil.which("nvim")
-    if nvim is None:
-        return None
+# docs/editors.md's Neovim blocks, and the oldest release each is for
+BLOCKS = [("Neovim 0.11 and newer", (0, 11)), ("Neovim 0.8 to 0.10", (0, 8)), ("Neovim 0.7", (0, 7))]
+
+
+def neovim_version(nvim: str) -> Optional[Tuple[int, int]]:
     done = subprocess.run([nvim, "--version"], capture_output=True, text=True, timeout=60)
     found = re.search(r"NVIM v(\d+)\.(\d+)", done.stdout)
     return (int(found.group(1)), int(found.group(2))) if found else None
 
 
-def documented_config(version: Tuple[int, int]) -> str:
-    """The Lua block docs/editors.md gives for this Neovim release."""
-    if version >= (0, 11):
-        heading = "Neovim 0.11 and newer"
-    elif version >= (0, 8):
-        heading = "Neovim 0.8 to 0.10"
-    else:
-        heading = "Neovim 0.7"
+def blocks_for(version: Tuple[int, int]) -> List[str]:
+    """The blocks a release runs: its own, and on 0.11 and newer the 0.8-to-0.10 one as well
+    (vim.lsp.start is still there; 0.7's start_client is deprecated)."""
+    own = next(heading for heading, oldest in BLOCKS if version >= oldest)
+    return [own, "Neovim 0.8 to 0.10"] if version >= (0, 11) else [own]
+
+
+def neovims() -> List:
+    found = [shutil.which("nvim")] + os.environ.get("TVMLINT_NEOVIMS", "").split(os.pathsep)
+    cases = []
+    for nvim in dict.fromkeys(path for path in found if path):
+        version = neovim_version(nvim)
+        if version is None or version < (0, 7):
+            cases.append(pytest.param(nvim, None, version, id=nvim))
+            continue
+        for heading in blocks_for(version):
+            cases.append(pytest.param(nvim, heading, version, id=f"{version[0]}.{version[1]}-{heading.split()[1]}"))
+    return cases or [pytest.param(None, None, None, id="no-neovim")]
+
+
+def documented_config(heading: str) -> str:
+    """The Lua block under `heading` in docs/editors.md."""
     text = EDITORS_DOC.read_text(encoding="utf-8")
     match = re.search(rf"^#### {re.escape(heading)}\n(.*?)^```lua\n(.*?)^```", text, re.M | re.S)
     assert match, f"docs/editors.md has no `#### {heading}` section with a lua block"
     return match.group(2)
 
 
-def run_neovim(tmp_path: Path, version: Tuple[int, int], steps: List[dict]) -> dict:
+def run_neovim(tmp_path: Path, nvim: str, heading: str, steps: List[dict]) -> dict:
     project = tmp_path / "project"
     project.mkdir()
     (project / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.19"\n', encoding="utf-8")
     source = project / "job.py"
     source.write_text(BUFFER, encoding="utf-8")
     init = tmp_path / "init.lua"
-    init.write_text(documented_config(version), encoding="utf-8")
+    init.write_text(documented_config(heading), encoding="utf-8")
     result = tmp_path / "result.json"
     home = tmp_path / "home"
     env = dict(
@@ -81,7 +98,7 @@ def run_neovim(tmp_path: Path, version: Tuple[int, int], steps: List[dict]) -> d
         TVMLINT_NVIM_RESULT=str(result),
     )
     done = subprocess.run(
-        ["nvim", "--headless", "-n", "-i", "NONE", "-u", str(init), "-c", f"luafile {DRIVER}"],
+        [nvim, "--headless", "-n", "-i", "NONE", "-u", str(init), "-c", f"luafile {DRIVER}"],
         cwd=project, env=env, stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=WHOLE_RUN,
     )
     assert result.exists(), f"Neovim wrote no result (exit {done.returncode}): {done.stdout}{done.stderr}"
@@ -95,14 +112,14 @@ def codes(state: dict) -> List[Tuple[int, str]]:
     return [(d["line"], d["code"]) for d in state["diagnostics"]]
 
 
-def test_neovim_shows_fixes_and_explains_with_the_documented_config(tmp_path):
-    version = neovim_version()
-    if version is None:
+@pytest.mark.parametrize("nvim, heading, version", neovims())
+def test_neovim_shows_fixes_and_explains_with_the_documented_config(tmp_path, nvim, heading, version):
+    if nvim is None:
         pytest.skip("Neovim is not installed (`apt-get install neovim`; .ci/run installs it where it can)")
-    if version < (0, 7):
-        pytest.skip(f"Neovim {version[0]}.{version[1]} is older than 0.7, the oldest docs/editors.md covers")
+    if heading is None:
+        pytest.skip(f"{nvim} is Neovim {version}: older than 0.7, the oldest docs/editors.md covers, or unknown")
     fold_line, noqa_line, build_config_line = 3, 4, 5
-    report = run_neovim(tmp_path, version, [
+    report = run_neovim(tmp_path, nvim, heading, [
         {"do": "diagnostics"},
         {"do": "hover", "line": fold_line, "col": BUFFER.splitlines()[fold_line].index("FoldScaleAxis")},
         {"do": "hover", "line": noqa_line, "col": BUFFER.splitlines()[noqa_line].index("TVM101") + 2},
@@ -111,6 +128,7 @@ def test_neovim_shows_fixes_and_explains_with_the_documented_config(tmp_path):
         {"do": "write"},
     ])
     assert report["filetype"] == "python"
+    assert tuple(report["version"][:2]) == version
     opened, on_finding, on_noqa, fixed, silenced, _ = report["steps"]
 
     # (a) the diagnostics, as Neovim holds them: the suppressed line has none
