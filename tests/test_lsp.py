@@ -6,6 +6,7 @@ import asyncio
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -204,6 +205,26 @@ async def test_noqa_for_a_line_inside_a_string_goes_where_it_ends(client: Langua
     [edit] = noqa.edit.changes[uri]
     # the directive goes where the string ends, as `check --add-noqa` puts it
     assert apply(text, [edit]).endswith('not code\n"""  # noqa: TVM101\n')
+
+
+@pytest.mark.asyncio
+async def test_code_actions_over_a_buffer_of_many_findings_come_back(client: LanguageClient, tmp_path):
+    # select all, then ask for quick fixes: each finding's noqa must not read the buffer anew
+    # (10,000 tokenizer runs over 10,000 lines took minutes). A bound against that blow-up, not
+    # a speed target.
+    count = 10_000
+    text = "from tvm import relay\n" + "mod = relay.transform.FoldScaleAxis()(mod)\n" * count
+    uri = (tmp_path / "many.py").as_uri()
+    published = await publish_after(client, lambda: open_buffer(client, uri, text), uri)
+    assert len(published.diagnostics) == count
+    whole = types.Range(start=types.Position(line=0, character=0), end=types.Position(line=count + 1, character=0))
+    started = time.monotonic()
+    actions = await asyncio.wait_for(code_actions(client, uri, whole, only=[types.CodeActionKind.QuickFix]), WAIT)
+    took = time.monotonic() - started
+    noqas = [a for a in actions if "noqa" in a.title]
+    assert [a.edit.changes[uri][0].range.start.line for a in noqas] == list(range(1, count + 1))
+    assert {a.edit.changes[uri][0].new_text for a in noqas} == {"  # noqa: TVM101"}
+    assert took < 60, f"{count} findings' code actions took {took:.0f} s"
 
 
 @pytest.mark.asyncio

@@ -41,6 +41,7 @@ from tvmlint.frontends.lsp.convert import (
     whole_change,
 )
 from tvmlint.frontends.lsp import notebooks
+from tvmlint.base.noqa import NoqaWriter
 from tvmlint.frontends.lsp.traced import TraceCache
 from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedProtocol, refused_error
 from tvmlint.run.runner import check_text
@@ -335,8 +336,10 @@ class TvmlintLanguageServer(LanguageServer):
     async def code_actions(self, params: types.CodeActionParams) -> List[types.CodeAction]:
         uri = params.text_document.uri
         cell = self.cell_checked(uri)
+        loop = asyncio.get_running_loop()
         if cell is not None:  # a notebook's cell: its line actions (a fix-all would span cells)
-            return line_actions(uri, cell, params, self.workspace.get_text_document(uri).position_codec)
+            codec = self.workspace.get_text_document(uri).position_codec
+            return await loop.run_in_executor(self.worker, line_actions, uri, cell, params, codec)
         if uri not in self.open:
             return []
         checked = await self.current(uri)
@@ -344,10 +347,10 @@ class TvmlintLanguageServer(LanguageServer):
             return []
         wanted = params.context.only
         codec = self.workspace.get_text_document(uri).position_codec
-        actions = line_actions(uri, checked, params, codec)
+        # on the worker: a noqa reads the whole buffer (the tokenizer), which typing must not wait on
+        actions = await loop.run_in_executor(self.worker, line_actions, uri, checked, params, codec)
         if _wants(wanted, FIX_ALL_KIND) and any(f.fix and f.fix.safe for f in checked.findings):
             path = self.path_of(uri)
-            loop = asyncio.get_running_loop()
             fixed = await loop.run_in_executor(
                 self.worker, apply_safe_fixes, checked.text, path, self.settings_for(path)
             )
@@ -562,8 +565,11 @@ def line_actions(uri: str, checked: Checked, params: types.CodeActionParams, cod
         return []
     touched = [f for f in checked.findings
                if _overlaps(diagnostic(f, checked.lines, codec).range, params.range)]
+    if not touched:
+        return []
     fixes = [quick_fix(uri, f, checked.lines, codec) for f in touched]
-    noqas = [noqa_action(uri, f, checked.text, checked.lines, codec) for f in touched]
+    writer = NoqaWriter(checked.text)  # the buffer read once, for every finding's noqa
+    noqas = [noqa_action(uri, f, writer, codec) for f in touched]
     return [action for action in fixes + noqas if action is not None]
 
 
