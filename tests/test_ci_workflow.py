@@ -30,9 +30,9 @@ def steps() -> list:
     return job["steps"]
 
 
-def test_the_readme_shows_the_shipped_workflow():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    assert f"```yaml\n{WORKFLOW.read_text(encoding='utf-8')}```" in readme
+def test_the_docs_show_the_shipped_workflow():
+    page = (REPO / "docs" / "integrations.md").read_text(encoding="utf-8")
+    assert f"```yaml\n{WORKFLOW.read_text(encoding='utf-8')}```" in page
 
 
 def test_workflow_shape():

@@ -1,5 +1,6 @@
-"""The README's editor set-ups: the command each one names starts the server, which answers
-initialize and publishes diagnostics, driven with that editor's own client capabilities."""
+"""docs/editors.md's editor set-ups: the command each one names starts the server, which answers
+initialize and publishes diagnostics, driven with that editor's own client capabilities.
+(tests/test_neovim.py runs the Neovim set-up in a real Neovim.)"""
 
 from __future__ import annotations
 
@@ -24,19 +25,31 @@ from helpers import REPO
 tomllib = toml()
 
 WAIT = 120
+GUIDE = (REPO / "docs" / "editors.md").read_text(encoding="utf-8")
 README = (REPO / "README.md").read_text(encoding="utf-8")
 
 
 def block_under(heading: str) -> str:
-    """The first fenced block after a `#### heading` line in the README."""
-    match = re.search(rf"^#### {re.escape(heading)}\n(.*?)^```\w*\n(.*?)^```", README, re.M | re.S)
-    assert match, f"the README has no `#### {heading}` section with a code block"
+    """The first fenced block after a `#### heading` (or `## heading`) line in docs/editors.md."""
+    match = re.search(rf"^##(?:##)? {re.escape(heading)}\n(.*?)^```\w*\n(.*?)^```", GUIDE, re.M | re.S)
+    assert match, f"docs/editors.md has no `{heading}` section with a code block"
     return match.group(2)
 
 
-def neovim_command() -> List[str]:
-    cmd = re.search(r"cmd\s*=\s*\{([^}]*)\}", block_under("Neovim")).group(1)
+NEOVIM_RELEASES = ["Neovim 0.11 and newer", "Neovim 0.8 to 0.10", "Neovim 0.7"]
+
+
+def neovim_command(heading: str = NEOVIM_RELEASES[0]) -> List[str]:
+    cmd = re.search(r"cmd\s*=\s*\{([^}]*)\}", block_under(heading)).group(1)
     return re.findall(r'"([^"]*)"', cmd)
+
+
+def test_every_neovim_block_runs_the_same_command():
+    assert [neovim_command(heading) for heading in NEOVIM_RELEASES] == [["tvmlint", "lsp"]] * 3
+
+
+def test_the_readme_links_the_editor_guide():
+    assert "](docs/editors.md)" in README
 
 
 def vscode_command() -> List[str]:

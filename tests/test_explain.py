@@ -150,10 +150,10 @@ def test_verdict_agrees_with_tvm101(tmp_path, case):
     assert skipping == reported
 
 
-def test_readme_shows_the_real_output():
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
+def test_the_docs_show_the_real_output():
+    page = (REPO / "docs" / "usage.md").read_text(encoding="utf-8")
     done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
-    assert f"$ tvmlint explain examples/relay_era/fold_scale_axis.py:12\n{done.stdout}```" in readme
+    assert f"$ tvmlint explain examples/relay_era/fold_scale_axis.py:12\n{done.stdout}```" in page
 
 
 # --- against the installed TVM: explain's tree and an instrumented run of the same pipeline ---------

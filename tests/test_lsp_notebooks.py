@@ -85,10 +85,13 @@ async def test_a_finding_lands_on_its_cell_with_its_quick_fix(client: LanguageCl
         text_document=types.TextDocumentIdentifier(uri=cell_uri(uri, 3)), range=found.range,
         context=types.CodeActionContext(diagnostics=[found], only=[types.CodeActionKind.QuickFix]),
     ))
-    [action] = actions
+    [action, noqa] = actions
     [(edited, edits)] = action.edit.changes.items()
     assert edited == cell_uri(uri, 3)
     assert edits[0].range.start.line == 2 and edits[0].new_text.startswith("with tvm.transform.PassContext(opt_level=3):")
+    # the noqa goes on the cell's own line
+    [(edited, [edit])] = noqa.edit.changes.items()
+    assert edited == cell_uri(uri, 3) and edit.range.start.line == 2 and edit.new_text == "  # noqa: TVM101"
 
 
 @pytest.mark.asyncio

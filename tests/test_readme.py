@@ -1,9 +1,10 @@
-"""Every example in the README runs, so a claim cannot drift from behaviour (as Fixit runs its
-rule docs): each `$ tvmlint ...` of a console block is run in a copy of the repository's examples
+"""Every example in the README and the user's pages in docs/ runs, so a claim cannot drift from
+behaviour (as Fixit runs its rule docs): each `$ tvmlint ...` of a console block is run in a copy of the repository's examples
 and its output compared with the block (the stable part: `...` stands for anything, whitespace
 is compared loosely, times and TVM's version are masked); each toml and yaml block is used as the
 tool it configures uses it; the install commands are the ones tests/test_install.py runs; and
-every tvmlint flag in the "Coming from ruff" table is run.
+every tvmlint flag in the "Coming from ruff" table (docs/ruff.md) is run. The README stays a
+user's guide of at most 15 KB, and every link in these pages leads somewhere.
 
 Other tests hold some blocks to more: test_explain (explain's output byte for byte),
 test_precommit (the pre-commit snippet in a real pre-commit run), test_ci_workflow (the
@@ -27,7 +28,13 @@ import yaml
 from helpers import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
-BLOCKS: List[Tuple[str, str]] = re.findall(r"^```(\w*)\n(.*?)^```", README, re.M | re.S)
+# the pages a user reads: the README and what moved from it to docs/ (not the contributors' pages)
+USER_PAGES = ["README.md"] + [f"docs/{name}.md" for name in (
+    "usage", "output-formats", "configuration", "rules", "ruff", "editors", "integrations", "companion", "ecosystem")]
+PAGES = {name: (REPO / name).read_text(encoding="utf-8") for name in USER_PAGES}
+BLOCKS: List[Tuple[str, str]] = [block for text in PAGES.values()
+                                 for block in re.findall(r"^```(\w*)\n(.*?)^```", text, re.M | re.S)]
+README_MAX_BYTES = 15 * 1024
 VERSION = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(encoding="utf-8"), re.M).group(1)
 BIN = Path(sys.executable).parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
@@ -265,11 +272,54 @@ def test_the_install_commands_are_the_ones_test_install_runs():
     assert '"rev-parse", "HEAD"' in source  # the install test pins a commit, as the README does
 
 
+# --- the README as a user's guide, and the links of every page -----------------------------------
+
+
+def test_the_readme_is_at_most_15_kb():
+    size = len(README.encode("utf-8"))
+    assert size <= README_MAX_BYTES, f"README.md is {size} bytes: move details to docs/ (at most {README_MAX_BYTES})"
+
+
+def test_the_readme_rules_table_lists_every_rule_with_its_default():
+    from tvmlint.analysis.catalog import load_catalog
+
+    section = README.split("## What it finds\n", 1)[1].split("\n## ", 1)[0]
+    rows = {cells[0]: cells[1] for cells in (
+        [cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines() if line.startswith("| TVM"))}
+    catalog = load_catalog()
+    assert rows == {code: "yes" if info.default else "no" for code, info in catalog.items()}
+    # it reads at 80 columns
+    assert all(len(line) <= 80 for line in section.splitlines() if line.startswith("| ")), section
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces to hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def _anchors(text: str) -> set:
+    outside_code = re.sub(r"^```.*?^```", "", text, flags=re.M | re.S)
+    return {_anchor(heading) for heading in re.findall(r"^#+ (.*)$", outside_code, re.M)}
+
+
+@pytest.mark.parametrize("page", USER_PAGES)
+def test_every_link_of_a_page_leads_somewhere(page):
+    here = (REPO / page).parent
+    for target in re.findall(r"\]\(([^)\s]+)\)", PAGES[page]):
+        if re.match(r"[a-z]+:", target):
+            continue  # a web address
+        path, _, anchor = target.partition("#")
+        file = (here / path).resolve() if path else REPO / page
+        assert file.exists(), f"{page} links {target}: no such file"
+        if anchor and file.suffix == ".md":
+            assert anchor in _anchors(file.read_text(encoding="utf-8")), f"{page} links {target}: no such heading"
+
+
 # --- the ruff table -----------------------------------------------------------------------------
 
 
 def ruff_table() -> List[List[str]]:
-    section = README.split("### Coming from ruff\n", 1)[1].split("\n## ", 1)[0]
+    section = PAGES["docs/ruff.md"].split("## Coming from ruff\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("| ")]
     return [[cell.strip() for cell in row.strip("|").split("|")] for row in rows[2:]]
 

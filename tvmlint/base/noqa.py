@@ -12,7 +12,7 @@ import io
 import re
 import tokenize
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.base.source import split_lines
 
@@ -181,45 +181,80 @@ def is_suppressed(table: Dict[int, FrozenSet[str]], line: int, code: str) -> boo
 # -- `check --add-noqa` ------------------------------------------------------------------------
 
 
-def add_noqa_to_text(text: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str, int, List[int]]:
-    """`text` with `# noqa: CODES` on each line of `codes_by_line` (merged into a noqa comment
-    already there), how many lines were given one, and the lines that cannot take a comment.
-    A line inside a multi-line string or continued with a backslash gets it where that ends."""
-    found = _line_ends(text)
-    if found is None:
-        return text, 0, sorted(codes_by_line)
-    allowed = found[0]
-    moved: Dict[int, Set[str]] = {}
-    mapping = noqa_lines(text)
-    for number, wanted in codes_by_line.items():
-        moved.setdefault(mapping.get(number, number), set()).update(wanted)
-    codes_by_line = moved
-    by_line: Dict[int, Directive] = {}
-    for directive in directives(text):
-        by_line.setdefault(directive.line, directive)
-    lines = split_lines(text)
-    added, skipped = 0, []
-    for number, wanted in sorted(codes_by_line.items()):
-        if number > len(lines) or number not in allowed:
-            skipped.append(number)
-            continue
-        line = lines[number - 1]
+class NoqaWriter:
+    """What writing `# noqa` directives into one text needs, read from it once: the lines whose
+    end can take a comment, the line that stands for each one that cannot, the directives
+    already there. `check --add-noqa` writes many lines with one; the editor asks it line by line."""
+
+    def __init__(self, text: str) -> None:
+        found = _line_ends(text)
+        self.readable = found is not None  # False: the module does not tokenize, nothing is written
+        self.allowed: FrozenSet[int] = found[0] if found is not None else frozenset()
+        self.mapping = noqa_lines(text)
+        self.by_line: Dict[int, Directive] = {}
+        for directive in directives(text):
+            self.by_line.setdefault(directive.line, directive)
+        self.lines = split_lines(text)
+
+    def line_for(self, number: int) -> int:
+        """The line a noqa for line `number` goes on: where a string or continuation ends."""
+        return self.mapping.get(number, number)
+
+    def can_take(self, number: int) -> bool:
+        return self.readable and number <= len(self.lines) and number in self.allowed
+
+    def with_codes(self, number: int, wanted: Iterable[str]) -> Optional[str]:
+        """Line `number` (which `can_take`) with `# noqa` for `wanted`, merged into a noqa comment
+        already there; None when that comment suppresses them all already."""
+        line = self.lines[number - 1]
         body = line.rstrip("\r\n")
         ending = line[len(body):]
-        directive = by_line.get(number)
+        directive = self.by_line.get(number)
         if directive is not None:
             if directive.bare:
-                continue  # suppresses every code already
+                return None  # suppresses every code already
             missing = sorted(set(wanted) - directive.code_set)
             if not missing:
-                continue
+                return None
             last_end = directive.codes[-1][2]
             body = body[:last_end] + "".join(f", {code}" for code in missing) + body[last_end:]
         else:
             body = body.rstrip() + f"  # noqa: {', '.join(sorted(wanted))}"
-        lines[number - 1] = body + ending
-        added += 1
+        return body + ending
+
+
+def add_noqa_to_text(text: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str, int, List[int]]:
+    """`text` with `# noqa: CODES` on each line of `codes_by_line` (merged into a noqa comment
+    already there), how many lines were given one, and the lines that cannot take a comment.
+    A line inside a multi-line string or continued with a backslash gets it where that ends."""
+    writer = NoqaWriter(text)
+    if not writer.readable:
+        return text, 0, sorted(codes_by_line)
+    moved: Dict[int, Set[str]] = {}
+    for number, wanted in codes_by_line.items():
+        moved.setdefault(writer.line_for(number), set()).update(wanted)
+    lines = list(writer.lines)
+    added, skipped = 0, []
+    for number, wanted in sorted(moved.items()):
+        if not writer.can_take(number):
+            skipped.append(number)
+            continue
+        line = writer.with_codes(number, wanted)
+        if line is not None:
+            lines[number - 1] = line
+            added += 1
     return "".join(lines), added, skipped
 
 
 UNUSED_NOQA = "TVM002"
+
+
+def codes_to_add(findings: Iterable) -> Dict[int, Set[str]]:
+    """The codes `add_noqa_to_text` should write for `findings`, by their first line (what
+    `check --add-noqa` and the editor's "add noqa" action both ask for)."""
+    wanted: Dict[int, Set[str]] = {}
+    for finding in findings:
+        if finding.code == UNUSED_NOQA:
+            continue  # an unused directive is removed (its fix), not suppressed
+        wanted.setdefault(finding.start.line, set()).add(finding.code)
+    return wanted

@@ -24,7 +24,7 @@ import stat
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
@@ -316,14 +316,10 @@ def add_noqa_to_file(path, findings: Iterable, write: bool = True,
     """Add noqa directives for `findings` to the file at `path`, written atomically
     (`write_atomic`). (lines changed, a problem to report or None). `write=False`: nothing is
     written; the text before and after is appended to `changed` (for --diff)."""
-    from tvmlint.base.noqa import UNUSED_NOQA, add_noqa_to_text
+    from tvmlint.base.noqa import add_noqa_to_text, codes_to_add
     from tvmlint.base.source import read_file
 
-    wanted: Dict[int, Set[str]] = {}
-    for finding in findings:
-        if finding.code == UNUSED_NOQA:
-            continue  # an unused directive is removed (its fix), not suppressed
-        wanted.setdefault(finding.start.line, set()).add(finding.code)
+    wanted = codes_to_add(findings)
     if not wanted:
         return 0, None
     try:

@@ -17,6 +17,7 @@ from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
 from tvmlint.analysis.catalog import load_catalog
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.base.noqa import NoqaWriter, codes_to_add
 from tvmlint.base.source import common_ends
 
 SOURCE = "tvmlint"
@@ -68,6 +69,34 @@ def quick_fix(uri: str, finding: Finding, lines: Sequence[str], codec: PositionC
         diagnostics=[diagnostic(finding, lines, codec)],
         is_preferred=finding.fix.safe,
         edit=types.WorkspaceEdit(changes={uri: text_edits(finding.fix.edits, lines, codec)}),
+    )
+
+
+def noqa_action(uri: str, finding: Finding, writer: NoqaWriter, codec: PositionCodec) -> Optional[types.CodeAction]:
+    """`# noqa: CODE` on the finding's line, merged into a noqa comment already there, as
+    `check --add-noqa` writes it (`writer` holds the buffer, read once for every finding); None
+    where it writes nothing (a line that cannot take a comment, a directive that suppresses the
+    code already, TVM002). The edit is the characters the line gains, and nothing else."""
+    wanted = codes_to_add([finding])
+    if not wanted:
+        return None
+    [(line, codes)] = wanted.items()
+    number = writer.line_for(line)
+    after = writer.with_codes(number, codes) if writer.can_take(number) else None
+    if after is None:
+        return None
+    before = writer.lines[number - 1]
+    prefix, suffix = common_ends(before, after)
+    edit = types.TextEdit(
+        range=lsp_range(Position(number, prefix + 1), Position(number, len(before) - suffix + 1), writer.lines, codec),
+        new_text=after[prefix:len(after) - suffix],
+    )
+    return types.CodeAction(
+        title=f"{finding.code}: add `# noqa: {finding.code}` on this line",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic(finding, writer.lines, codec)],
+        is_preferred=False,
+        edit=types.WorkspaceEdit(changes={uri: [edit]}),
     )
 
 

@@ -37,9 +37,11 @@ from tvmlint import __version__
 from tvmlint.run.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.base.diagnostics import Finding
 from tvmlint.frontends.lsp.convert import (
-    SOURCE, diagnostic, explanation_hover, noqa_code_at, quick_fix, rule_hover, skipped_hint, whole_change,
+    SOURCE, diagnostic, explanation_hover, noqa_action, noqa_code_at, quick_fix, rule_hover, skipped_hint,
+    whole_change,
 )
 from tvmlint.frontends.lsp import notebooks
+from tvmlint.base.noqa import NoqaWriter
 from tvmlint.frontends.lsp.traced import TraceCache
 from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedProtocol, refused_error
 from tvmlint.run.runner import check_text
@@ -60,6 +62,7 @@ TYPING_DEBOUNCE_LIMIT = 0.3
 FORK_CHECKS = hasattr(os, "fork") and sys.platform != "darwin" and os.environ.get("TVMLINT_LSP_FORK") != "0"
 FIX_ALL_KIND = f"{types.CodeActionKind.SourceFixAll.value}.tvmlint"
 PYTHON_SUFFIXES = (".py", ".pyi")
+SETTINGS_FILE = "pyproject.toml"
 # a file under these was installed, not written here (go-to-definition opens TVM's own source)
 INSTALLED_DIRS = frozenset({"site-packages", "dist-packages"})
 
@@ -333,11 +336,10 @@ class TvmlintLanguageServer(LanguageServer):
     async def code_actions(self, params: types.CodeActionParams) -> List[types.CodeAction]:
         uri = params.text_document.uri
         cell = self.cell_checked(uri)
-        if cell is not None:  # a notebook's cell: its quick fixes (a fix-all would span cells)
+        loop = asyncio.get_running_loop()
+        if cell is not None:  # a notebook's cell: its line actions (a fix-all would span cells)
             codec = self.workspace.get_text_document(uri).position_codec
-            actions = [quick_fix(uri, finding, cell.lines, codec) for finding in cell.findings if finding.fix]
-            return [a for a in actions if a is not None and a.diagnostics and _overlaps(a.diagnostics[0].range, params.range)
-                    and _wants(params.context.only, types.CodeActionKind.QuickFix.value)]
+            return await loop.run_in_executor(self.worker, line_actions, uri, cell, params, codec)
         if uri not in self.open:
             return []
         checked = await self.current(uri)
@@ -345,17 +347,10 @@ class TvmlintLanguageServer(LanguageServer):
             return []
         wanted = params.context.only
         codec = self.workspace.get_text_document(uri).position_codec
-        actions: List[types.CodeAction] = []
-        if _wants(wanted, types.CodeActionKind.QuickFix.value):
-            for finding in checked.findings:
-                if finding.fix is None:
-                    continue
-                action = quick_fix(uri, finding, checked.lines, codec)
-                if action is not None and action.diagnostics and _overlaps(action.diagnostics[0].range, params.range):
-                    actions.append(action)
+        # on the worker: a noqa reads the whole buffer (the tokenizer), which typing must not wait on
+        actions = await loop.run_in_executor(self.worker, line_actions, uri, checked, params, codec)
         if _wants(wanted, FIX_ALL_KIND) and any(f.fix and f.fix.safe for f in checked.findings):
             path = self.path_of(uri)
-            loop = asyncio.get_running_loop()
             fixed = await loop.run_in_executor(
                 self.worker, apply_safe_fixes, checked.text, path, self.settings_for(path)
             )
@@ -507,6 +502,47 @@ class TvmlintLanguageServer(LanguageServer):
         for gone in set(before) - set(cells):  # a cell deleted, or no longer code
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=gone, diagnostics=[]))
 
+    # -- settings files: a changed pyproject.toml re-checks the buffers it applies to -----------
+
+    def is_named_config(self, path: Path) -> bool:
+        """Whether `path` is the `config` file initializationOptions named."""
+        named = self.overrides.config
+        return named is not None and _same_file(self.root() / named, path)
+
+    def is_settings_file(self, path: Path) -> bool:
+        return path.name == SETTINGS_FILE or self.is_named_config(path)
+
+    def settings_changed(self, changed: Path) -> List[str]:
+        """The open buffers and notebooks a change of the settings file `changed` may affect:
+        those under its directory (the nearest pyproject.toml, and the project whose declared
+        TVM sets an unset target, are both above the file), or all when it is the named config."""
+        everything = sorted(self.open) + sorted(self.notebook_cells)
+        if self.is_named_config(changed):
+            return everything
+        return [uri for uri in everything if _is_under(self.path_of(uri), changed.parent)]
+
+    async def recheck_for(self, changed: Path) -> None:
+        for uri in self.settings_changed(changed):
+            if uri in self.notebook_cells:
+                await self.refresh_notebook(uri)
+            else:
+                self.check_soon(uri, 0)
+
+    async def watch_settings(self, capabilities: types.ClientCapabilities) -> None:
+        """Ask a client that lets servers register file watchers to report pyproject.toml changes
+        (workspace/didChangeWatchedFiles): edits made outside the editor apply at once."""
+        workspace = capabilities.workspace
+        watched = workspace.did_change_watched_files if workspace is not None else None
+        if watched is None or not watched.dynamic_registration:
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=f"**/{SETTINGS_FILE}")])
+        try:
+            await self.client_register_capability_async(types.RegistrationParams(registrations=[types.Registration(
+                id="tvmlint-settings", method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES, register_options=options)]))
+        except Exception as error:  # a client that refuses: saving the file in the editor still works
+            log.info("the client did not register the pyproject.toml watcher: %s", error)
+
     def forget_notebook(self, uri: str) -> None:
         self.cancel_pending(uri)
         for cell_uri in self.notebook_cells.pop(uri, {}):
@@ -521,6 +557,35 @@ class TvmlintLanguageServer(LanguageServer):
         self.debounce.pop(uri, None)
         self.explained.pop(uri, None)
         self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=[]))
+
+
+def line_actions(uri: str, checked: Checked, params: types.CodeActionParams, codec) -> List[types.CodeAction]:
+    """The quick fixes for the findings the range touches: each one's fix, then a noqa for each."""
+    if not _wants(params.context.only, types.CodeActionKind.QuickFix.value):
+        return []
+    touched = [f for f in checked.findings
+               if _overlaps(diagnostic(f, checked.lines, codec).range, params.range)]
+    if not touched:
+        return []
+    fixes = [quick_fix(uri, f, checked.lines, codec) for f in touched]
+    writer = NoqaWriter(checked.text)  # the buffer read once, for every finding's noqa
+    noqas = [noqa_action(uri, f, writer, codec) for f in touched]
+    return [action for action in fixes + noqas if action is not None]
+
+
+def _is_under(path: Path, directory: Path) -> bool:
+    try:
+        path.resolve().relative_to(directory.resolve())
+    except (ValueError, OSError, RuntimeError):
+        return False
+    return True
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except (OSError, RuntimeError):
+        return False
 
 
 def _wants(only: Optional[Sequence[str]], kind: str) -> bool:
@@ -573,18 +638,29 @@ def build_server() -> TvmlintLanguageServer:
         if uri in server.open:
             server.changed(uri)
 
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        await server.watch_settings(server.client_capabilities)
+
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     async def did_save(params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        if uri.endswith("pyproject.toml"):
-            # the settings may have changed for every open buffer
-            for other in list(server.open):
-                server.check_soon(other, 0)
-            for notebook in list(server.notebook_cells):
-                await server.refresh_notebook(notebook)
+        path = server.path_of(uri)
+        if server.is_settings_file(path):
+            await server.recheck_for(path)
         elif uri in server.open:
             server.cancel_pending(uri)
             await server.refresh(uri)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    async def watched_files_changed(params: types.DidChangeWatchedFilesParams) -> None:
+        # created, changed or deleted: each is a change of the settings under it
+        seen = set()
+        for change in params.changes:
+            path = server.path_of(change.uri)
+            if path not in seen and server.is_settings_file(path):
+                seen.add(path)
+                await server.recheck_for(path)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
