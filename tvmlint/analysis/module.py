@@ -77,6 +77,7 @@ class ExecutorValue:
 
     runner: Runner
     display: str
+    made_in: Optional[ContextRef] = None  # the context around create_executor, which does not carry over
 
 
 @dataclass
@@ -716,7 +717,7 @@ class ModuleAnalysis(Visitor):
                 return PassValue(self._gated_from_decorator(call, decorator.params, None), "a pass defined here")
             executor = self._executor(call, qualname)
             if executor is not None and executor[1] == "evaluate":
-                return ExecutorValue(executor[0], executor[2])
+                return ExecutorValue(executor[0], executor[2], self.current_context)
             return TvmObject(qualname) if self.is_tvm(qualname) else None
         callee = self.value_of(call.func)
         if isinstance(callee, PassFactoryValue):
@@ -1444,7 +1445,12 @@ class ModuleAnalysis(Visitor):
             executor = self.value_of(node.func.value)
             if isinstance(executor, ExecutorValue):
                 # the executor compiles its module here, under this call's context
-                self._runner_run(node, executor.runner, executor.display, ctx)
+                display = executor.display
+                made = executor.made_in
+                if isinstance(made, PassCtx) and not made.is_default and made != ctx:
+                    # the mistake upstream fixed in its own tutorials (apache/tvm c8a6089, #8597)
+                    display += f" (the {made.origin} around create_executor does not reach it: the executor builds here)"
+                self._runner_run(node, executor.runner, display, ctx)
                 return
         qualname = self.qualname_of(node.func)
         if qualname is not None:
