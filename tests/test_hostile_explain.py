@@ -28,7 +28,7 @@ def test_explain_refuses_deep_files_in_one_line(tmp_path: Path, text: str):
     done = run_cli("explain", "deep.py:1", cwd=tmp_path)
     assert done.returncode == 2, (done.returncode, done.stderr[-500:])
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tvmlint: deep.py: "), lines
+    assert len(lines) == 1 and lines[0].startswith("tvmlint: error: deep.py: "), lines
     assert "nested" in lines[0] or "too large" in lines[0]
 
 
@@ -37,7 +37,7 @@ def test_explain_refuses_a_file_over_max_file_size(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text("[tool.tvmlint]\nmax-file-size = 1\n", encoding="utf-8")
     done = run_cli("explain", "big.py:1", cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip() == "tvmlint: big.py: larger than 1 MB (max-file-size)"
+    assert done.stderr.strip() == "tvmlint: error: big.py: larger than 1 MB (max-file-size)"
 
 
 SERVER = [sys.executable, "-m", "tvmlint", "lsp"]

@@ -5,6 +5,9 @@ message cannot be read: a JSON-RPC error, never a dead server (#29).
   Content-Length is refused without reading it (it once made the server try to read 10^14
   bytes and die): the client gets an error with id null, and the bytes that follow are read as
   header lines until the next `Content-Length:`, where the stream is in step again.
+- A body that is JSON but no JSON-RPC message (`{}`) gets the same error.
+- A reply that cannot be written (stdout closed or on a full disk) ends the server with one
+  line and exit 2, as any command's unwritable output does.
 - A request whose parameters do not fit LSP's types (a negative position) gets an
   InvalidParams error for its id; pygls alone showed a message and never answered.
 """
@@ -41,6 +44,42 @@ class BoundedInput:
         return self.raw.read(size)
 
 
+class GuardedOutput:
+    """stdout as pygls writes it (`write`, then `flush`). A write that fails (a full disk, a
+    closed descriptor) ends the server with one line and exit 2: with no way to answer, there is
+    nothing left to serve, and pygls alone logged a traceback for every message it tried."""
+
+    def __init__(self, raw: BinaryIO):
+        self.raw = raw
+
+    def write(self, data: bytes) -> None:
+        try:
+            self.raw.write(data)
+            self.raw.flush()
+        except OSError as error:
+            _stop_unheard(error)
+
+    def flush(self) -> None:
+        pass  # done with each write, where a failure can be told
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except OSError:
+            pass
+
+
+def _stop_unheard(error: OSError) -> None:
+    import os
+    import sys
+
+    try:
+        print(f"tvmlint: error: could not write the output: {error.strerror or error}", file=sys.stderr, flush=True)
+    except (OSError, ValueError):
+        pass
+    os._exit(2)  # from pygls's thread: nothing above it could still answer the client
+
+
 class _Ignored:
     """What a message already answered becomes: pygls passes over a message of another version."""
 
@@ -51,6 +90,12 @@ class _Ignored:
 
 
 class GuardedProtocol(LanguageServerProtocol):
+    def handle_message(self, message):
+        if not hasattr(message, "jsonrpc"):  # JSON, but no JSON-RPC message: `{}`, a list, a number
+            self._send_data(_unread_error("tvmlint: a message that is not JSON-RPC 2.0 was not read"))
+            return
+        super().handle_message(message)
+
     def structure_message(self, data):
         try:
             return super().structure_message(data)
@@ -62,13 +107,11 @@ class GuardedProtocol(LanguageServerProtocol):
 
 
 def refused_error(length: object) -> dict:
-    """The answer to a message refused for its size. Its id was never read: JSON-RPC's `"id": null`
+    """The answer to a message refused for its size."""
+    return _unread_error(f"tvmlint: a message of {length} bytes was not read (the limit is {MAX_MESSAGE >> 20} MB)")
+
+
+def _unread_error(message: str) -> dict:
+    """An InvalidRequest error for a message whose id was never read: JSON-RPC's `"id": null`
     (a plain dict: pygls's converter would leave a None id out)."""
-    return {
-        "jsonrpc": "2.0",
-        "id": None,
-        "error": {
-            "code": int(types.ErrorCodes.InvalidRequest),
-            "message": f"tvmlint: a message of {length} bytes was not read (the limit is {MAX_MESSAGE >> 20} MB)",
-        },
-    }
+    return {"jsonrpc": "2.0", "id": None, "error": {"code": int(types.ErrorCodes.InvalidRequest), "message": message}}
