@@ -24,9 +24,9 @@ import pytest
 from tests.lsp_stdio import StdioServer
 
 # A child that goes past these is a hang or a blow-up, not a slow machine: the largest input
-# takes a few seconds and well under 1 GB (benchmarks/large_files.py prints the figures).
+# takes a few seconds and under 400 MB (benchmarks/large_files.py prints the figures).
 WALL_SECONDS = 90
-PEAK_RSS_MB = 1200
+PEAK_RSS_MB = 600
 # the address space a child may map: a run that would go past the RSS bound by far dies of
 # MemoryError here instead of taking the machine (four sessions share it)
 ADDRESS_SPACE = 4 << 30
