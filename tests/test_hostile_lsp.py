@@ -31,12 +31,14 @@ def test_negative_positions_get_invalid_params_and_the_server_goes_on(server):
     assert server.process.poll() is None
 
 
-def test_json_that_is_no_message_is_answered_with_an_error(server):
-    for body in (b"{}", b"[1, 2]", b"7"):
+def test_a_body_that_is_no_json_rpc_message_is_answered_with_an_error(server):
+    for body, code, says in ((b"{}", -32600, "not JSON-RPC"), (b"[1, 2]", -32600, "not JSON-RPC"),
+                             (b"7", -32600, "not JSON-RPC"), (b"{not json", -32700, "not JSON"),
+                             (b"\xff\xfe", -32700, "not JSON")):
         server.raw(b"Content-Length: %d\r\n\r\n" % len(body) + body)
         got = server.messages(lambda got: any("id" in m and m["id"] is None for m in got))
         [refused] = [m for m in got if "id" in m and m["id"] is None]
-        assert refused["error"]["code"] == -32600 and "not JSON-RPC" in refused["error"]["message"]
+        assert refused["error"]["code"] == code and says in refused["error"]["message"], (body, refused)
     assert "result" in server.hover_answered(5)
     server.close()
     assert b"Traceback" not in server.process.stderr.read()

@@ -558,8 +558,7 @@ def build_server() -> TvmlintLanguageServer:
 
     @server.feature(REFUSED)
     def refused(params) -> None:
-        length = params.get("length") if isinstance(params, dict) else getattr(params, "length", "?")
-        server.protocol._send_data(refused_error(length))
+        server.protocol._send_data(refused_error(params))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:
