@@ -24,6 +24,7 @@ Figures on this project's 2-core machine (2026-11-25; loaded by other work, so w
   no limit:  0.25 MB 2.8 s / 71 MB; 0.5 MB 5.3 s / 102 MB; 1 MB 6.5-26 s / 871 MB (analysed: under
              guards.MAX_NODES); past MAX_NODES only the stdlib parser runs: 2 MB 7.2 s / 253 MB,
              5 MB 28 s / 755 MB (~150 MB per MB: a 50 MB file took gigabytes); TVMScript 2 MB 6.1 s / 251 MB
+             (2026-11-27, parsed in parts first: 2 MB 1.2 s / 49 MB, 5 MB 1.7 s / 52 MB, 20 MB 3.7 s / 128 MB)
   max-file-size 5 (the default): 5.0+, 10, 20, 50 MB: 0.2 s / 27-72 MB, one TVM001 each
   worst shapes (2026-11-27, default limit; large texts parsed in parts, guards.measure_in_parts):
              800k `x = 1` 4.6 MB: 2.8 s / 77 MB (before: 3.0 s / 1.2 GB); after a finding 2.4 s / 79 MB
