@@ -112,8 +112,14 @@ def _mixed(count: int, seed: int) -> str:
     return "".join(chooser.choice(PIECES) for _ in range(count))
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_a_text_measured_in_parts_gets_the_whole_texts_shape_and_first_error(monkeypatch, seed):
+# line ends as files hold them: CRLF, and some lone CRs among the \n (Python ends a line at each)
+LINE_ENDS = {"lf": lambda text: text, "crlf": lambda text: text.replace("\n", "\r\n"),
+             "some_cr": lambda text: text.replace("x = 1\n", "x = 1\r")}
+
+
+@pytest.mark.parametrize("ends", LINE_ENDS)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_text_measured_in_parts_gets_the_whole_texts_shape_and_first_error(monkeypatch, seed, ends):
     # parts of ~60 characters, so that every kind of statement straddles a boundary somewhere
     import random
 
@@ -122,11 +128,11 @@ def test_a_text_measured_in_parts_gets_the_whole_texts_shape_and_first_error(mon
 
     monkeypatch.setattr(guards, "PARTS_FROM", 100)
     monkeypatch.setattr(guards, "PART", 60)
-    text = _mixed(300, seed)
+    text = LINE_ENDS[ends](_mixed(300, seed))
     measured = guards.measure_in_parts(text)
     tree, _ = parse(text)
     assert (measured.depth, measured.nodes, measured.error) == (*guards.tree_shape(tree), None)
-    lines = text.splitlines(keepends=True)
+    lines = text.splitlines(keepends=True)  # \r, \r\n and \n, as Python ends lines
     for bad in ("def broken(:\n", "x = (\n", "s = '''\n", "else:\n    pass\n", "  indented = 1\n"):
         where = random.Random(seed).randrange(len(lines))
         broken = "".join(lines[:where] + [bad] + lines[where:])

@@ -137,7 +137,8 @@ def measure_in_parts(text: str) -> Optional[Measured]:
     """A text longer than PARTS_FROM characters, parsed a part at a time: its shape, or its first
     syntax error, at the place the whole text's parse gives it. None for a shorter text (its whole
     tree is cheap), or one whose parts do not stand alone (a `from __future__ import
-    barry_as_FLUFL` changes how later parts parse; lone-CR line ends are not split here).
+    barry_as_FLUFL` changes how later parts parse). Parts end after a \n, so a text whose lines
+    all end in a lone CR is one part.
 
     Parts end before a line at column 0 that starts a statement, so that text before a part is
     whole statements and the part parses, or fails, as it would in the whole text. Once the
@@ -145,7 +146,7 @@ def measure_in_parts(text: str) -> Optional[Measured]:
     parts are checked without building their trees."""
     import gc
 
-    if len(text) <= PARTS_FROM or "\r" in text or "barry_as_FLUFL" in text:
+    if len(text) <= PARTS_FROM or "barry_as_FLUFL" in text:
         return None
     collecting = gc.isenabled()
     gc.disable()  # the trees' millions of objects go by reference counting: a collection would walk them all
@@ -186,10 +187,17 @@ def _measure(text: str) -> Measured:
             measured.nodes += nodes
             parts += 1
         del tree
-        line += text.count("\n", start, end)
+        line += _lines_in(text, start, end)
         start = end
     measured.nodes -= parts - 1  # one Module node, not one per part
     return measured
+
+
+def _lines_in(text: str, start: int, end: int) -> int:
+    """The lines that text[start:end] ends, as Python ends them: \n, \r\n or a lone \r."""
+    newlines = text.count("\n", start, end)
+    returns = text.count("\r", start, end)
+    return newlines + (returns - text.count("\r\n", start, end) if returns else 0)
 
 
 def _part_end(text: str, start: int) -> int:
