@@ -7,6 +7,7 @@ the reason nothing is explained)."""
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Tuple
 
@@ -221,6 +222,13 @@ def _clause_at(text: str, at: int) -> bool:
     return text[at:word_end] in _CLAUSES
 
 
+@functools.lru_cache(maxsize=2)
+def _problem_in_parts(text: str) -> Optional[str]:
+    # kept: the language server asks again for each hover and inlay hint on the same buffer
+    measured = measure_in_parts(text)
+    return measured.problem() if measured is not None else None
+
+
 def admit(text: str, limit: Optional[int]) -> Tuple[Optional["ast.Module"], Optional[str]]:
     """(stdlib tree, None) when `text` may be analysed; (None, why) when it is over `limit`
     bytes (None: no limit), not Python, or too deep or too large. The order is the cheap one
@@ -231,8 +239,7 @@ def admit(text: str, limit: Optional[int]) -> Tuple[Optional["ast.Module"], Opti
     why = too_large(len(text.encode("utf-8", "surrogatepass")), limit)
     if why:
         return None, why
-    measured = measure_in_parts(text)
-    why = measured.problem() if measured is not None else None
+    why = _problem_in_parts(text)
     if why:
         return None, why
     tree, error = parse(text)
