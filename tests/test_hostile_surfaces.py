@@ -170,7 +170,7 @@ def _bounded(close_stderr: bool = False, address_space: int = ADDRESS_SPACE) -> 
 
 def run_bounded(argv: List[str], cwd: Path, stdout: str = "pipe", close_stderr: bool = False) -> Ran:
     """The command in a child under the address-space bound, killed at WALL_SECONDS; its peak RSS
-    from the kernel's accounting of that child alone (wait4)."""
+    as the kernel accounts it to wait4 (the child, or a worker it waited for, whichever peaked higher)."""
     out_path, err_path = cwd.parent / f"{cwd.name}.out", cwd.parent / f"{cwd.name}.err"
     opened = []
     if stdout == "full":
