@@ -168,9 +168,24 @@ def _bounded(close_stderr: bool = False, address_space: int = ADDRESS_SPACE) -> 
     return limits
 
 
+def _ended(process: subprocess.Popen, what: str) -> Tuple[int, float]:
+    """(exit code, peak RSS in MB) of a child once it ends, killed at WALL_SECONDS. The peak is as
+    the kernel accounts it to wait4: the child, or a worker it waited for, whichever peaked higher."""
+    deadline = time.monotonic() + WALL_SECONDS
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            return process.returncode, usage.ru_maxrss / 1024
+        if time.monotonic() > deadline:
+            process.kill()
+            os.wait4(process.pid, 0)
+            pytest.fail(f"{what} still running after {WALL_SECONDS} s")
+        time.sleep(0.02)
+
+
 def run_bounded(argv: List[str], cwd: Path, stdout: str = "pipe", close_stderr: bool = False) -> Ran:
-    """The command in a child under the address-space bound, killed at WALL_SECONDS; its peak RSS
-    as the kernel accounts it to wait4 (the child, or a worker it waited for, whichever peaked higher)."""
+    """The command in a child under the address-space bound (`_ended`)."""
     out_path, err_path = cwd.parent / f"{cwd.name}.out", cwd.parent / f"{cwd.name}.err"
     opened = []
     if stdout == "full":
@@ -192,22 +207,13 @@ def run_bounded(argv: List[str], cwd: Path, stdout: str = "pipe", close_stderr: 
     child = subprocess.Popen([sys.executable, "-m", "tvmlint", *argv], cwd=cwd, stdin=subprocess.DEVNULL,
                              stdout=out if out is not None else subprocess.DEVNULL, stderr=err,
                              env=env, preexec_fn=preexec)
-    deadline = start + WALL_SECONDS
-    status = usage = None
-    while time.monotonic() < deadline:
-        pid, status, usage = os.wait4(child.pid, os.WNOHANG)
-        if pid:
-            break
-        time.sleep(0.02)
-    else:
-        child.kill()
-        os.wait4(child.pid, 0)
-        pytest.fail(f"{argv} still running after {WALL_SECONDS} s")
-    seconds = time.monotonic() - start
-    for f in opened:
-        f.close()
-    return Ran(os.waitstatus_to_exitcode(status), out_path.read_text(errors="replace") if out_path.exists() else "",
-               err_path.read_text(errors="replace"), seconds, usage.ru_maxrss / 1024)
+    try:
+        code, peak = _ended(child, " ".join(argv))
+    finally:
+        for f in opened:
+            f.close()
+    return Ran(code, out_path.read_text(errors="replace") if out_path.exists() else "",
+               err_path.read_text(errors="replace"), time.monotonic() - start, peak)
 
 
 def _kinds(root: Path) -> Dict[str, str]:
@@ -328,13 +334,6 @@ def _ask_everything(server: StdioServer, uri: str, line: int, first_id: int, uno
             assert "BackwardFoldScaleAxis" in answer["result"]["contents"]["value"], answer
 
 
-def _peak_mb(process: subprocess.Popen) -> float:
-    """The server's peak RSS and its forked checks', once it has ended (wait4 counts both)."""
-    _pid, status, usage = os.wait4(process.pid, 0)
-    process.returncode = os.waitstatus_to_exitcode(status)
-    return usage.ru_maxrss / 1024
-
-
 @pytest.mark.parametrize("case", LSP_INPUTS, ids=[case.name for case in LSP_INPUTS])
 def test_the_language_server_survives_every_hostile_input(tmp_path: Path, case: Input):
     root = tmp_path / "w"
@@ -357,13 +356,19 @@ def test_the_language_server_survives_every_hostile_input(tmp_path: Path, case: 
         from tests.lsp_stdio import frame
 
         try:
-            _, err = child.communicate(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-                "processId": None, "rootUri": root.as_uri(), "capabilities": {}}}), timeout=WALL_SECONDS)
+            child.stdin.write(frame({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "processId": None, "rootUri": root.as_uri(), "capabilities": {}}}))
+            child.stdin.close()
+        except BrokenPipeError:
+            pass  # it stopped before reading all of it: what it said is on stderr
         finally:
             if out is not subprocess.DEVNULL:
                 out.close()
-        assert child.returncode == 2, (child.returncode, err[-2000:])
+        code, peak = _ended(child, "the server with its output failing")
+        err = child.stderr.read()
+        assert code == 2, (code, err[-2000:])
         assert err.decode().splitlines() == [f"tvmlint: error: could not write the output: {WHY[case.stdout]}"]
+        assert peak < PEAK_RSS_MB, f"peak RSS {peak:.0f} MB"
         return
     server = StdioServer(root, options={"inlay-hints": True, "target-version": "0.19"}, preexec_fn=_bounded(case.close_stderr),
                          stderr=subprocess.DEVNULL if case.close_stderr else subprocess.PIPE)
@@ -382,7 +387,7 @@ def test_the_language_server_survives_every_hostile_input(tmp_path: Path, case: 
         assert server.process.poll() is None
     finally:
         server.process.kill()
-        peak = _peak_mb(server.process)
+        _code, peak = _ended(server.process, "the server, killed")
     err = server.process.stderr.read().decode(errors="replace") if server.process.stderr else ""
     print(f"{case.name} lsp: {peak:.0f} MB\nstderr: {err[-600:]!r}")
     assert "Traceback" not in err, err[-2000:]
