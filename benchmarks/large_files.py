@@ -1,6 +1,6 @@
 """Large single files: wall time and peak memory of `tvmlint check FILE`, and `fix` against `check`.
 
-    python benchmarks/large_files.py [--sizes 1,5,10,20] [--tvmscript 5] [--limit-mb M]
+    python benchmarks/large_files.py [--sizes 1,5,10,20] [--tvmscript 5] [--limit-mb M] [--no-shapes]
                                      [--fix-lines 20000] [--cap-gb 6] [--timeout 600]
 
 Part 1 builds realistic large files by concatenating apache/tvm v0.18.0's real test
@@ -16,11 +16,21 @@ renamed passes, TVM201/202 removed/deprecated API with renames, TVM101's unsafe
 `with PassContext` wrap) and times `check` and `fix --unsafe-fixes --diff` on it
 (goal: fix within 2x of check).
 
+Part 3 checks the worst shapes per byte under the default max-file-size (5 MB): 800,000 short
+statements (with and without a finding, and `explain` on them), 250,000 `x = tvm.nd.array(1)`, a
+syntax error after them, and one line of 1 MB and of 4.9 MB (--no-shapes skips it).
+
 Figures on this project's 2-core machine (2026-11-25; loaded by other work, so walls vary):
   no limit:  0.25 MB 2.8 s / 71 MB; 0.5 MB 5.3 s / 102 MB; 1 MB 6.5-26 s / 871 MB (analysed: under
              guards.MAX_NODES); past MAX_NODES only the stdlib parser runs: 2 MB 7.2 s / 253 MB,
              5 MB 28 s / 755 MB (~150 MB per MB: a 50 MB file took gigabytes); TVMScript 2 MB 6.1 s / 251 MB
+             (2026-11-27, parsed in parts first: 2 MB 1.2 s / 49 MB, 5 MB 1.7 s / 52 MB, 20 MB 3.7 s / 128 MB)
   max-file-size 5 (the default): 5.0+, 10, 20, 50 MB: 0.2 s / 27-72 MB, one TVM001 each
+  worst shapes (2026-11-27, default limit; large texts parsed in parts, guards.measure_in_parts):
+             800k `x = 1` 4.6 MB: 2.8 s / 77 MB (before: 3.0 s / 1.2 GB); after a finding 2.4 s / 79 MB
+             (before: 19.6 s / 4.2 GB); explain on it 2.4 s / 76 MB (before: 12 s / 1.9 GB); 250k
+             `x = tvm.nd.array(1)` 2.5 s / 63 MB; error at the end 2.8 s / 88 MB (a failing whole
+             parse: 2.5 GB); one statement is never split: a 1 MB line 0.9 s / 361 MB, 4.9 MB 3.5 s / 1.7 GB
   fix vs check, 20,000 lines, 5,334 fixes: before 4.66x (--diff) and 4.27x (writes);
              after (3 paired runs) 2.04x median (1.93-2.14) with --diff, 1.89x (1.72-1.95) writing.
              The rest is the re-check of the fixed text, which holds 1,333 more `with` contexts
@@ -179,6 +189,35 @@ def large(args, base: Path) -> None:
         path.unlink()
 
 
+FINDING = "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
+# the worst shapes per byte under the default max-file-size (5 MB): many short statements, a
+# syntax error after them, and one statement of megabytes (which cannot be parsed in parts)
+SHAPES = [
+    ("800k `x = 1`", lambda: "x = 1\n" * 800_000, "check"),
+    ("800k `x = 1` after a finding", lambda: FINDING + "x = 1\n" * 800_000, "check"),
+    ("  the same, explain :2", lambda: FINDING + "x = 1\n" * 800_000, "explain"),
+    ("250k `x = tvm.nd.array(1)`", lambda: "import tvm\n" + "x = tvm.nd.array(1)\n" * 250_000, "check"),
+    ("800k `x = 1`, error last", lambda: FINDING + "x = 1\n" * 800_000 + "def broken(:\n", "check"),
+    ("a 1 MB line", lambda: FINDING + "x = [" + "1, " * 349_000 + "]\n", "check"),
+    ("a 4.9 MB line", lambda: FINDING + "x = [" + "1, " * 1_700_000 + "]\n", "check"),
+]
+
+
+def shapes(args, base: Path) -> None:
+    work = base / "shapes"
+    work.mkdir()
+    (work / "pyproject.toml").write_text(CONFIG.format(target="0.19"))
+    print(f"\nthe worst shapes under the default max-file-size (target 0.19, cap {args.cap_gb} GB)")
+    for name, build, command in SHAPES:
+        path = work / "shape.py"
+        path.write_text(build(), encoding="utf-8")
+        size = path.stat().st_size / 2**20
+        argv = tvmlint("explain", "shape.py:2") if command == "explain" else \
+            tvmlint("check", "--no-cache", "--format", "concise", "shape.py")
+        _show(name, size, measure(argv, work, args.cap_gb, args.timeout))
+        path.unlink()
+
+
 def fix_cost(args, base: Path) -> None:
     work = base / "fix"
     work.mkdir()
@@ -211,6 +250,8 @@ def main() -> int:
     parser.add_argument("--tvmscript", type=float, default=5, help="megabytes of the TVMScript file (0 to skip)")
     parser.add_argument("--limit-mb", type=float, default=None, help="check with this --max-file-size (default: no limit)")
     parser.add_argument("--select-all", action="store_true", help="check with --select ALL")
+    parser.add_argument("--no-shapes", dest="shapes", action="store_false",
+                        help="skip the worst shapes under the default limit (Part 3)")
     parser.add_argument("--fix-lines", type=int, default=20_000, help="lines of the fix-cost file (0 to skip)")
     parser.add_argument("--repeat", type=int, default=3, help="paired check/fix runs (the ratio's median and range)")
     parser.add_argument("--cap-gb", type=float, default=6.0, help="address-space cap of each child (0: none)")
@@ -223,6 +264,8 @@ def main() -> int:
     try:
         if args.sizes or args.tvmscript:
             large(args, base)
+        if args.shapes:
+            shapes(args, base)
         if args.fix_lines:
             fix_cost(args, base)
         return 0

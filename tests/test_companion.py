@@ -375,7 +375,7 @@ def test_a_tvm_that_fails_to_import_gives_one_line(tmp_path, cache_dir):
     registry = tvmlint("registry", "--tvm-python", str(python), cwd=tmp_path, cache=cache_dir)
     assert registry.returncode == 2 and registry.stdout == ""
     assert registry.stderr.strip().splitlines() == [
-        f"tvmlint: the TVM companion ({python}): OSError: libtvm.so: cannot open shared object file"
+        f"tvmlint: error: the TVM companion ({python}): OSError: libtvm.so: cannot open shared object file"
     ]
 
 

@@ -14,21 +14,20 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.helpers import run_cli
 
-DEEP_PARENS = "x = " + "(" * 10000 + "1" + ")" * 10000 + "\n"  # the parser's own limit
 DEEP_UNARY = "x = " + "-" * 100000 + "1\n"  # past the parser's, under no limit of its own
 LONG_SUM = "x = " + "+".join(["1"] * 200000) + "\n"  # 200k-term sum: deep left-nested BinOp
 # parses, but 600 levels deep: past MAX_NESTING, where libcst and the recursive analysis would go
 NESTED_LISTS = "import tvm\nx = " + "[" * 600 + "]" * 600 + "\n"
 
 
-@pytest.mark.parametrize("text", [DEEP_PARENS, DEEP_UNARY, LONG_SUM, NESTED_LISTS],
-                         ids=["parens", "unary", "sum", "lists"])
+# 10,000 parentheses: tests/test_hostile_surfaces.py, with every other surface
+@pytest.mark.parametrize("text", [DEEP_UNARY, LONG_SUM, NESTED_LISTS], ids=["unary", "sum", "lists"])
 def test_explain_refuses_deep_files_in_one_line(tmp_path: Path, text: str):
     (tmp_path / "deep.py").write_text(text, encoding="utf-8")
     done = run_cli("explain", "deep.py:1", cwd=tmp_path)
     assert done.returncode == 2, (done.returncode, done.stderr[-500:])
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tvmlint: deep.py: "), lines
+    assert len(lines) == 1 and lines[0].startswith("tvmlint: error: deep.py: "), lines
     assert "nested" in lines[0] or "too large" in lines[0]
 
 
@@ -37,7 +36,7 @@ def test_explain_refuses_a_file_over_max_file_size(tmp_path: Path):
     (tmp_path / "pyproject.toml").write_text("[tool.tvmlint]\nmax-file-size = 1\n", encoding="utf-8")
     done = run_cli("explain", "big.py:1", cwd=tmp_path)
     assert done.returncode == 2
-    assert done.stderr.strip() == "tvmlint: big.py: larger than 1 MB (max-file-size)"
+    assert done.stderr.strip() == "tvmlint: error: big.py: larger than 1 MB (max-file-size)"
 
 
 SERVER = [sys.executable, "-m", "tvmlint", "lsp"]
@@ -57,7 +56,7 @@ async def client(lsp_client: LanguageClient, tmp_path):
 @pytest.mark.asyncio
 async def test_hover_and_hints_on_a_deep_document_leave_the_server_up(client: LanguageClient, tmp_path):
     deep = (tmp_path / "deep.py").as_uri()
-    for text in (DEEP_PARENS, NESTED_LISTS):
+    for text in (NESTED_LISTS,):  # 10,000 parentheses: tests/test_hostile_surfaces.py
         client.text_document_did_open(types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=deep, language_id="python", version=1, text=text)))
         hover = await client.text_document_hover_async(types.HoverParams(

@@ -94,3 +94,17 @@ def test_fix_leaves_a_read_only_file_alone_even_as_root(tmp_path: Path):
         assert stat.S_IMODE(path.stat().st_mode) == 0o444
     finally:
         path.chmod(0o644)
+
+
+def test_fix_writes_through_a_symlink_and_gives_a_hard_link_a_file_of_its_own(tmp_path: Path):
+    original = "from tvm.contrib import graph_runtime\nm = graph_runtime.create(1, 2, 3)\n"
+    real = tmp_path / "real.py"
+    real.write_text(original, encoding="utf-8")
+    (tmp_path / "link.py").symlink_to("real.py")
+    os.link(real, tmp_path / "hard.py")
+    done = run_cli("fix", "--no-cache", "--target-version", "0.8", "link.py", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert os.readlink(tmp_path / "link.py") == "real.py"
+    assert "graph_executor" in real.read_text(encoding="utf-8")
+    assert (tmp_path / "hard.py").read_text(encoding="utf-8") == original  # the other name keeps the old text
+    assert not real.samefile(tmp_path / "hard.py")

@@ -92,3 +92,55 @@ def test_the_setting_is_validated_and_shown(tmp_path):
             SettingsResolver(Overrides(), cwd=tmp_path).for_path(tmp_path / "large.py")
     write_tree(tmp_path, {"pyproject.toml": "[tool.tvmlint]\nmax-file-size = 0\n"})
     assert SettingsResolver(Overrides(), cwd=tmp_path).for_path(tmp_path / "large.py").max_file_bytes is None
+
+
+# -- a large text is measured a part at a time (guards.measure_in_parts) ------------------------
+
+PIECES = [
+    "x = 1\n", "def f(a,\n      b):\n    return a\n", "if x:\n    pass\nelse:\n    pass\n",
+    "s = '''\nnot code: x = (\nelse:\n'''\n", "@decorator\nclass C:\n    y = [\n1,\n2]\n",
+    "total = 1 + \\\n    2\n", "try:\n    pass\nexcept E:\n    pass\nfinally:\n    pass\n",
+    "# a comment at column 0\n", "\n", "value = {'k': (1, 2)}\n",
+    "doc = \"\"\"\n" + "longer than the parts joined\n" * 20 + "\"\"\"\n",
+]
+
+
+def _mixed(count: int, seed: int) -> str:
+    import random
+
+    chooser = random.Random(seed)
+    return "".join(chooser.choice(PIECES) for _ in range(count))
+
+
+# line ends as files hold them: CRLF, and some lone CRs among the \n (Python ends a line at each)
+LINE_ENDS = {"lf": lambda text: text, "crlf": lambda text: text.replace("\n", "\r\n"),
+             "some_cr": lambda text: text.replace("x = 1\n", "x = 1\r")}
+
+
+@pytest.mark.parametrize("ends", LINE_ENDS)
+@pytest.mark.parametrize("seed", range(4))
+def test_a_text_measured_in_parts_gets_the_whole_texts_shape_and_first_error(monkeypatch, seed, ends):
+    # parts of ~60 characters, so that every kind of statement straddles a boundary somewhere
+    import random
+
+    from tvmlint.analysis.used_names import parse
+    from tvmlint.run import guards
+
+    monkeypatch.setattr(guards, "PARTS_FROM", 100)
+    monkeypatch.setattr(guards, "PART", 60)
+    text = LINE_ENDS[ends](_mixed(300, seed))
+    measured = guards.measure_in_parts(text)
+    tree, _ = parse(text)
+    assert (measured.depth, measured.nodes, measured.error) == (*guards.tree_shape(tree), None)
+    lines = text.splitlines(keepends=True)  # \r, \r\n and \n, as Python ends lines
+    for bad in ("def broken(:\n", "x = (\n", "s = '''\n", "else:\n    pass\n", "  indented = 1\n"):
+        where = random.Random(seed).randrange(len(lines))
+        broken = "".join(lines[:where] + [bad] + lines[where:])
+        _, whole = parse(broken)
+        assert guards.measure_in_parts(broken).error == whole, (bad, where)
+
+
+def test_a_short_text_is_not_measured_in_parts():
+    from tvmlint.run import guards
+
+    assert guards.measure_in_parts("x = 1\n" * 1000) is None

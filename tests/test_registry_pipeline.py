@@ -151,7 +151,7 @@ def test_an_unknown_name_exits_2_with_one_line(tmp_path, name, expect):
     assert done.returncode == 2
     assert done.stdout == ""
     lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tvmlint: ") and expect in lines[0]
+    assert len(lines) == 1 and lines[0].startswith("tvmlint: error: ") and expect in lines[0]
 
 
 def test_without_tvm_it_exits_2_with_one_line(tmp_path):

@@ -56,10 +56,14 @@ def _directive(line: int, comment: str, column: int) -> Optional[Directive]:
 
 
 @functools.lru_cache(maxsize=4)
-def _scan(text: str) -> Tuple[Tuple[Tuple[int, int, str], ...], Optional[int], Optional[FrozenSet[int]], int]:
+def _scan(text: str, through: Optional[int] = None
+          ) -> Tuple[Tuple[Tuple[int, int, str], ...], Optional[int], Optional[FrozenSet[int]], int]:
     """One pass of the tokenizer: (line, column, text) of each comment; the line after which it
     gave up (None when it read the whole text); the lines a NEWLINE, NL or COMMENT token ends,
-    where a comment can go (None when it gave up); the last line tokens reach."""
+    where a comment can go (None when it gave up); the last line tokens reach. `through`: a
+    line past which nothing is asked; the pass stops at the first line end after it (a string or
+    a continued line that holds it ends there), which keeps `--add-noqa` on a finding near the
+    top of a file of megabytes from tokenizing all of it."""
     found: List[Tuple[int, int, str]] = []
     ends: Set[int] = set()
     last = 0
@@ -72,20 +76,22 @@ def _scan(text: str) -> Tuple[Tuple[Tuple[int, int, str], ...], Optional[int], O
                 ends.add(token.start[0])
             elif kind == tokenize.NEWLINE or kind == tokenize.NL:
                 ends.add(token.start[0])
+                if through is not None and token.start[0] > through:
+                    break
     except (tokenize.TokenError, SyntaxError):  # IndentationError too; the module does not parse
         return tuple(found), last, None, last
     return tuple(found), None, frozenset(ends), last
 
 
-def _comments(text: str) -> Tuple[Tuple[Tuple[int, int, str], ...], Optional[int]]:
-    found, gave_up_after, _ends, _last = _scan(text)
+def _comments(text: str, through: Optional[int] = None) -> Tuple[Tuple[Tuple[int, int, str], ...], Optional[int]]:
+    found, gave_up_after, _ends, _last = _scan(text, through)
     return found, gave_up_after
 
 
-def _line_ends(text: str) -> Optional[Tuple[FrozenSet[int], int]]:
+def _line_ends(text: str, through: Optional[int] = None) -> Optional[Tuple[FrozenSet[int], int]]:
     """The lines whose end can take a comment (not inside a string, not continued with a
     backslash) and the last line tokens reach; None when the tokenizer cannot read the module."""
-    _found, _gave_up, ends, last = _scan(text)
+    _found, _gave_up, ends, last = _scan(text, through)
     return None if ends is None else (ends, last)
 
 
@@ -108,11 +114,11 @@ def written_codes(text: str) -> Tuple[bool, FrozenSet[str]]:
     return bare, frozenset(codes)
 
 
-def noqa_lines(text: str) -> Dict[int, int]:
+def noqa_lines(text: str, through: Optional[int] = None) -> Dict[int, int]:
     """Lines that cannot hold a comment (inside a multi-line string, continued with a backslash)
     -> the line whose `# noqa` stands for them: where that string or continuation ends, as ruff
-    maps them."""
-    found = _line_ends(text)
+    maps them. `through`: only lines up to it are asked about (`_scan`)."""
+    found = _line_ends(text, through)
     if found is None:
         return {}
     ends, last = found
@@ -128,12 +134,12 @@ def noqa_lines(text: str) -> Dict[int, int]:
     return mapping
 
 
-def directives(text: str) -> List[Directive]:
-    """Every `# noqa` directive of `text`, in order of lines."""
+def directives(text: str, through: Optional[int] = None) -> List[Directive]:
+    """Every `# noqa` directive of `text`, in order of lines (`through`: up to that line at least)."""
     if "noqa" not in text.lower():
         return []
     out: List[Directive] = []
-    comments, gave_up_after = _comments(text)
+    comments, gave_up_after = _comments(text, through)
     for line, column, comment in comments:
         directive = _directive(line, comment, column)
         if directive is not None:
@@ -186,13 +192,15 @@ class NoqaWriter:
     end can take a comment, the line that stands for each one that cannot, the directives
     already there. `check --add-noqa` writes many lines with one; the editor asks it line by line."""
 
-    def __init__(self, text: str) -> None:
-        found = _line_ends(text)
+    def __init__(self, text: str, through: Optional[int] = None) -> None:
+        """`through`: the last line a directive will be asked for; the text is read only as far
+        as it takes to know about the lines up to it (None: all of it)."""
+        found = _line_ends(text, through)
         self.readable = found is not None  # False: the module does not tokenize, nothing is written
         self.allowed: FrozenSet[int] = found[0] if found is not None else frozenset()
-        self.mapping = noqa_lines(text)
+        self.mapping = noqa_lines(text, through)
         self.by_line: Dict[int, Directive] = {}
-        for directive in directives(text):
+        for directive in directives(text, through):
             self.by_line.setdefault(directive.line, directive)
         self.lines = split_lines(text)
 
@@ -227,7 +235,7 @@ def add_noqa_to_text(text: str, codes_by_line: Dict[int, Set[str]]) -> Tuple[str
     """`text` with `# noqa: CODES` on each line of `codes_by_line` (merged into a noqa comment
     already there), how many lines were given one, and the lines that cannot take a comment.
     A line inside a multi-line string or continued with a backslash gets it where that ends."""
-    writer = NoqaWriter(text)
+    writer = NoqaWriter(text, max(codes_by_line, default=0))
     if not writer.readable:
         return text, 0, sorted(codes_by_line)
     moved: Dict[int, Set[str]] = {}

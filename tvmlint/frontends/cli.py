@@ -65,6 +65,14 @@ class _ClosedStream(io.TextIOBase):
         return False
 
 
+class _DiscardingStream(_ClosedStream):
+    """Stands for a closed stderr: the messages are lost, and nothing else changes (the report
+    and the exit code are the run's)."""
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+
 # what a write of the output can fail with that is the output's, not tvmlint's: a full disk,
 # a closed or broken descriptor, a file grown past its limit
 _OUTPUT_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EBADF, errno.EIO, errno.EFBIG})
@@ -77,7 +85,7 @@ def _cannot_write(error: OSError) -> bool:
 def main(argv: Optional[Sequence[str]] = None) -> int:
     # a closed stderr swallows the messages, and a closed stdout fails the report it is meant for
     if sys.stderr is None:
-        sys.stderr = _ClosedStream()
+        sys.stderr = _DiscardingStream()
     if sys.stdout is None:
         sys.stdout = _ClosedStream()
     try:

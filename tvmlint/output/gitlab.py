@@ -37,7 +37,11 @@ def _path(path: str, project_dir: str) -> str:
 
 def _fingerprint(finding: Finding, path: str, salt: int) -> str:
     text = f"{finding.code}\0{path}\0{finding.message}\0{salt}"
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:32]
+    try:  # a name that is not UTF-8 hashes as its bytes
+        data = text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:  # a lone surrogate from a literal ("\ud800"): no bytes stand for it
+        data = text.encode("utf-8", "surrogatepass")
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def issues(findings: Sequence[Finding], project_dir: str = "") -> list:

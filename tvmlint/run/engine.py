@@ -19,7 +19,7 @@ from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.run.discovery import resolve
-from tvmlint.run.guards import not_python, shape_problem
+from tvmlint.run.guards import Measured, measure_in_parts, not_python, shape_problem
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.noqa import suppressions
@@ -122,7 +122,12 @@ def check_module(
 
     with _no_cycle_collection():
         wanted = not cheap or follow is not None or _may_want(text, codes, version, module_name, is_package)
-        if not wanted and names.parses(text):
+        measured = measure_in_parts(text)
+        if measured is not None and (measured.error is not None or wanted):
+            refused = _refused(text, path, codes, version, module_name, measured)
+            if refused is not None:
+                return refused
+        if not wanted and (measured is not None or names.parses(text)):
             # no selected rule can want it, its text says: the parser's verdict is all it needs (TVM001)
             checked = Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
             checked.low_level = _low_level(text, version, None) if defer_low else None
@@ -138,6 +143,30 @@ def check_module(
         del tree
     checked.low_level = low_level
     return checked
+
+
+def _refused(text: str, path: str, codes: FrozenSet[str], version: Version, module_name: str,
+             measured: Measured) -> Optional[Checked]:
+    """A large text's TVM001 when its parts say it does not parse or is too large to analyse (its
+    whole tree never built), as `_check_module` gives it; None when it may be analysed."""
+    if measured.error is not None:
+        return _not_analysed(text, path, codes, version, module_name, measured.error, not not_python(text))
+    too_big = measured.too_big()
+    if too_big is None:
+        return None
+    return _not_analysed(text, path, codes, version, module_name, (1, 1, f"The file could not be analysed: {too_big}"))
+
+
+def _not_analysed(text: str, path: str, codes: FrozenSet[str], version: Version, module_name: str,
+                  where: Tuple[int, int, str], reported: bool = True, defined=()) -> Checked:
+    """A module that is not analysed: its TVM001 at (line, column, message) when `reported`,
+    and its noqa directives (they may suppress it)."""
+    result = FileResult(path, module_name, version, codes)
+    result.noqa = suppressions(text)
+    if reported:
+        result.findings = parse_error(path, codes, *where)
+    result.defined_passes = sorted(defined)
+    return Checked(result, False)
 
 
 def _low_level(text: str, version: Version, tree: Optional["ast.Module"]) -> Optional[int]:
@@ -185,12 +214,8 @@ def _check_module(
     from tvmlint.analysis import used_names as names
     from tvmlint.run import cheap as stage
 
-    if tree is None:
-        result = FileResult(path, module_name, version, codes)
-        result.noqa = suppressions(text)
-        if not not_python(text):  # a shell script named .py is not a Python file with an error
-            result.findings = parse_error(path, codes, *error)
-        return Checked(result, False)
+    if tree is None:  # a shell script named .py is not a Python file with an error
+        return _not_analysed(text, path, codes, version, module_name, error, not not_python(text))
     if cheap:
         roots = names.roots_of(get_knowledge(version))
         if follow is None and _names_no_tvm(text, module_name, version):
@@ -224,11 +249,8 @@ def _check_module(
         defined = frozenset()
     too_big = shape_problem(tree)
     if too_big:
-        result = FileResult(path, module_name, version, codes)
-        result.noqa = suppressions(text)
-        result.findings = parse_error(path, codes, 1, 1, f"The file could not be analysed: {too_big}")
-        result.defined_passes = sorted(defined)
-        return Checked(result, False)
+        return _not_analysed(text, path, codes, version, module_name,
+                             (1, 1, f"The file could not be analysed: {too_big}"), defined=defined)
     if pruned is not None:
         result = analyze_text(
             text, path, codes, version, module_name, is_package, pruned.tree, pruned.text, running, whole_tree=tree,

@@ -31,7 +31,7 @@ import libcst as cst
 from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.edits import apply_edits, offsets, to_offset
 from tvmlint.base.filestate import signature
-from tvmlint.base.notebook import decode_file
+from tvmlint.base.notebook import decode_file, file_bound, is_notebook
 from tvmlint.base.source import NotByteExact, SourceText, edited_bytes, read_file_stat, replace_file
 
 MAX_ROUNDS = 10
@@ -312,10 +312,12 @@ def by_path(findings: Iterable[Finding]) -> Dict[str, List[Finding]]:
 
 
 def add_noqa_to_file(path, findings: Iterable, write: bool = True,
-                     changed: Optional[List[Tuple[str, str]]] = None) -> Tuple[int, Optional[str]]:
+                     changed: Optional[List[Tuple[str, str]]] = None,
+                     limit: Optional[int] = None) -> Tuple[int, Optional[str]]:
     """Add noqa directives for `findings` to the file at `path`, written atomically
     (`write_atomic`). (lines changed, a problem to report or None). `write=False`: nothing is
-    written; the text before and after is appended to `changed` (for --diff)."""
+    written; the text before and after is appended to `changed` (for --diff). `limit`: the
+    file's max-file-size in bytes (None: none), past which it is not read."""
     from tvmlint.base.noqa import add_noqa_to_text, codes_to_add
     from tvmlint.base.source import read_file
 
@@ -323,7 +325,7 @@ def add_noqa_to_file(path, findings: Iterable, write: bool = True,
     if not wanted:
         return 0, None
     try:
-        data = read_file(path)
+        data = read_file(path, file_bound(limit) if is_notebook(path) else limit)
     except OSError as error:
         return 0, f"could not be read: {error.strerror}"
     source, why = decode_file(path, data)

@@ -7,6 +7,8 @@ the reason nothing is explained)."""
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Tuple
 
 if TYPE_CHECKING:
@@ -82,17 +84,149 @@ def tree_shape(tree) -> Tuple[int, int]:
     return deepest, count
 
 
-def _too_big(depth: int, count: int) -> Optional[str]:
+def too_deep_or_large(depth: int, count: int, counted_all: bool = True) -> Optional[str]:
+    """Why a module of this shape (`tree_shape`) is not analysed, or None. `counted_all`: False when
+    counting stopped past the limit (`count` is where it stopped)."""
     if depth > MAX_NESTING:
         return f"it is too deeply nested ({depth} levels; tvmlint analyses up to {MAX_NESTING})"
     if count > MAX_NODES:
-        return f"it is too large ({count:,} syntax nodes; tvmlint analyses up to {MAX_NODES:,}); only its syntax was checked"
+        counted = f"{count:,}" if counted_all else "over " + f"{MAX_NODES:,}"
+        return f"it is too large ({counted} syntax nodes; tvmlint analyses up to {MAX_NODES:,}); only its syntax was checked"
     return None
 
 
 def shape_problem(tree: "ast.Module") -> Optional[str]:
     """Why a parsed module is too deep or too large to analyse, or None."""
-    return _too_big(*tree_shape(tree))
+    return too_deep_or_large(*tree_shape(tree))
+
+
+# The stdlib parser's tree takes about 400 MB per MB of short statements (800,000 `x = 1` lines:
+# 1.9 GB, and a failing parse twice that): a text longer than PARTS_FROM characters is parsed
+# PART characters at a time first, each part's tree counted and dropped, so that one too large
+# to analyse, or that does not parse, is known without ever holding its whole tree.
+PARTS_FROM = 256 << 10
+PART = 128 << 10
+# a part that does not parse on its own is joined to the next (it ended inside a statement: a
+# string, brackets, an `else:`) this many times before the rest of the text is parsed whole
+JOINS = 4
+# a line at column 0 that continues the statement above it: never the first line of a part
+_CLAUSES = ("else", "elif", "except", "finally")
+
+
+@dataclass
+class Measured:
+    """A text's shape as `tree_shape` gives it, or its first syntax error (line, column, message)."""
+
+    depth: int = 0
+    nodes: int = 0
+    error: Optional[Tuple[int, int, str]] = None
+    counted_all: bool = True  # False: counting stopped once past MAX_NODES
+
+    def problem(self) -> Optional[str]:
+        """Why the text cannot be analysed (it does not parse, or it is too deep or too large), or None."""
+        if self.error is not None:
+            line, _column, message = self.error
+            return f"{message} (line {line})"
+        too_big = self.too_big()
+        return f"The file could not be analysed: {too_big}" if too_big else None
+
+    def too_big(self) -> Optional[str]:
+        return too_deep_or_large(self.depth, self.nodes, self.counted_all)
+
+
+def measure_in_parts(text: str) -> Optional[Measured]:
+    """A text longer than PARTS_FROM characters, parsed a part at a time: its shape, or its first
+    syntax error, at the place the whole text's parse gives it. None for a shorter text (its whole
+    tree is cheap), or one whose parts do not stand alone (a `from __future__ import
+    barry_as_FLUFL` changes how later parts parse). Parts end after a \n, so a text whose lines
+    all end in a lone CR is one part.
+
+    Parts end before a line at column 0 that starts a statement, so that text before a part is
+    whole statements and the part parses, or fails, as it would in the whole text. Once the
+    count is past MAX_NODES, the verdict is made and only the syntax of the rest matters: its
+    parts are checked without building their trees."""
+    import gc
+
+    if len(text) <= PARTS_FROM or "barry_as_FLUFL" in text:
+        return None
+    collecting = gc.isenabled()
+    gc.disable()  # the trees' millions of objects go by reference counting: a collection would walk them all
+    try:
+        return _measure(text)
+    finally:
+        if collecting:
+            gc.enable()
+
+
+def _measure(text: str) -> Measured:
+    from tvmlint.analysis.used_names import parse, parses
+
+    measured = Measured()
+    start, line, parts = 0, 0, 0
+    while start < len(text):
+        counting = measured.nodes <= MAX_NODES
+        end = _part_end(text, start)
+        for _ in range(JOINS + 1):
+            part = text[start:end]
+            tree = parse(part)[0] if counting or not parses(part) else True
+            if tree is not None or end == len(text):
+                break
+            end = _part_end(text, end)
+        if tree is None:  # a real error, or a statement longer than the parts joined: the rest, whole
+            # after as many empty lines as went before, so that the error's lines (its message may
+            # name one too) are the whole text's; the tokenizer passes over them at no cost
+            tree, error = parse("\n" * line + text[start:])
+            if tree is None:
+                measured.error = error
+                return measured
+            end = len(text)
+        if tree is True:
+            measured.counted_all = False
+        else:
+            depth, nodes = tree_shape(tree)
+            measured.depth = max(measured.depth, depth)
+            measured.nodes += nodes
+            parts += 1
+        del tree
+        line += _lines_in(text, start, end)
+        start = end
+    measured.nodes -= parts - 1  # one Module node, not one per part
+    return measured
+
+
+def _lines_in(text: str, start: int, end: int) -> int:
+    """The lines that text[start:end] ends, as Python ends them: \n, \r\n or a lone \r."""
+    newlines = text.count("\n", start, end)
+    returns = text.count("\r", start, end)
+    return newlines + (returns - text.count("\r\n", start, end) if returns else 0)
+
+
+def _part_end(text: str, start: int) -> int:
+    """Where a part from `start` ends: the start of the first line, PART characters on or more, at
+    column 0 that may begin a statement (the end of the text if none)."""
+    at = start + PART
+    while True:
+        newline = text.find("\n", at)
+        if newline < 0 or newline + 1 == len(text):
+            return len(text)
+        at = newline + 1
+        first = text[at]
+        if (first.isalpha() or first in "_@") and not (text.startswith(_CLAUSES, at) and _clause_at(text, at)):
+            return at
+
+
+def _clause_at(text: str, at: int) -> bool:
+    word_end = at
+    while word_end < len(text) and (text[word_end].isalnum() or text[word_end] == "_"):
+        word_end += 1
+    return text[at:word_end] in _CLAUSES
+
+
+@functools.lru_cache(maxsize=2)
+def _problem_in_parts(text: str) -> Optional[str]:
+    # kept: the language server asks again for each hover and inlay hint on the same buffer
+    measured = measure_in_parts(text)
+    return measured.problem() if measured is not None else None
 
 
 def admit(text: str, limit: Optional[int]) -> Tuple[Optional["ast.Module"], Optional[str]]:
@@ -103,6 +237,9 @@ def admit(text: str, limit: Optional[int]) -> Tuple[Optional["ast.Module"], Opti
     from tvmlint.analysis.used_names import parse
 
     why = too_large(len(text.encode("utf-8", "surrogatepass")), limit)
+    if why:
+        return None, why
+    why = _problem_in_parts(text)
     if why:
         return None, why
     tree, error = parse(text)

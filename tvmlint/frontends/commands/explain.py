@@ -62,8 +62,15 @@ def run(args: argparse.Namespace) -> int:
     from tvmlint.frontends.explain import NotASite, explain_at, render_rich, render_text
 
     path, line, column, cell = parse_place(args.place)
-    if not path.is_file():
+    if not path.exists():
         raise UsageError(f"no such file: {path}")
+    if not path.is_file():  # said by the reader: a FIFO or a device is named as what it is
+        from tvmlint.base.source import read_file
+
+        try:
+            read_file(str(path), 0)
+        except OSError as error:
+            raise UsageError(f"{path}: {error.strerror or error}") from None
     from tvmlint.base.notebook import is_notebook
 
     if (cell is not None) != is_notebook(path):
@@ -77,10 +84,10 @@ def run(args: argparse.Namespace) -> int:
     try:
         explanation = explain_at(path, line, column, resolver, root=args.project)
     except NotASite as error:
-        print(f"tvmlint: {error}", file=sys.stderr)
+        print(f"tvmlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except SyntaxError as error:
-        print(f"tvmlint: {path}: cannot be parsed ({error})", file=sys.stderr)
+        print(f"tvmlint: error: {path}: cannot be parsed ({error})", file=sys.stderr)
         return EXIT_ERROR
     traced = _traced(args.trace, path, explanation)
     if cell is not None:  # shown as it was asked for

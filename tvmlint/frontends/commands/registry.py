@@ -47,7 +47,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         snapshot = load_snapshot(args.tvm_python, args.tvm_timeout, use_cache=not args.no_registry_cache)
     except CompanionError as error:
-        print(f"tvmlint: {error}", file=sys.stderr)
+        print(f"tvmlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.verify:
         return _verify(snapshot, args.format)
@@ -96,10 +96,10 @@ def _pipeline(args: argparse.Namespace) -> int:
             after = names.registered_or_as_is(after)
         run = run_pipeline(args.tvm_python, args.tvm_timeout, request(name, level, required, disabled, args.target, after))
     except UnknownPipeline as error:
-        print(f"tvmlint: {names.with_closest(str(error), args.pipeline.strip())}", file=sys.stderr)
+        print(f"tvmlint: error: {names.with_closest(str(error), args.pipeline.strip())}", file=sys.stderr)
         return EXIT_ERROR
     except CompanionError as error:
-        print(f"tvmlint: {error}", file=sys.stderr)
+        print(f"tvmlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     if args.format == "json":
         json.dump(to_json(run), sys.stdout, indent=2)
@@ -116,7 +116,7 @@ def _pipeline(args: argparse.Namespace) -> int:
         if why:
             problems.append(why)
     for problem in problems:
-        print(f"tvmlint: {problem}", file=sys.stderr)
+        print(f"tvmlint: error: {problem}", file=sys.stderr)
     return EXIT_ERROR if problems else EXIT_CLEAN
 
 
@@ -182,7 +182,7 @@ def _verify(snapshot, output: str) -> int:
 
     release = snapshot.release
     if release is None:
-        print(f"tvmlint: cannot tell which release {snapshot.describe} is, so there is nothing to verify", file=sys.stderr)
+        print(f"tvmlint: error: cannot tell which release {snapshot.describe} is, so there is nothing to verify", file=sys.stderr)
         return EXIT_ERROR
     differences = verify(snapshot, release)
     if output == "json":

@@ -83,10 +83,11 @@ def add_noqa(args: argparse.Namespace) -> int:
     for shown, findings in sorted(by_path(report.findings).items()):
         path = Path(shown) if Path(shown).is_absolute() else resolver.cwd / shown
         changed: List[Tuple[str, str]] = []
-        count, problem = add_noqa_to_file(path, findings, write=not diff, changed=changed)
+        count, problem = add_noqa_to_file(path, findings, write=not diff, changed=changed,
+                                          limit=resolver.for_path(path).max_file_bytes)
         if problem:
             failed = True
-            print(f"tvmlint: {printable_path(shown)}: {problem}", file=sys.stderr)
+            print(f"tvmlint: error: {printable_path(shown)}: {problem}", file=sys.stderr)
         for before, after in changed:  # --diff: shown, not written (as fix --diff)
             sys.stdout.writelines(diff_lines(shown, before, after))
         added += count

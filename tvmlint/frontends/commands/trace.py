@@ -103,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     doc = outcome.document
     if doc.get("unsupported"):
         version = (doc.get("tvm") or {}).get("version")
-        print(f"tvmlint: the installed TVM{' ' + version if version else ''} cannot be traced: "
+        print(f"tvmlint: error: the installed TVM{' ' + version if version else ''} cannot be traced: "
               f"{doc['unsupported']} (TVM {trace_run.instruments_since()} added instruments)", file=sys.stderr)
         return EXIT_ERROR
     write(args, doc)

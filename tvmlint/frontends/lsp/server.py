@@ -18,6 +18,7 @@ to hold up the last one's, and the next check starts as soon as the running one 
 from __future__ import annotations
 
 import asyncio
+import errno
 import logging
 import os
 import signal
@@ -43,7 +44,7 @@ from tvmlint.frontends.lsp.convert import (
 from tvmlint.frontends.lsp import notebooks
 from tvmlint.base.noqa import NoqaWriter
 from tvmlint.frontends.lsp.traced import TraceCache
-from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedProtocol, refused_error
+from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedOutput, GuardedProtocol, refused_error
 from tvmlint.run.runner import check_text
 from tvmlint.base.source import split_lines
 
@@ -622,8 +623,7 @@ def build_server() -> TvmlintLanguageServer:
 
     @server.feature(REFUSED)
     def refused(params) -> None:
-        length = params.get("length") if isinstance(params, dict) else getattr(params, "length", "?")
-        server.protocol._send_data(refused_error(length))
+        server.protocol._send_data(refused_error(params))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     async def did_open(params: types.DidOpenTextDocumentParams) -> None:
@@ -714,4 +714,7 @@ def build_server() -> TvmlintLanguageServer:
 def serve() -> None:
     """Run over stdin/stdout until the client says exit (or closes the pipe)."""
     logging.basicConfig(level=logging.WARNING, format="tvmlint lsp: %(levelname)s %(message)s")
-    build_server().start_io(stdin=BoundedInput(sys.stdin.buffer))
+    output = getattr(sys.stdout, "buffer", None)
+    if output is None:  # closed by the shell (`>&-`): the command line's one-line error, exit 2
+        raise OSError(errno.EBADF, "the stream is closed")
+    build_server().start_io(stdin=BoundedInput(sys.stdin.buffer), stdout=GuardedOutput(output))
