@@ -175,6 +175,8 @@ class KernelUse:
                                 loose.add(child.id)
                         else:
                             parent[id(child)] = node  # a stored name: the assignment that binds it
+                    elif (type(child) is ast.Tuple or type(child) is ast.List) and type(child.ctx) is not load:
+                        parent[id(child)] = node  # an unpacking target: its assignment
                     elif isinstance(child, climbed):
                         parent[id(child)] = node
         # inner statements come after their outer one in breadth-first order: folding in reverse
@@ -868,6 +870,35 @@ class KernelUse:
         (module,) = bound
         return f"{module}.{rest}" if rest else module
 
+    def _live(self, stores: List[ast.Name], line: int) -> List[ast.Name]:
+        """The stores a read at `line` may see: of stores in one block of statements, one after
+        the other, all before the read, only the last (`dtype = "float32"` then `dtype =
+        "float16"` is float16); stores in other blocks (branches) all count."""
+        blocks: Dict[Tuple[int, str], List[Tuple[int, ast.Name]]] = {}
+        live: List[ast.Name] = []
+        for store in stores:
+            statement = self.parent.get(id(store))
+            if isinstance(statement, (ast.Tuple, ast.List)):
+                statement = self.parent.get(id(statement))
+            block = self._block_of(statement) if isinstance(statement, (ast.Assign, ast.AnnAssign)) else None
+            if block is None or statement.lineno >= line:
+                live.append(store)
+            else:
+                blocks.setdefault(block, []).append((statement.lineno, store))
+        for placed in blocks.values():
+            live.append(max(placed, key=lambda item: item[0])[1])
+        return live
+
+    def _block_of(self, statement: ast.stmt) -> Optional[Tuple[int, str]]:
+        """The statement list holding `statement`: its parent and the field (body, orelse, ...)."""
+        owner = self.parent.get(id(statement))
+        if owner is None:
+            return None
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            if statement in getattr(owner, field, ()):
+                return id(owner), field
+        return None
+
     def possible(self, name: str, line: int, depth: int = 0) -> List[Tuple[str, int]]:
         """Every string literal `name` may stand for where line `line` reads it, each with the line
         that gives it: each assignment's, a parameter's default and what each visible call passes,
@@ -880,10 +911,16 @@ class KernelUse:
             return []
         scope, param, stores = found_at
         found: List[Tuple[str, int]] = []
-        for store in stores:
+        for store in self._live(stores, line):
             assign = self.parent.get(id(store))
             if isinstance(assign, (ast.Assign, ast.AnnAssign)):
                 value = self._value(assign.value, assign.lineno, 0)
+                if value is not None:
+                    found.append(value)
+            elif isinstance(assign, (ast.Tuple, ast.List)):
+                # `op1, op2, store = "float16", "float16", "float32"`: the element in its place
+                given = _unpacked(assign, store, self.parent.get(id(assign)))
+                value = self._value(given, store.lineno, 0) if given is not None else None
                 if value is not None:
                     found.append(value)
         if param is not None:
@@ -896,6 +933,19 @@ class KernelUse:
                     if literal is not None:
                         found.append(literal)
         return list(dict.fromkeys(found))
+
+
+def _unpacked(target: ast.AST, store: ast.Name, assign: Optional[ast.AST]) -> Optional[ast.expr]:
+    """What an unpacking assignment gives `store`, one element of `target`, when its value is
+    a tuple or list written out to the same length (`a, b = "x", "y"`); else None."""
+    if not isinstance(assign, ast.Assign) or target not in assign.targets:
+        return None
+    value = assign.value
+    elements = target.elts
+    if (not isinstance(value, (ast.Tuple, ast.List)) or len(value.elts) != len(elements)
+            or any(isinstance(node, ast.Starred) for node in (*elements, *value.elts))):
+        return None
+    return value.elts[elements.index(store)]
 
 
 def _argument(call: ast.Call, where: List) -> Optional[ast.expr]:

@@ -510,6 +510,11 @@ class Float16Accumulation(Rule):
         _generator("make(n, dtype)", "f = make(128, out_dtype)\n"),  # a name tvmlint cannot read
         # tvm-head tests/python/codegen/test_target_codegen_vulkan.py: the dtype comes from pytest
         _generator("test_kernel(n, dtype)", "").replace("def test_kernel", "@pytest.mark.parametrize('dtype', ['float16', 'float32'])\ndef test_kernel").replace("from tvm", "import pytest\nfrom tvm", 1),
+        # a run of assignments: only the last one reaches the call
+        Case(TE + "def dot(n, op1):\n    X = te.placeholder((n,), name='X', dtype=op1)\n"
+             "    p = te.reduce_axis((0, n), 'p')\n    return te.compute((1,), lambda i: te.sum(X[p], axis=p))\n\n"
+             "if __name__ == '__main__':\n    op1, store = 'float16', 'float16'\n    op1, store = 'float32', 'float16'\n"
+             "    dot(64, op1)\n"),
         # a builder other modules call with float32 only, or not at all
         Case(TE + "from ops.dense import gemm\nC = gemm(64, 'float32')\n",
              files={"ops/__init__.py": "", "ops/dense.py": TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n"}),
@@ -664,6 +669,13 @@ class Float16Accumulation(Rule):
         Case(TE + "from ops.dense import gemm\n\ndef tune(m, dtype='float16'):\n    return gemm(m, dtype)\n\ntune(64)\n",
              path="run.py", files={"ops/__init__.py": "", "ops/dense.py": TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n"},
              expect='`dtype` is "float16" when ops.dense.gemm is called from run.py:6; when tune is called from run.py:8, which keeps its default'),
+        # names set together by unpacking, the last of a run of assignments counting (adcastel/
+        # TVM_mixed_precision dot.py: three settings tried in turn in __main__, the last one kept)
+        Case(TE + "def dot(n, op1, op2):\n    X = te.placeholder((n,), name='X', dtype=op1)\n"
+             "    Y = te.placeholder((n,), name='Y', dtype=op2)\n    p = te.reduce_axis((0, n), 'p')\n"
+             "    return te.compute((1,), lambda i: te.sum(X[p] * Y[p], axis=p))\n\n"
+             "if __name__ == '__main__':\n    op1, op2 = 'float32', 'float32'\n    op1, op2 = 'float16', 'float16'\n"
+             "    dot(64, op1, op2)\n", expect='"float16" as given on line 11'),
         # autotvm finds the template by the name its decorator registers
         Case(TE + "from tvm import autotvm\n\n@autotvm.template('tutorial/matmul')\ndef matmul(n, dtype):\n" + _TUNED_GEMM
              + "    return te.create_schedule(C.op), [A, B, C]\n\n"
