@@ -1,0 +1,101 @@
+"""Which files a named file's verdicts depend on: its project's.
+
+A finding judged across modules (a helper run under its callers' contexts) must be the
+same whether its file is checked alone (pre-commit's file list, an editor's buffer,
+`tvmlint check FILE`) or with its whole tree. So a run that names a file also reads the
+other files of that file's project, as facts (who calls what, under which context), and
+reports on the named files only. Those facts come from the same per-file results a
+whole-tree check makes, kept in the result cache (tvmlint.run.cache) by content: the
+project's index is that cache, and a file is analysed again only when it changed.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, List, Sequence, Set
+
+from tvmlint.run.config import Settings, SettingsResolver
+from tvmlint.run.discovery import discover
+from tvmlint.run.ignorefiles import git_directory
+
+SETTINGS_FILE = "the folder of its settings file"
+GIT_WORK_TREE = "the git work tree it is in"
+OWN_FOLDER = "its own folder, without subfolders: no settings file or git work tree above it"
+
+
+@dataclass(frozen=True)
+class ProjectRoot:
+    path: Path
+    why: str  # one of the three reasons above
+
+    @property
+    def recursive(self) -> bool:
+        # a script outside any project lives in a folder that may be a home directory: its
+        # siblings are its project, not everything below them
+        return self.why != OWN_FOLDER
+
+    def describe(self) -> str:
+        return f"{self.path} ({self.why})"
+
+
+def project_root(path: Path, settings: Settings) -> ProjectRoot:
+    """The project a file belongs to: the folder of the [tool.tvmlint] settings that apply to
+    it, else the top of the git work tree it is in, else its own folder."""
+    if settings.config_file is not None:
+        return ProjectRoot(Path(os.path.abspath(settings.config_file)).parent, SETTINGS_FILE)
+    absolute = os.path.abspath(path)
+    folder = absolute if os.path.isdir(absolute) else os.path.dirname(absolute)
+    found = git_directory(folder)
+    if found is not None:
+        return ProjectRoot(Path(found[0]), GIT_WORK_TREE)
+    return ProjectRoot(Path(folder), OWN_FOLDER)
+
+
+def project_files(named: Sequence[str], resolver: SettingsResolver) -> List[str]:
+    """The files of the named files' projects, as a whole-tree check of each project walks
+    them (exclude, extend-exclude, what git ignores); the named files are not among them.
+    A directory that cannot be read is left out quietly: a check of the project says so."""
+    roots = {}
+    for path in named:
+        root = project_root(Path(path), resolver.for_path(path))
+        roots.setdefault(root.path, root)
+    skip: Set[str] = {_key(path) for path in named}
+    out: List[str] = []
+    for root in sorted(roots.values(), key=lambda r: str(r.path)):
+        shown = _as_given(root.path, Path(os.getcwd()))
+        excluded = _excluder(resolver)
+        if not root.recursive:
+            top = os.path.normpath(shown)
+            base = excluded
+            excluded = lambda p, base=base, top=top: (  # noqa: E731
+                (os.path.normpath(os.path.dirname(p)) == top and os.path.isdir(p)) or base(p))
+        found = discover(
+            [Path(shown)], excluded,
+            respects_gitignore=lambda p: resolver.for_path(p).respect_gitignore,
+        )
+        for file in found.files:
+            key = _key(file)
+            if key not in skip:
+                skip.add(key)
+                out.append(file)
+    return out
+
+
+def _excluder(resolver: SettingsResolver) -> Callable[[str], bool]:
+    return lambda p: resolver.for_path(p).is_excluded(p, walked=True)
+
+
+def _as_given(root: Path, cwd: Path) -> str:
+    """The root as a whole-tree check run from `cwd` (the process's: a run's paths are relative
+    to it) would name it, relative when below."""
+    try:
+        relative = root.relative_to(cwd)
+    except ValueError:
+        return str(root)
+    return str(relative) if str(relative) != "." else "."
+
+
+def _key(path: str) -> str:
+    return os.path.normcase(os.path.abspath(path))
