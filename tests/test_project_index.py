@@ -88,6 +88,16 @@ def test_a_changed_caller_changes_the_answer_and_only_it_is_read_again(relay_era
     assert report.findings == [] and report.cache_hits == 6  # every file but compile_model.py
 
 
+def test_only_a_file_whose_findings_wait_on_others_reads_the_project(relay_era):
+    resolver = SettingsResolver(cwd=relay_era.parent)
+    # compile_model.py's findings are its own: checked alone (the project gate off), it settles
+    own = check_paths([relay_era / "compile_model.py"], resolver, jobs=1, project=True)
+    assert own.settled and own.context_files == 0 and {f.code for f in own.findings} == {"TVM103", "TVM108"}
+    # passes.py's finding is judged by its callers: the project's six other files are read
+    helper = check_paths([relay_era / "passes.py"], resolver, jobs=1, project=True)
+    assert helper.context_files == 6 and [f.code for f in helper.findings] == ["TVM101"]
+
+
 def test_without_project_the_api_judges_the_named_files_alone(relay_era):
     # check_paths' default, for callers that mean the files they name and nothing else
     report = check_paths([relay_era / "passes.py"], SettingsResolver(cwd=relay_era.parent), jobs=1, use_cache=False)
@@ -161,3 +171,15 @@ def test_show_settings_says_where_callers_are_read_from(relay_era, tmp_path):
         os.replace(tmp_path / "loose" / "job.py", tmp_path / "loose" / "sub" / "job.py")
         tree = run_cli("check", "--show-settings", "sub/job.py", cwd=tmp_path / "loose")
         assert f"Callers read from: {(tmp_path / 'loose').resolve()} (the git work tree it is in)" in tree.stdout
+
+
+def test_a_directory_named_is_judged_with_the_rest_of_its_project(tmp_path):
+    root = tmp_path / "proj"
+    caller = CALLER.replace("from helper", "from pkg.helper")
+    write_tree(root, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n',
+                      "pkg/__init__.py": "", "pkg/helper.py": HELPER, "jobs/caller.py": caller})
+    whole = findings(".", cwd=root)
+    [finding] = on("pkg/helper.py", whole)
+    assert finding["code"] == "TVM101" and "jobs/caller.py:4" in finding["message"]
+    assert findings("pkg", cwd=root) == [finding]
+    assert findings("pkg/", "jobs/caller.py", cwd=root) == [finding] + on("jobs/caller.py", whole)

@@ -2,9 +2,9 @@
 
 A finding judged across modules (a helper run under its callers' contexts) must be the
 same whether its file is checked alone (pre-commit's file list, an editor's buffer,
-`tvmlint check FILE`) or with its whole tree. So a run that names a file also reads the
-other files of that file's project, as facts (who calls what, under which context), and
-reports on the named files only. Those facts come from the same per-file results a
+`tvmlint check FILE`, a subfolder) or with its whole tree. So a run that names a path also
+reads the other files of that path's project, as facts (who calls what, under which
+context), and reports on the named files only. Those facts come from the same per-file results a
 whole-tree check makes, kept in the result cache (tvmlint.run.cache) by content: the
 project's index is that cache, and a file is analysed again only when it changed.
 """
@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, List, Sequence, Set
+from typing import Callable, List, Optional, Sequence, Set
 
 from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.run.discovery import discover
@@ -54,25 +54,22 @@ def project_root(path: Path, settings: Settings) -> ProjectRoot:
 
 
 def project_files(named: Sequence[str], resolver: SettingsResolver) -> List[str]:
-    """The files of the named files' projects, as a whole-tree check of each project walks
+    """The files of the named paths' projects, as a whole-tree check of each project walks
     them (exclude, extend-exclude, what git ignores); the named files are not among them.
+    A project at or below a named directory adds nothing: the directory's walk has its files.
     A directory that cannot be read is left out quietly: a check of the project says so."""
+    walked = [_key(path) for path in named if os.path.isdir(path)]
     roots = {}
     for path in named:
         root = project_root(Path(path), resolver.for_path(path))
-        roots.setdefault(root.path, root)
+        if not any(_within(_key(str(root.path)), directory) for directory in walked):
+            roots.setdefault(root.path, root)
     skip: Set[str] = {_key(path) for path in named}
     out: List[str] = []
     for root in sorted(roots.values(), key=lambda r: str(r.path)):
         shown = _as_given(root.path, Path(os.getcwd()))
-        excluded = _excluder(resolver)
-        if not root.recursive:
-            top = os.path.normpath(shown)
-            base = excluded
-            excluded = lambda p, base=base, top=top: (  # noqa: E731
-                (os.path.normpath(os.path.dirname(p)) == top and os.path.isdir(p)) or base(p))
         found = discover(
-            [Path(shown)], excluded,
+            [Path(shown)], _excluder(resolver, None if root.recursive else os.path.normpath(shown)),
             respects_gitignore=lambda p: resolver.for_path(p).respect_gitignore,
         )
         for file in found.files:
@@ -83,8 +80,15 @@ def project_files(named: Sequence[str], resolver: SettingsResolver) -> List[str]
     return out
 
 
-def _excluder(resolver: SettingsResolver) -> Callable[[str], bool]:
-    return lambda p: resolver.for_path(p).is_excluded(p, walked=True)
+def _excluder(resolver: SettingsResolver, flat: Optional[str]) -> Callable[[str], bool]:
+    """The walk's exclusion; `flat`: a folder walked without its subfolders."""
+
+    def excluded(path: str) -> bool:
+        if flat is not None and os.path.normpath(os.path.dirname(path)) == flat and os.path.isdir(path):
+            return True
+        return resolver.for_path(path).is_excluded(path, walked=True)
+
+    return excluded
 
 
 def _as_given(root: Path, cwd: Path) -> str:
@@ -95,6 +99,10 @@ def _as_given(root: Path, cwd: Path) -> str:
     except ValueError:
         return str(root)
     return str(relative) if str(relative) != "." else "."
+
+
+def _within(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
 def _key(path: str) -> str:

@@ -42,6 +42,9 @@ class RunReport:
     cache_hits: int = 0
     notes: List[str] = field(default_factory=list)
     context_files: int = 0  # files of the named files' projects, read but not reported on
+    # no file's findings depend on files outside the run: none waited for a low context, was
+    # analysed in part, or holds a finding its callers judge (tvmlint.run.runner._settled)
+    settled: bool = False
 
 
 class _Entry:
@@ -76,22 +79,41 @@ def check_paths(
     `use_cache`: read and write the result cache; `cheap`: let the cheap stage skip
     libcst where no selected rule can fire (off only to test that it loses nothing);
     `progress(done, total)`: told as each file of the first round is checked;
-    `project`: a file named (not a directory) is judged with the other files of its project
+    `project`: a file or directory named is judged with the other files of its project
     (tvmlint.run.project_scope), which are read for their facts and not reported on."""
     found = discover_files(paths, resolver)
     notes, named = found.problems, found.files
     del found
-    singles = [path for path in named if not os.path.isdir(path)] if project else []
-    context = _project_context(singles, named, resolver) if singles else []
-    return check_files(named, resolver, jobs, use_cache, cheap, progress, context=context, notes=notes)
+    if project and named:
+        return _in_project(named, [os.fspath(path) for path in paths], resolver, jobs, use_cache, cheap, progress, notes)
+    return check_files(named, resolver, jobs, use_cache, cheap, progress, notes=notes)
 
 
-def _project_context(singles: List[str], named: List[str], resolver: SettingsResolver) -> List[str]:
-    """The files of the named files' projects that the run does not name itself."""
+def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, jobs, use_cache: bool, cheap: bool,
+                progress, notes: Sequence[str] = (), texts: Optional[Dict[str, str]] = None) -> RunReport:
+    """The named files' findings as a run over their whole projects gives them. Most files
+    settle on their own: checked first without the project gate (which may only leave rules
+    out), a file none of whose findings waits for another file's facts has those findings
+    in any run. Only when one waits are the project's other files read."""
+    buffers_only = texts is not None and all(path in texts for path in named)  # nothing of theirs is cached
+    alone = check_files(named, resolver, jobs, use_cache and not buffers_only, cheap, progress, notes=notes, texts=texts,
+                        gated=False)
+    if alone.settled:
+        return alone
+    context = _project_context(given, named, resolver)
+    if not context:
+        return alone
+    return check_files(named, resolver, jobs, use_cache, cheap, progress, context=context, notes=notes, texts=texts)
+
+
+def _project_context(given: List[str], named: List[str], resolver: SettingsResolver) -> List[str]:
+    """The files of the projects of the paths `given` that the run does not name itself
+    (`named`: the files it checks; a file given but left out, force-excluded, brings none)."""
     from tvmlint.run.project_scope import project_files
 
     taken = {os.path.normcase(os.path.abspath(path)) for path in named}
-    return [path for path in project_files(singles, resolver) if os.path.normcase(os.path.abspath(path)) not in taken]
+    given = [path for path in given if os.path.isdir(path) or os.path.normcase(os.path.abspath(path)) in taken]
+    return [path for path in project_files(given, resolver) if os.path.normcase(os.path.abspath(path)) not in taken]
 
 
 def check_files(
@@ -104,19 +126,22 @@ def check_files(
     context: Sequence[str] = (),
     notes: Sequence[str] = (),
     texts: Optional[Dict[str, str]] = None,
+    gated: bool = True,
 ) -> RunReport:
     """check_paths over files already found. `context`: more files, checked as the named ones
     are (so the cross-module step sees what it would see in a run naming them) but not
     reported on; `texts`: path (as in `named`) -> the text to check instead of the file's
-    (an editor's buffer)."""
+    (an editor's buffer); `gated`: the project gate (tvmlint.run.gate) may leave rules out,
+    and the run's findings may be kept whole (off: the run tells whether it is `settled`)."""
     report = RunReport(notes=list(notes))
     entries = [_Entry(path) for path in named] + [_Entry(path) for path in context]
     report.files_seen = len(named)
     if context or texts:
-        report = _named_only(_check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts), entries[:len(named)])
+        report = _named_only(_check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated),
+                             entries[:len(named)])
         report.context_files = len(context)
         return report
-    return _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts)
+    return _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated)
 
 
 def _named_only(report: RunReport, named: List["_Entry"]) -> RunReport:
@@ -126,7 +151,7 @@ def _named_only(report: RunReport, named: List["_Entry"]) -> RunReport:
     return report
 
 
-def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: RunReport, texts) -> RunReport:
+def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: RunReport, texts, gated=True) -> RunReport:
     cache = _open_cache(resolver, report.notes) if use_cache and entries else None
     run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs), texts)
     for entry in entries:
@@ -135,7 +160,8 @@ def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: 
     with run.workers:
         stage = "cheap" if cheap else "full"
         keys = run.keys(stage) if cache is not None else None
-        whole = _whole_run_key(keys)
+        # (an ungated run is asked whether it settled: stored findings would not say)
+        whole = _whole_run_key(keys) if gated else None
         if whole is not None:
             packed = cache.get_run(whole)
             if packed is not None:  # no file changed since a run of the same files: its findings
@@ -145,7 +171,7 @@ def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: 
                 cache.save()
                 return report
 
-        if cheap and entries:
+        if cheap and entries and gated:
             # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
             run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver, run.texts)
             if run.planner.withheld and keys is not None:
@@ -227,6 +253,7 @@ def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: 
             if unknown:
                 run.check(run.indices(unknown), label + " confirm", follow=follow, confirm=True)
         report.files_analysed = sum(1 for entry in entries if entry.analysed)
+        report.settled = not waiting and _settled(entries)
         used: Dict[str, Set[Tuple[int, str]]] = {}
         report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)], used)
         unused = _unused_noqa(entries, run.planner, used, run.texts)
@@ -597,6 +624,16 @@ def _closure(ctx, home: int, callers: Dict[str, List[Tuple[object, int]]], below
     return names, entering, False
 
 
+def _settled(entries: Sequence[_Entry]) -> bool:
+    """Whether every file's findings are final whatever other files hold: none was analysed in
+    part (a later round for another file's finding may read its blanked definitions), and none
+    keeps a deferred finding after `settle` (its callers or the project's pass names judge it).
+    A file the cheap stage left out has no finding but TVM001, in any run."""
+    return not any(
+        getattr(entry, "partial", False) or (entry.result is not None and entry.result.deferred) for entry in entries
+    )
+
+
 def _judges() -> Dict[str, object]:
     from tvmlint.checks import all_rules
 
@@ -787,13 +824,8 @@ def check_text_in_project(
     """One buffer (an editor's, stdin's) judged with the other files of its project, as
     `check_paths(..., project=True)` judges its file: the buffer stands for its file, the
     others are read from disk (through the result cache) for their facts and not reported on."""
-    settings = resolver.for_path(path)
-    key = os.fspath(path)
-    context = _project_context([key], [key], resolver)
-    limit = settings.max_file_bytes
-    if not context or (limit is not None and len(text) * 4 > limit):
-        return check_text(text, path, settings, shown)  # alone in its project, or too large to parse
-    report = check_files([key], resolver, jobs, context=context, texts={key: text})
+    key = os.fspath(path)  # (over max-file-size, the run's task says so, as check_text would)
+    report = _in_project([key], [key], resolver, jobs, True, True, None, texts={key: text})
     if shown is None:
         return report.findings
     return [finding if finding.path == shown else replace(finding, path=shown) for finding in report.findings]
