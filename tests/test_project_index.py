@@ -183,3 +183,22 @@ def test_a_directory_named_is_judged_with_the_rest_of_its_project(tmp_path):
     assert finding["code"] == "TVM101" and "jobs/caller.py:4" in finding["message"]
     assert findings("pkg", cwd=root) == [finding]
     assert findings("pkg/", "jobs/caller.py", cwd=root) == [finding] + on("jobs/caller.py", whole)
+
+
+def test_a_check_of_the_whole_project_is_an_ordinary_run(relay_era, monkeypatch):
+    # naming the project's folder needs no file beyond it: the run is gated and its findings kept
+    # whole as before, not checked file by file first as a lone file is
+    from tvmlint.run import gate
+
+    gated = []
+    real = gate.withheld_codes
+    monkeypatch.setattr(gate, "withheld_codes", lambda *args, **kwargs: gated.append(1) or real(*args, **kwargs))
+    resolver = SettingsResolver(cwd=relay_era.parent)
+    first = check_paths([relay_era], resolver, jobs=1, project=True)
+    assert gated and first.context_files == 0 and first.files_seen == 7
+    again = check_paths([relay_era], resolver, jobs=1, project=True)
+    assert again.findings == first.findings and len(gated) == 1  # the stored run answered: no gate asked
+    # a lone file asks the gate only in its project's run, after it was found not to settle alone
+    gated.clear()
+    check_paths([relay_era / "compile_model.py"], resolver, jobs=1, project=True)
+    assert not gated

@@ -58,15 +58,9 @@ def project_files(named: Sequence[str], resolver: SettingsResolver) -> List[str]
     them (exclude, extend-exclude, what git ignores); the named files are not among them.
     A project at or below a named directory adds nothing: the directory's walk has its files.
     A directory that cannot be read is left out quietly: a check of the project says so."""
-    walked = [_key(path) for path in named if os.path.isdir(path)]
-    roots = {}
-    for path in named:
-        root = project_root(Path(path), resolver.for_path(path))
-        if not any(_within(_key(str(root.path)), directory) for directory in walked):
-            roots.setdefault(root.path, root)
     skip: Set[str] = {_key(path) for path in named}
     out: List[str] = []
-    for root in sorted(roots.values(), key=lambda r: str(r.path)):
+    for root in roots_beyond(named, resolver):
         shown = _as_given(root.path, Path(os.getcwd()))
         found = discover(
             [Path(shown)], _excluder(resolver, None if root.recursive else os.path.normpath(shown)),
@@ -78,6 +72,18 @@ def project_files(named: Sequence[str], resolver: SettingsResolver) -> List[str]
                 skip.add(key)
                 out.append(file)
     return out
+
+
+def roots_beyond(named: Sequence[str], resolver: SettingsResolver) -> List[ProjectRoot]:
+    """The projects of the named paths that reach beyond what the run names: not those at or
+    below a named directory (`tvmlint check .` at a project's top needs no other file)."""
+    walked = [_key(path) for path in named if os.path.isdir(path)]
+    roots = {}
+    for path in named:
+        root = project_root(Path(path), resolver.for_path(path))
+        if not any(_within(_key(str(root.path)), directory) for directory in walked):
+            roots.setdefault(root.path, root)
+    return sorted(roots.values(), key=lambda r: str(r.path))
 
 
 def _excluder(resolver: SettingsResolver, flat: Optional[str]) -> Callable[[str], bool]:

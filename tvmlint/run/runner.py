@@ -52,11 +52,10 @@ class _Entry:
     (tvmlint.run.compact.kept). A run holds one per file to its end: nothing else, and the
     parts of its `Checked` in slots, not the object (a few megabytes in a large tree)."""
 
-    __slots__ = ("path", "shown", "result", "analysed", "partial", "mentions", "awaits_low", "low_level")
+    __slots__ = ("path", "result", "analysed", "partial", "mentions", "awaits_low", "low_level")
 
     def __init__(self, path: str):
         self.path = path
-        self.shown = ""
         self.result: Optional[FileResult] = None
 
     def keep(self, checked: Checked) -> None:
@@ -95,6 +94,10 @@ def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, 
     settle on their own: checked first without the project gate (which may only leave rules
     out), a file none of whose findings waits for another file's facts has those findings
     in any run. Only when one waits are the project's other files read."""
+    from tvmlint.run.project_scope import roots_beyond
+
+    if not roots_beyond(_given_in_run(given, named), resolver):  # the run holds its projects: an ordinary run
+        return check_files(named, resolver, jobs, use_cache, cheap, progress, notes=notes, texts=texts)
     buffers_only = texts is not None and all(path in texts for path in named)  # nothing of theirs is cached
     alone = check_files(named, resolver, jobs, use_cache and not buffers_only, cheap, progress, notes=notes, texts=texts,
                         gated=False)
@@ -112,8 +115,14 @@ def _project_context(given: List[str], named: List[str], resolver: SettingsResol
     from tvmlint.run.project_scope import project_files
 
     taken = {os.path.normcase(os.path.abspath(path)) for path in named}
-    given = [path for path in given if os.path.isdir(path) or os.path.normcase(os.path.abspath(path)) in taken]
-    return [path for path in project_files(given, resolver) if os.path.normcase(os.path.abspath(path)) not in taken]
+    return [path for path in project_files(_given_in_run(given, named), resolver)
+            if os.path.normcase(os.path.abspath(path)) not in taken]
+
+
+def _given_in_run(given: List[str], named: List[str]) -> List[str]:
+    """The paths given that the run checks: directories, and files not left out (force-exclude)."""
+    taken = {os.path.normcase(os.path.abspath(path)) for path in named}
+    return [path for path in given if os.path.isdir(path) or os.path.normcase(os.path.abspath(path)) in taken]
 
 
 def check_files(
@@ -138,15 +147,16 @@ def check_files(
     report.files_seen = len(named)
     if context or texts:
         report = _named_only(_check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated),
-                             entries[:len(named)])
+                             named, resolver)
         report.context_files = len(context)
         return report
     return _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated)
 
 
-def _named_only(report: RunReport, named: List["_Entry"]) -> RunReport:
+def _named_only(report: RunReport, named: List[str], resolver: SettingsResolver) -> RunReport:
     """The run's findings on the named files only: the others were read for their facts."""
-    shown = {entry.shown for entry in named}
+    planner = Planner(resolver)  # shows a path as the run's own planner did
+    shown = {planner.shown(path) for path in named}
     report.findings = [finding for finding in report.findings if finding.path in shown]
     return report
 
@@ -154,8 +164,6 @@ def _named_only(report: RunReport, named: List["_Entry"]) -> RunReport:
 def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: RunReport, texts, gated=True) -> RunReport:
     cache = _open_cache(resolver, report.notes) if use_cache and entries else None
     run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs), texts)
-    for entry in entries:
-        entry.shown = run.planner.shown(entry.path)
     # one set of worker processes for all of the run's rounds
     with run.workers:
         stage = "cheap" if cheap else "full"
