@@ -202,3 +202,16 @@ def test_a_check_of_the_whole_project_is_an_ordinary_run(relay_era, monkeypatch)
     gated.clear()
     check_paths([relay_era / "compile_model.py"], resolver, jobs=1, project=True)
     assert not gated
+
+
+def test_a_fifo_and_a_broken_link_in_the_project_neither_block_nor_show(tmp_path):
+    if not hasattr(os, "mkfifo"):
+        pytest.skip("no FIFOs here")
+    write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n', "helper.py": HELPER, "caller.py": CALLER})
+    os.mkfifo(tmp_path / "pipe.py")  # a read would wait for a writer forever
+    os.symlink(tmp_path / "missing", tmp_path / "broken.py")
+    done = run_cli("check", "--format", "json", "helper.py", cwd=tmp_path, timeout=120)
+    assert done.returncode == 1, done.stderr
+    # the caller's finding, and nothing about the project's unreadable files, which were not named
+    assert [(f["path"], f["code"]) for f in json.loads(done.stdout)] == [("helper.py", "TVM101")]
+    assert "pipe.py" not in done.stderr and "broken.py" not in done.stderr
