@@ -176,6 +176,35 @@ def test_args_pass_through_and_no_files_checks_nothing(tmp_path, hooks_repo, pre
     assert failing.returncode == 1 and "TVM101" in failing.stdout, failing.stdout + failing.stderr
 
 
+HELPER = "from tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n"
+CALLER = "import tvm\nfrom helper import fold\n\nmod = fold(tvm.IRModule())\n"
+
+
+@pytest.mark.network
+def test_a_staged_helper_gets_what_its_project_reports(tmp_path, hooks_repo, pre_commit_home):
+    # the helper's finding comes from its caller, a file that is not staged: the hook reads it too
+    import json
+
+    from helpers import run_cli
+
+    root = project(tmp_path / "work", {
+        "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n', "helper.py": HELPER, "caller.py": CALLER,
+    })
+    git("add", "helper.py", "pyproject.toml", cwd=root)
+    whole = [f for f in json.loads(run_cli("check", "--format", "json", ".", cwd=root).stdout) if f["path"] == "helper.py"]
+    assert [f["code"] for f in whole] == ["TVM101"] and "caller.py:4" in whole[0]["message"]
+    staged = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "helper.py", cwd=root, home=pre_commit_home)
+    assert staged.returncode == 1, staged.stdout + staged.stderr
+    assert "helper.py" in staged.stdout and "TVM101" in staged.stdout and "caller.py:4" in staged.stdout, staged.stdout
+    assert "caller.py\n" not in staged.stdout  # read for its calls, not reported on
+    # the caller (still unstaged) now enters opt_level 3: the helper passes
+    (root / "caller.py").write_text(
+        "import tvm\nfrom helper import fold\n\nwith tvm.transform.PassContext(opt_level=3):\n    mod = fold(tvm.IRModule())\n",
+        encoding="utf-8")
+    passed = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "helper.py", cwd=root, home=pre_commit_home)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+
+
 DEPRECATED = 'import tvm\nfrom tvm import relay\n\nwith relay.build_config(opt_level=3):\n    lib = relay.build(mod, target="llvm")\n'
 
 

@@ -298,17 +298,11 @@ def _chain_names(ctx: ContextRef) -> Tuple[Set[str], Set[str]]:
 
 
 def project_root(path: Path, settings: Settings, cwd: Optional[Path] = None) -> Path:
-    """Where a file's callers are looked for: its configuration's directory, else the working
-    directory (the editor's workspace) when the file is under it, else the file's own directory."""
-    if settings.config_file is not None:
-        return Path(settings.config_file).resolve().parent
-    cwd = (cwd or Path.cwd()).resolve()
-    resolved = path.resolve()
-    try:
-        resolved.relative_to(cwd)
-        return cwd
-    except ValueError:
-        return resolved.parent
+    """Where a file's callers are looked for: its project, as a check of the file alone reads
+    it (tvmlint.run.project_scope). `cwd` is not needed: kept for callers that pass it."""
+    from tvmlint.run.project_scope import project_root as root_of
+
+    return root_of(path, settings).path
 
 
 class ProjectView:
@@ -326,6 +320,12 @@ class ProjectView:
         if self._files is None:
             from tvmlint.run.discovery import discover
 
+            from tvmlint.run.project_scope import project_files, project_root as root_of
+
+            if os.path.abspath(self.root) == os.path.abspath(root_of(self.path, self.resolver.for_path(self.path)).path):
+                # the file's own project: the files a check of the file alone reads, walked alike
+                self._files = project_files([os.fspath(self.path)], self.resolver)
+                return self._files
             here = os.path.normcase(os.path.abspath(self.path))
             self._files = [
                 f for f in discover([self.root], lambda p: self.resolver.for_path(p).is_excluded(p)).files

@@ -607,8 +607,9 @@ class SettingsResolver:
         return settings
 
 
-def describe_settings(settings: Settings, path: Path) -> str:
-    """`check --show-settings PATH`: the settings that apply to `path`, each with where it came from."""
+def describe_settings(settings: Settings, path: Path, project: Optional[str] = None) -> str:
+    """`check --show-settings PATH`: the settings that apply to `path`, each with where it came from;
+    `project`: where the callers of a file named alone are read from (tvmlint.run.project_scope)."""
 
     def codes(values) -> str:
         return "[" + ", ".join(f'"{value}"' for value in values) + "]"
@@ -618,7 +619,10 @@ def describe_settings(settings: Settings, path: Path) -> str:
 
     origin = settings.origin
     out = [f"Settings for: {path}\n", f"Settings file: {settings.config_file or '(none: defaults and flags)'}\n",
-           f"Project root: {settings.root}\n\n"]
+           f"Project root: {settings.root}\n"]
+    if project is not None:
+        out.append(f"Callers read from: {project}\n")
+    out.append("\n")
     out.append(line("target-version", f'"{settings.target_text}"', settings.target_source))
     out.append(line("select", codes(settings.select) if settings.select is not None else "(the default rules)", origin("select")))
     out.append(line("extend-select", codes(settings.extend_select), origin("extend-select")))

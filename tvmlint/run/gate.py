@@ -21,8 +21,11 @@ from tvmlint.run.discovery import is_regular_file
 from tvmlint.base.versions import Version
 
 
-def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Version, FrozenSet[str]]:
-    """For each target release in the run, the selected codes whose pattern no file matches."""
+def withheld_codes(
+    paths: Iterable[str], resolver: SettingsResolver, texts: Optional[Dict[str, str]] = None,
+) -> Dict[Version, FrozenSet[str]]:
+    """For each target release in the run, the selected codes whose pattern no file matches.
+    `texts`: path -> an editor's buffer, read in place of its file."""
     paths = list(paths)
     selected: Dict[Version, Set[str]] = {}
     for path in paths:
@@ -36,7 +39,7 @@ def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Ver
     gated: Set[Tuple[Version, str]] = set()
     passed: List[str] = []
     for path in paths:
-        data = _read(path)
+        data = _read(path, texts)
         if data is None:
             continue
         if compiled is None:
@@ -46,7 +49,7 @@ def withheld_codes(paths: Iterable[str], resolver: SettingsResolver) -> Dict[Ver
             compiled = _patterns(selected)
             gated = {pair for pairs in compiled.values() for pair in pairs}
             for earlier in passed:
-                gated -= _matched(compiled, _read(earlier))
+                gated -= _matched(compiled, _read(earlier, texts))
         gated -= _matched(compiled, data)
         if not compiled:
             break
@@ -63,7 +66,9 @@ def _roots(version: Version) -> FrozenSet[str]:
     return roots_of(get_knowledge(version))
 
 
-def _read(path: str) -> Optional[bytes]:
+def _read(path: str, texts: Optional[Dict[str, str]] = None) -> Optional[bytes]:
+    if texts and path in texts:
+        return texts[path].encode("utf-8", "surrogatepass")
     if not is_regular_file(path):
         return None  # a FIFO would block the read; a link is read where it leads, by its own task
     try:

@@ -41,7 +41,7 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.analysis.written_levels import literal_levels, merge
 from tvmlint.analysis.knowledge import default_levels
@@ -167,8 +167,10 @@ def _lowest_call_level(tree: ast.Module, factories: Factories, below: int) -> Op
 class LowContexts:
     """For one run's files: which waiting findings a low context can reach (see the module)."""
 
-    def __init__(self, paths: Sequence[str], modules: Sequence[str], factories: Factories, written: Dict[int, int]):
+    def __init__(self, paths: Sequence[str], modules: Sequence[str], factories: Factories, written: Dict[int, int],
+                 read: Callable[[str], bytes] = read_file):
         self.paths = paths
+        self.read = read  # the run's reader: an editor's buffer in place of its file
         self.modules = modules
         self.factories = factories
         # file -> the lowest level it writes for a context (`lowest_written_level`, worked
@@ -189,7 +191,7 @@ class LowContexts:
 
     def _read(self, index: int) -> Optional[bytes]:
         try:
-            return read_file(self.paths[index])
+            return self.read(self.paths[index])
         except OSError:
             return None  # as it was when the cheap stage tried: its result says why
 

@@ -41,6 +41,10 @@ class RunReport:
     files_analysed: int = 0  # by libcst; the others only by the stdlib parser
     cache_hits: int = 0
     notes: List[str] = field(default_factory=list)
+    context_files: int = 0  # files of the named files' projects, read but not reported on
+    # no file's findings depend on files outside the run: none waited for a low context, was
+    # analysed in part, or holds a finding its callers judge (tvmlint.run.runner._settled)
+    settled: bool = False
 
 
 class _Entry:
@@ -68,24 +72,104 @@ def check_paths(
     use_cache: bool = True,
     cheap: bool = True,
     progress: Optional[Callable[[int, int], None]] = None,
+    project: bool = False,
 ) -> RunReport:
     """Check files and directories. `jobs`: worker processes (default: the cores);
     `use_cache`: read and write the result cache; `cheap`: let the cheap stage skip
     libcst where no selected rule can fire (off only to test that it loses nothing);
-    `progress(done, total)`: told as each file of the first round is checked."""
-    report = RunReport()
+    `progress(done, total)`: told as each file of the first round is checked;
+    `project`: a file or directory named is judged with the other files of its project
+    (tvmlint.run.project_scope), which are read for their facts and not reported on."""
     found = discover_files(paths, resolver)
-    report.notes.extend(found.problems)
-    entries = [_Entry(path) for path in found.files]
+    notes, named = found.problems, found.files
     del found
-    report.files_seen = len(entries)
+    if project and named:
+        return _in_project(named, [os.fspath(path) for path in paths], resolver, jobs, use_cache, cheap, progress, notes)
+    return check_files(named, resolver, jobs, use_cache, cheap, progress, notes=notes)
+
+
+def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, jobs, use_cache: bool, cheap: bool,
+                progress, notes: Sequence[str] = (), texts: Optional[Dict[str, str]] = None) -> RunReport:
+    """The named files' findings as a run over their whole projects gives them. Most files
+    settle on their own: checked first without the project gate (which may only leave rules
+    out), a file none of whose findings waits for another file's facts has those findings
+    in any run. Only when one waits are the project's other files read."""
+    from tvmlint.run.project_scope import roots_beyond
+
+    if not roots_beyond(_given_in_run(given, named), resolver):  # the run holds its projects: an ordinary run
+        return check_files(named, resolver, jobs, use_cache, cheap, progress, notes=notes, texts=texts)
+    buffers_only = texts is not None and all(path in texts for path in named)  # nothing of theirs is cached
+    alone = check_files(named, resolver, jobs, use_cache and not buffers_only, cheap, progress, notes=notes, texts=texts,
+                        gated=False)
+    if alone.settled:
+        return alone
+    context = _project_context(given, named, resolver)
+    if not context:
+        return alone
+    return check_files(named, resolver, jobs, use_cache, cheap, progress, context=context, notes=notes, texts=texts)
+
+
+def _project_context(given: List[str], named: List[str], resolver: SettingsResolver) -> List[str]:
+    """The files of the projects of the paths `given` that the run does not name itself
+    (`named`: the files it checks; a file given but left out, force-excluded, brings none)."""
+    from tvmlint.run.project_scope import project_files
+
+    taken = {os.path.normcase(os.path.abspath(path)) for path in named}
+    return [path for path in project_files(_given_in_run(given, named), resolver)
+            if os.path.normcase(os.path.abspath(path)) not in taken]
+
+
+def _given_in_run(given: List[str], named: List[str]) -> List[str]:
+    """The paths given that the run checks: directories, and files not left out (force-exclude)."""
+    taken = {os.path.normcase(os.path.abspath(path)) for path in named}
+    return [path for path in given if os.path.isdir(path) or os.path.normcase(os.path.abspath(path)) in taken]
+
+
+def check_files(
+    named: List[str],
+    resolver: SettingsResolver,
+    jobs: Optional[int] = None,
+    use_cache: bool = True,
+    cheap: bool = True,
+    progress: Optional[Callable[[int, int], None]] = None,
+    context: Sequence[str] = (),
+    notes: Sequence[str] = (),
+    texts: Optional[Dict[str, str]] = None,
+    gated: bool = True,
+) -> RunReport:
+    """check_paths over files already found. `context`: more files, checked as the named ones
+    are (so the cross-module step sees what it would see in a run naming them) but not
+    reported on; `texts`: path (as in `named`) -> the text to check instead of the file's
+    (an editor's buffer); `gated`: the project gate (tvmlint.run.gate) may leave rules out,
+    and the run's findings may be kept whole (off: the run tells whether it is `settled`)."""
+    report = RunReport(notes=list(notes))
+    entries = [_Entry(path) for path in named] + [_Entry(path) for path in context]
+    report.files_seen = len(named)
+    if context or texts:
+        report = _named_only(_check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated),
+                             named, resolver)
+        report.context_files = len(context)
+        return report
+    return _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated)
+
+
+def _named_only(report: RunReport, named: List[str], resolver: SettingsResolver) -> RunReport:
+    """The run's findings on the named files only: the others were read for their facts."""
+    planner = Planner(resolver)  # shows a path as the run's own planner did
+    shown = {planner.shown(path) for path in named}
+    report.findings = [finding for finding in report.findings if finding.path in shown]
+    return report
+
+
+def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: RunReport, texts, gated=True) -> RunReport:
     cache = _open_cache(resolver, report.notes) if use_cache and entries else None
-    run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs))
+    run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs), texts)
     # one set of worker processes for all of the run's rounds
     with run.workers:
         stage = "cheap" if cheap else "full"
         keys = run.keys(stage) if cache is not None else None
-        whole = _whole_run_key(keys)
+        # (an ungated run is asked whether it settled: stored findings would not say)
+        whole = _whole_run_key(keys) if gated else None
         if whole is not None:
             packed = cache.get_run(whole)
             if packed is not None:  # no file changed since a run of the same files: its findings
@@ -95,16 +179,16 @@ def check_paths(
                 cache.save()
                 return report
 
-        if cheap and entries:
+        if cheap and entries and gated:
             # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
-            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver)
+            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver, run.texts)
             if run.planner.withheld and keys is not None:
                 keys = run.keys(stage)
         run.progress = progress
         run.check(range(len(entries)), stage, keys, defer_low=cheap)
         run.progress = None
         del keys
-        low = _Low(entries, run.planner)
+        low = _Low(entries, run.planner, run.read)
         # Files left out because only a context below the default level can set their rules off:
         # those such a context can reach, if any file writes one, are analysed now.
         waiting = [index for index, entry in enumerate(entries) if entry.awaits_low]
@@ -163,10 +247,10 @@ def check_paths(
             # files whose names the cheap stage never resolved: those that may name one are asked
             # in the round itself (a file that named an earlier round's name was asked then)
             never_resolved = [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS]
-            unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner)
+            unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner, run.read)
             for folder, spelled in beside.items():
                 near = [entry for entry in never_resolved if _folder(entry.path) == folder and entry not in unknown]
-                unknown += _may_mention(near, spelled, set(), run.planner) if near else []
+                unknown += _may_mention(near, spelled, set(), run.planner, run.read) if near else []
             if not picked and not unknown:
                 break
             # every name followed so far: a file picked again keeps what an earlier round kept
@@ -177,9 +261,10 @@ def check_paths(
             if unknown:
                 run.check(run.indices(unknown), label + " confirm", follow=follow, confirm=True)
         report.files_analysed = sum(1 for entry in entries if entry.analysed)
+        report.settled = not waiting and _settled(entries)
         used: Dict[str, Set[Tuple[int, str]]] = {}
         report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)], used)
-        unused = _unused_noqa(entries, run.planner, used)
+        unused = _unused_noqa(entries, run.planner, used, run.texts)
         if unused:
             report.findings = sorted(report.findings + unused, key=lambda f: f.sort_key)
         if cache is not None:
@@ -206,8 +291,10 @@ def discover_files(paths: Sequence[Path], resolver: SettingsResolver):
 class _Run:
     """The files of one run, checked through the cache and the workers."""
 
-    def __init__(self, entries: List[_Entry], planner: Planner, cache, jobs: int):
+    def __init__(self, entries: List[_Entry], planner: Planner, cache, jobs: int, texts: Optional[Dict[str, str]] = None):
         self.entries = entries
+        # buffers checked instead of their files: never cached (their files may say otherwise)
+        self.texts: Dict[str, str] = texts or {}
         self.planner = planner
         self.cache = cache
         self.jobs = jobs
@@ -225,7 +312,7 @@ class _Run:
         """Every file's result key (None for a file that cannot be read)."""
         keys: List[Optional[str]] = []
         for index, entry in enumerate(self.entries):
-            digest = self.cache.digest(entry.path)
+            digest = self.cache.digest(entry.path) if entry.path not in self.texts else None
             keys.append(self._key(self.planner.task(index, entry.path), digest, stage) if digest else None)
         return keys
 
@@ -244,7 +331,7 @@ class _Run:
         total, done = len(indices), 0
         for index in indices:
             entry = self.entries[index]
-            if self.cache is not None:
+            if self.cache is not None and entry.path not in self.texts:
                 task = self.planner.task(index, entry.path, follow, confirm, defer_low)
                 if keys is not None:
                     key = keys[index]
@@ -258,7 +345,7 @@ class _Run:
                     continue
             todo.append(index)
         tasks = (
-            self.planner.task(index, self.entries[index].path, follow, confirm, defer_low)
+            self._with_text(self.planner.task(index, self.entries[index].path, follow, confirm, defer_low))
             for index in self._ordered(todo)
         )
         for index, state, checked in self.workers.execute(tasks, len(todo)):
@@ -269,6 +356,15 @@ class _Run:
             if self.progress is not None:
                 done += 1
                 self.progress(done, total)
+
+    def _with_text(self, task: Task) -> Task:
+        text = self.texts.get(task.path)
+        return task if text is None else replace(task, text=text, cached=False)
+
+    def read(self, path: str) -> bytes:
+        """A file's bytes as the run checks them: a buffer's text in place of its file."""
+        text = self.texts.get(path)
+        return read_file(path) if text is None else text.encode("utf-8", "surrogatepass")
 
     def _keep(self, checked: Checked) -> Checked:
         if checked.result.deferred:
@@ -302,7 +398,8 @@ class _Run:
 
 
 def _may_mention(
-    entries: Sequence[_Entry], callers_of: Set[str], defined: Set[str], planner: Planner
+    entries: Sequence[_Entry], callers_of: Set[str], defined: Set[str], planner: Planner,
+    read: Callable[[str], bytes] = read_file,
 ) -> List[_Entry]:
     """Of files whose names were never resolved, those that may name one of `callers_of` or
     define one of `defined`. A module names `a.b.f` only through its imports, the chains it
@@ -333,7 +430,7 @@ def _may_mention(
         if not by_last:
             continue
         try:
-            words = words_of(read_file(entry.path))
+            words = words_of(read(entry.path))
         except OSError:
             continue  # as it was when the cheap stage tried: its result says why
         words.update(part.encode() for part in module.split("."))
@@ -451,9 +548,10 @@ class _Low:
     that round, an exposed file not seen whole that names one of its functions: the
     answer was yes already."""
 
-    def __init__(self, entries: Sequence[_Entry], planner: Planner):
+    def __init__(self, entries: Sequence[_Entry], planner: Planner, read: Callable[[str], bytes] = read_file):
         self.entries = entries
         self.planner = planner
+        self.read = read
         # what each file writes, as the first round found it (later rounds do not record it)
         self.written = {index: entry.low_level for index, entry in enumerate(entries) if entry.low_level is not None}
         self._contexts = None
@@ -508,6 +606,7 @@ class _Low:
                 [self.planner.module_name(entry.path)[0] for entry in self.entries],
                 factories,
                 self.written,
+                self.read,
             )
         return self._contexts
 
@@ -531,6 +630,16 @@ def _closure(ctx, home: int, callers: Dict[str, List[Tuple[object, int]]], below
         elif ctx.opt_level is not None and ctx.opt_level < below:
             return names, entering, True
     return names, entering, False
+
+
+def _settled(entries: Sequence[_Entry]) -> bool:
+    """Whether every file's findings are final whatever other files hold: none was analysed in
+    part (a later round for another file's finding may read its blanked definitions), and none
+    keeps a deferred finding after `settle` (its callers or the project's pass names judge it).
+    A file the cheap stage left out has no finding but TVM001, in any run."""
+    return not any(
+        getattr(entry, "partial", False) or (entry.result is not None and entry.result.deferred) for entry in entries
+    )
 
 
 def _judges() -> Dict[str, object]:
@@ -608,7 +717,8 @@ def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object], t
     return unsure
 
 
-def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]]) -> List[Finding]:
+def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]],
+                 texts: Optional[Dict[str, str]] = None) -> List[Finding]:
     """TVM002's findings for the files of a run that select it (tvmlint.checks.unused_noqa)."""
     from tvmlint.base.notebook import decode_file
 
@@ -616,28 +726,35 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
     judges = None
     for entry in entries:
         codes = entry.result.codes if entry.result is not None else frozenset()
-        if UNUSED_NOQA not in codes or _too_large(entry.path, planner):
+        buffer = texts.get(entry.path) if texts else None
+        if UNUSED_NOQA not in codes or (buffer is None and _too_large(entry.path, planner)):
             continue
-        try:
-            data = read_file(entry.path)
-        except OSError:
-            continue
-        if b"noqa" not in data.lower():
+        if buffer is not None:
+            text = buffer  # a buffer's size was checked before the run
+        else:
+            try:
+                data = read_file(entry.path)
+            except OSError:
+                continue
+            if b"noqa" not in data.lower():
+                continue
+            source, _why = decode_file(entry.path, data)
+            if source is None:
+                continue
+            text = source.text
+        if "noqa" not in text.lower():
             continue
         # imported only here: a run that selects TVM002 nowhere (the default) never loads the checks
         from tvmlint.checks.unused_noqa import unused_noqa
 
-        source, _why = decode_file(entry.path, data)
-        if source is None:
-            continue
         if judges is None:
             judges = _judges()
         shown = planner.shown(entry.path)
         awaits = bool(getattr(entry, "awaits_low", False) and not entry.analysed)
         partial = bool(getattr(entry, "partial", False)) and not awaits
         result = entry.result if not is_placeholder(entry.result) else FileResult(shown, "", entry.result.version, codes)
-        unsure = _unsure(result, awaits, judges, source.text, partial)
-        out.extend(unused_noqa(source.text, shown, codes, used.get(shown, set()), unsure))
+        unsure = _unsure(result, awaits, judges, text, partial)
+        out.extend(unused_noqa(text, shown, codes, used.get(shown, set()), unsure))
     return out
 
 
@@ -707,6 +824,19 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
     if any(finding.fix is not None for finding in findings):
         findings = without_unfixable(findings, lambda _shown: settings)
     return findings
+
+
+def check_text_in_project(
+    text: str, path: Path, resolver: SettingsResolver, shown: Optional[str] = None, jobs: Optional[int] = None,
+) -> List[Finding]:
+    """One buffer (an editor's, stdin's) judged with the other files of its project, as
+    `check_paths(..., project=True)` judges its file: the buffer stands for its file, the
+    others are read from disk (through the result cache) for their facts and not reported on."""
+    key = os.fspath(path)  # (over max-file-size, the run's task says so, as check_text would)
+    report = _in_project([key], [key], resolver, jobs, True, True, None, texts={key: text})
+    if shown is None:
+        return report.findings
+    return [finding if finding.path == shown else replace(finding, path=shown) for finding in report.findings]
 
 
 def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name: str, is_package: bool) -> Checked:

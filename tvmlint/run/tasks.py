@@ -39,6 +39,7 @@ class Task:
     confirm: bool = False  # analysed only if it names a followed name (tvmlint.run.engine.check_module)
     defer_low: bool = False  # a first round's: left out if only a low context can set its rules off
     max_bytes: Optional[int] = None  # `max-file-size`: a larger file is not parsed (TVM001 says so)
+    text: Optional[str] = None  # an editor's buffer, checked instead of the file's content
 
 
 def display_path(path, cwd: Path) -> str:

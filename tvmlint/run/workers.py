@@ -46,6 +46,8 @@ def failed(task: Task, why: str, where: Tuple[int, int] = (1, 1)) -> Checked:
 
 def run_task(task: Task) -> Outcome:
     """Read and check one file; one larger than `max-file-size` is not parsed (TVM001 says so)."""
+    if task.text is not None:
+        return _run_text(task)
     notebook = is_notebook(task.path)
     # a notebook's outputs (plots, tables) are no source: its file may hold more, its code no more
     file_limit = file_bound(task.max_bytes) if notebook else task.max_bytes
@@ -76,6 +78,18 @@ def run_task(task: Task) -> Outcome:
         checked.result.findings.extend(
             finding for line, why in source.parse_errors() for finding in parse_error(task.shown, task.codes, line, 1, why))
     return task.index, state, checked
+
+
+def _run_text(task: Task) -> Outcome:
+    """An editor's buffer, as its file's text would be checked (a notebook's cells come joined)."""
+    why = too_large(len(task.text.encode("utf-8", "surrogatepass")), task.max_bytes)
+    if why is not None:
+        return task.index, None, failed(task, why)
+    checked = check_module(
+        task.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
+        cheap=task.cheap, follow=task.follow, confirm=task.confirm, defer_low=task.defer_low,
+    )
+    return task.index, None, checked
 
 
 def _size(path: str) -> int:

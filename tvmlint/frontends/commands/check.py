@@ -102,7 +102,7 @@ def _run(args: argparse.Namespace) -> int:
         resolver = SettingsResolver(overrides_from(args))
         progress = progress_for(args)
         try:
-            report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache, progress=progress)
+            report = check_paths(paths, resolver, jobs=args.jobs, use_cache=not args.no_cache, progress=progress, project=True)
         finally:
             if progress is not None:
                 progress.close()

@@ -26,8 +26,8 @@ def add_parser(subparsers) -> None:
                              "(default: .tvmlint/trace.json, which `tvmlint trace` keeps, when it is there)")
     parser.add_argument(
         "--project", type=Path, metavar="DIR",
-        help="where callers are looked for (default: the directory of the file's pyproject.toml, "
-             "else the working directory when the file is under it, else the file's directory)",
+        help="where callers are looked for (default: the file's project, as `check FILE` reads it: the "
+             "directory of its [tool.tvmlint] pyproject.toml, else its git work tree, else its own directory)",
     )
 
 

@@ -80,7 +80,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
     from tvmlint.run.runner import check_paths
 
     unsafe, write = args.unsafe_fixes, not args.diff
-    run = {"jobs": args.jobs, "use_cache": not args.no_cache}
+    run = {"jobs": args.jobs, "use_cache": not args.no_cache, "project": True}
     before = _signed(paths)  # one file named: its state before the run read it
     progress = progress_for(args)  # a long run on a terminal: files checked / total
     try:
@@ -94,11 +94,12 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
 
     note_guessed_target(args, resolver)
     grouped = by_path(report.findings)
-    # A run of one file followed nothing across modules: its findings are what checking that
-    # file's text alone gives, so the fixer starts from them instead of checking it again, and
-    # what remains after the fix is what its last re-check found (a fix costs the run plus one
-    # check per round). With more files, an edit may change what another file reports.
-    alone = report.files_seen == 1 and before is not None
+    # A run of one file, in a project of one file, followed nothing across modules: its findings
+    # are what checking that file's text alone gives, so the fixer starts from them instead of
+    # checking it again, and what remains after the fix is what its last re-check found (a fix
+    # costs the run plus one check per round). With more files, an edit may change what another
+    # file reports.
+    alone = report.files_seen == 1 and not report.context_files and before is not None
     outcomes = []
     for shown, findings in grouped.items():
         if not any(wanted(f, unsafe) for f in findings):

@@ -38,8 +38,11 @@ def show_settings(args: argparse.Namespace) -> int:
 
     _refuse_with(args, "--show-settings")
     path = existing_paths(args)[0] if args.paths else Path(".")
+    from tvmlint.run.project_scope import project_root
+
     resolver = SettingsResolver(overrides_from(args))
-    sys.stdout.write(describe_settings(resolver.for_path(path), path))
+    settings = resolver.for_path(path)
+    sys.stdout.write(describe_settings(settings, path, project_root(path, settings).describe()))
     return EXIT_CLEAN
 
 
@@ -75,7 +78,7 @@ def add_noqa(args: argparse.Namespace) -> int:
 
     _refuse_with(args, "--add-noqa")
     resolver = SettingsResolver(overrides_from(args))
-    report = check_paths(existing_paths(args), resolver, jobs=args.jobs, use_cache=not args.no_cache)
+    report = check_paths(existing_paths(args), resolver, jobs=args.jobs, use_cache=not args.no_cache, project=True)
     for note in report.notes:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
     diff = getattr(args, "diff", False)

@@ -1,8 +1,9 @@
 """Source from standard input (`--stdin-filename PATH -`), for editor and formatter integrations.
 
 The text comes from stdin; PATH decides which pyproject.toml applies and names
-the file in messages. Only that buffer is analysed, so contexts are followed
-within it (as in the language server).
+the file in messages. The buffer stands for PATH in its project: the other files
+of the project are read for the contexts they call it under (as in the language
+server, and as `tvmlint check PATH` does). Without PATH it is judged alone.
 """
 
 from __future__ import annotations
@@ -66,7 +67,7 @@ def read_stdin(args: argparse.Namespace, cwd: Path, limit: Optional[int] = None)
 def check_stdin(args: argparse.Namespace, resolver) -> Tuple[List, StdinSource]:
     """The findings for the buffer on stdin, and the source (for formats that quote lines)."""
     from tvmlint.run.engine import parse_error
-    from tvmlint.run.runner import check_text
+    from tvmlint.run.runner import check_text, check_text_in_project
 
     named = args.stdin_filename if args.stdin_filename is not None else resolver.cwd / "stdin.py"
     source = read_stdin(args, resolver.cwd, resolver.for_path(named).max_file_bytes)
@@ -75,4 +76,6 @@ def check_stdin(args: argparse.Namespace, resolver) -> Tuple[List, StdinSource]:
         return [], source
     if source.text is None:
         return parse_error(source.shown, settings.codes_for(source.path), *source.where, source.problem), source
-    return check_text(source.text, source.path, settings, shown=source.shown), source
+    if args.stdin_filename is None:  # no file it stands for: no project either
+        return check_text(source.text, source.path, settings, shown=source.shown), source
+    return check_text_in_project(source.text, source.path, resolver, shown=source.shown), source

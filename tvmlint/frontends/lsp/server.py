@@ -45,7 +45,7 @@ from tvmlint.frontends.lsp import notebooks
 from tvmlint.base.noqa import NoqaWriter
 from tvmlint.frontends.lsp.traced import TraceCache
 from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedOutput, GuardedProtocol, refused_error
-from tvmlint.run.runner import check_text
+from tvmlint.run.runner import check_text, check_text_in_project
 from tvmlint.base.source import split_lines
 
 log = logging.getLogger(__name__)
@@ -174,9 +174,12 @@ class TvmlintLanguageServer(LanguageServer):
         checked = Checked(version, text, split_lines(text))
         path = self.path_of(uri)
         try:
-            settings = self.settings_for(path)
+            resolver = SettingsResolver(self.overrides, cwd=self.root())
+            settings = resolver.for_path(path)
             if not settings.is_excluded(path) and INSTALLED_DIRS.isdisjoint(path.parts):
-                checked.findings = check_text(text, path, settings)
+                # judged with the project's other files, as `tvmlint check FILE` judges it (in this
+                # process: it may be a child forked from a threaded server, no place for a pool)
+                checked.findings = check_text_in_project(text, path, resolver, jobs=1)
         except ConfigError as error:
             checked.problem = str(error)
         except Exception as error:  # a bug of ours: say so in the buffer instead of going silent
