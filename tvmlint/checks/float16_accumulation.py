@@ -29,7 +29,7 @@ from tvmlint.analysis.module import call_arguments
 from tvmlint.analysis.results import ArgumentWait
 from tvmlint.analysis.used_names import BY_NAME, roots_of
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
-from tvmlint.analysis.knowledge import load_table
+from tvmlint.analysis.knowledge import harness, load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.checks.rule import Case, Rule
 from tvmlint.base.versions import in_range
@@ -693,10 +693,15 @@ class Float16Accumulation(Rule):
     def text_pattern(cls, knowledge):
         # `wants` asks for a low-precision dtype string; libcst reads a string's value with its
         # escapes undone (`"\x66loat16"`), so an escape that can spell a letter counts too
-        # ... or a name holding "dtype" (`def gemm(n, out_dtype)`): a parameter that calls in other
-        # modules may give "float16" (`wants` keeps such a module outside TVM's own packages only)
         low = _facts().get("accumulation", {}).get("low_precision", ())
-        return "|".join([*map(re.escape, low), r"\\[xuUN0-7]", "dtype"])
+        return "|".join([*map(re.escape, low), r"\\[xuUN0-7]"])
+
+    @classmethod
+    def text_pattern_outside_tvm(cls, knowledge):
+        # a name holding "dtype" (`def gemm(n, out_dtype)`): a parameter that calls in other
+        # modules may give "float16" (ArgumentWait); `wants` keeps such modules outside TVM's own
+        # packages only, and only there is it worth parsing one for it
+        return "dtype"
 
     @classmethod
     def wants(cls, used, knowledge) -> bool:
@@ -715,8 +720,7 @@ class Float16Accumulation(Rule):
             if used.module_name.partition(".")[0] in roots_of(knowledge):
                 return False
             # nor is a test module's kernel builder: tests call their own
-            last = used.module_name.rpartition(".")[2]
-            if last.startswith("test_") or last.endswith("_test") or last == "conftest":
+            if harness().is_test_module(used.module_name):
                 return False
             # (a kernel builder's dtype parameter, by its name: `dtype`, `out_dtype`, `accum_dtype`)
             if not any("dtype" in name for name in used.identifiers):

@@ -144,6 +144,12 @@ class Rule(Visitor):
         return None
 
     @classmethod
+    def text_pattern_outside_tvm(cls, knowledge: Knowledge) -> Optional[str]:
+        """A second pattern that, in a module outside TVM's own packages, keeps the rule as
+        `text_pattern` does (for what `wants` asks of such modules only). None (the default): none."""
+        return None
+
+    @classmethod
     def method_pattern(cls, knowledge: Knowledge) -> Optional[str]:
         """A regular expression whose match makes a module that uses TVM worth asking `wants`
         about even when none of its names reaches a trigger: for a rule about methods of TVM's

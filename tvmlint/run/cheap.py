@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.analysis.reach import Reach
+from tvmlint.analysis.knowledge import harness
 from tvmlint.analysis.used_names import UsedNames, call_arguments, mentions_of, merged, roots_of
 
 PARSE_ERROR = "TVM001"
@@ -48,6 +49,10 @@ class Selection:
         self._patterns = [
             (rule.code, re.compile(pattern)) for rule in self.rules
             for pattern in [rule.text_pattern(knowledge)] if pattern is not None
+        ]
+        self._outside = [
+            (rule.code, re.compile(pattern)) for rule in self.rules
+            for pattern in [rule.text_pattern_outside_tvm(knowledge)] if pattern is not None
         ]
         self._reaches: Dict[FrozenSet[str], Optional[Reach]] = {}
         self.reach = self._reach_without(frozenset())
@@ -81,6 +86,8 @@ class Selection:
             if uses_tvm:
                 return True
         out = frozenset(code for code, pattern in self._patterns if pattern.search(text) is None)
+        if out and self._outside and module_name.split(".")[0] not in self.roots and not harness().is_test_module(module_name):
+            out -= {code for code, pattern in self._outside if code in out and pattern.search(text)}
         reach = self._reach_without(out) if out else self.reach
         if reach is None:
             return False
