@@ -61,6 +61,17 @@ def test_output_format_is_the_same_option_as_format(tmp_path):
     assert run_cli("check", "--output-format", "json", cwd=tmp_path).stdout == run_cli("check", "--format", "json", cwd=tmp_path).stdout
 
 
+def test_full_is_rufs_name_for_the_view_with_source_lines(tmp_path):
+    # ruff's `--output-format full` (its default) shows each finding with its source lines: our text
+    write_tree(tmp_path, PROJECT)
+    text = run_cli("check", "--format", "text", cwd=tmp_path)
+    assert "|" in text.stdout and text.returncode == 1
+    assert run_cli("check", "--output-format", "full", cwd=tmp_path).stdout == text.stdout
+    assert run_cli("fix", "--diff", "--format", "full", cwd=tmp_path).returncode in (0, 1)
+    write_tree(tmp_path, {"pyproject.toml": CONFIG + 'output-format = "full"\n'})
+    assert run_cli("check", cwd=tmp_path).stdout == text.stdout
+
+
 # -- --output-file ----------------------------------------------------------------------------
 
 def test_output_file_gets_the_report_and_the_terminal_nothing(tmp_path):

@@ -16,7 +16,14 @@ MODULES = {
     "gitlab": "gitlab",
     "junit": "junit",
 }
-FORMATS = tuple(MODULES)
+# ruff's names for the same views: its `full` is the finding with its source lines, our text
+ALIASES = {"full": "text"}
+FORMATS = tuple(MODULES) + tuple(ALIASES)
+
+
+def format_named(name: str) -> str:
+    """The format a --format or output-format value names (an alias gives its format)."""
+    return ALIASES.get(name, name)
 
 
 def renderer(name: str) -> Callable:

@@ -12,7 +12,7 @@ from tvmlint.frontends.commands.fix import add_fix_options
 from tvmlint.frontends.commands.reporting import add_output_options, note_guessed_target, progress_for, quiet
 from tvmlint.frontends.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
-from tvmlint.output import FORMATS
+from tvmlint.output import FORMATS, format_named
 from tvmlint.output.safe import printable_path
 
 
@@ -63,6 +63,7 @@ def run(args: argparse.Namespace) -> int:
         return shown
     if args.format is None:
         args.format = configured_format(args)
+    args.format = format_named(args.format)
     from tvmlint.frontends.commands.reporting import check_usage, report_stream, watch
 
     check_usage(args, reads_stdin(args))

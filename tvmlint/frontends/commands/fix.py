@@ -49,9 +49,11 @@ def run(args: argparse.Namespace) -> int:
     """`tvmlint fix`: what `check --fix` runs, with check's format, usage checks and report stream."""
     from tvmlint.frontends.commands.options import configured_format
     from tvmlint.frontends.commands.reporting import check_usage, report_stream
+    from tvmlint.output import format_named
 
     if args.format is None:
         args.format = configured_format(args)
+    args.format = format_named(args.format)
     check_usage(args, reads_stdin(args))
     with report_stream(args):
         return apply(args)
