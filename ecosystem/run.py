@@ -19,7 +19,7 @@ differences to the verdicts (findings without a verdict, verdicts whose finding 
 gone). It exits 1 when a finding has no verdict or a default rule is under the
 precision bar, so a change to what a finding is cannot land unjudged.
 
-Mirrors: `--mirrors DIR` (or $TVMLINT_MIRRORS; default /work/.mirror) holds one
+Mirrors: `--mirrors DIR` (or $TVMLINT_MIRRORS; default ~/.cache/tvmlint/mirrors) holds one
 git directory per repository, as `DIR/<owner>+<name>/repo` (what the search
 tool's `fetch` writes) or `DIR/<name>` (a plain clone). A missing one is named
 with the command that brings it, and that tree is skipped.
@@ -418,7 +418,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     parser.add_argument("--trees", type=Path, default=HERE / "trees.toml")
     parser.add_argument("--verdicts", type=Path, default=HERE / "verdicts", help="a TOML file or a folder of them")
     parser.add_argument("--tree", action="append", help="only this tree (repeatable)")
-    parser.add_argument("--mirrors", type=Path, default=Path(os.environ.get("TVMLINT_MIRRORS", "/work/.mirror")))
+    parser.add_argument("--mirrors", type=Path,
+                        default=Path(os.environ.get("TVMLINT_MIRRORS", Path.home() / ".cache" / "tvmlint" / "mirrors")))
     parser.add_argument("--scratch", type=Path,
                         default=Path(os.environ.get("TVMLINT_ECOSYSTEM_DIR", Path(tempfile.gettempdir()) / "tvmlint-ecosystem")))
     parser.add_argument("--python", default=sys.executable, help="the interpreter that runs tvmlint")
