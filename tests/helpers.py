@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,12 @@ def drain_pty(controller: int) -> bytes:
         chunks.append(chunk)
     os.close(controller)
     return b"".join(chunks)
+
+
+def signals_as_from_a_terminal() -> None:
+    """In a child before it starts: a test run started in the background (`pytest &`) ignores
+    SIGINT, and Python keeps an ignored SIGINT ignored; a runner may also block signals, and a
+    blocked signal stays pending. Either way a Ctrl-C a test sends would never reach the run."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})

@@ -16,7 +16,7 @@ from typing import Dict
 
 import pytest
 
-from helpers import REPO, run_cli, write_tree
+from helpers import REPO, run_cli, signals_as_from_a_terminal, write_tree
 
 # PORT: TVM202 three times at 0.8 (lines 2, 4, 6), each with a safe fix
 from test_fix import CONFIG, PORT  # noqa: E402
@@ -536,7 +536,7 @@ def _interrupt_fix_mid_run(tree: Path, count: int, signum: int):
     command = [sys.executable, "-m", "tvmlint", "fix", "--no-cache", "."] if _fix_has_no_cache() else [sys.executable, "-m", "tvmlint", "fix", "."]
     process = subprocess.Popen(
         command, cwd=tree, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        preexec_fn=_signals_as_from_a_terminal,
+        preexec_fn=signals_as_from_a_terminal,
     )
     try:
         deadline = time.monotonic() + 240
@@ -556,14 +556,6 @@ def _interrupt_fix_mid_run(tree: Path, count: int, signum: int):
         if process.poll() is None:
             process.kill()
             process.communicate()
-
-
-def _signals_as_from_a_terminal() -> None:
-    """In the child before it starts: a test run started in the background (`pytest &`) ignores
-    SIGINT, and Python keeps an ignored SIGINT ignored; a runner may also block signals, and a
-    blocked signal stays pending. Either way the signal would never reach the run."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGTERM})
 
 
 def _fix_has_no_cache() -> bool:

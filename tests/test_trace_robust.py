@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers import REPO, run_cli
+from helpers import REPO, run_cli, signals_as_from_a_terminal
 
 BIN = Path(sys.executable).parent
 
@@ -99,7 +99,7 @@ def test_ctrl_c_leaves_a_complete_file(tmp_path):
     (tmp_path / "script.py").write_text(SLOW_PASS, encoding="utf-8")
     process = subprocess.Popen([str(BIN / "tvmlint"), "trace", "--format", "json", "-o", "trace.json", "--",
                                 sys.executable, "script.py"], cwd=tmp_path, stdout=subprocess.PIPE,
-                               stderr=subprocess.PIPE, text=True)
+                               stderr=subprocess.PIPE, text=True, preexec_fn=signals_as_from_a_terminal)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:  # the file is rewritten while the script runs: wait for the slow pass
         path = tmp_path / "trace.json"
@@ -266,6 +266,7 @@ def _on_a_terminal(tmp_path: Path, script: str, answer: bytes, after: bytes) -> 
     (tmp_path / "script.py").write_text(script, encoding="utf-8")
     pid, fd = pty.fork()
     if pid == 0:
+        signals_as_from_a_terminal()  # a terminal's session, whatever started the tests
         os.chdir(tmp_path)
         os.execv(str(BIN / "tvmlint"), ["tvmlint", "trace", "--format", "json", "-o", "trace.json", "--",
                                          sys.executable, "script.py"])
@@ -285,7 +286,16 @@ def _on_a_terminal(tmp_path: Path, script: str, answer: bytes, after: bytes) -> 
             time.sleep(0.3)
             os.write(fd, answer)
             sent = True
-    _, status = os.waitpid(pid, 0)
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        if time.monotonic() > deadline:
+            os.killpg(pid, signal.SIGKILL)  # the session pty.fork made: tvmlint and the script
+            os.waitpid(pid, 0)
+            os.close(fd)
+            raise AssertionError(f"tvmlint trace did not end on a terminal within 120 s: {out[-2000:]!r}")
+        time.sleep(0.2)
     os.close(fd)
     return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace"), json.loads((tmp_path / "trace.json").read_text())
 
