@@ -103,6 +103,8 @@ def test_each_kind_compiles_where_its_class_calls_build_or_compile(tmp_path):
     # the interpreter ("debug") compiles no runners.toml pipeline: not a row
     assert all(row["kind"] != "debug" for row in rows)
     assert "v0.8.0:python/tvm/relay/build_module.py#L" in rows[-1]["source"]
+    # where the kind is, and what it is when none is given, come from create_executor's own def
+    assert {(tuple(row["params"]), row["default_kind"]) for row in rows} == {(("kind", "mod", "device", "target"), "debug")}
 
 
 def test_every_executor_row_names_a_runner_the_runners_table_has():

@@ -254,11 +254,14 @@ class Knowledge:
         # relay.create_executor's kinds: the runner each one's executor runs, and when
         # (rules/executors.toml: "create" at the call, "evaluate" at its evaluate())
         self.executors: Dict[str, Dict[str, Tuple[Runner, str]]] = {}
+        # create_executor's parameters and the kind it makes when given none, by API
+        self.executor_signatures: Dict[str, Tuple[Tuple[str, ...], Optional[str]]] = {}
         for raw in load_table("executors.toml").get("executor", []):
             runner = self.runners.get(raw["runs"])
             if runner is not None and _entry_applies(raw, version):
                 for api in raw["api"]:
                     self.executors.setdefault(api, {})[raw["kind"]] = (runner, raw["at"])
+                    self.executor_signatures[api] = (tuple(raw.get("params", ("kind",))), raw.get("default_kind"))
 
     def pass_for_api(self, qualname: str) -> Optional[PassSpec]:
         return self.passes_by_api.get(qualname)

@@ -773,10 +773,11 @@ class ModuleAnalysis(Visitor):
         kinds = self.k.executors.get(qualname)
         if not kinds:
             return None
-        args, hidden = call_arguments(call, ("kind", "mod", "device", "target", "params"))
+        params, default_kind = self.k.executor_signatures[qualname]
+        args, hidden = call_arguments(call, params)
         given = self.literal(args.get("kind"))
         if given is None:
-            kind = None if hidden else "debug"  # create_executor's default kind
+            kind = None if hidden else default_kind
         else:
             kind = given.evaluated_value if isinstance(given, cst.SimpleString) else None
         found = kinds.get(kind) if isinstance(kind, str) else None

@@ -75,19 +75,26 @@ class Project:
             return self.reach(ctx.outer, seen, home)
         return self._callers_of(ctx.function, seen, home)
 
-    def _callers_of(self, function: str, seen: frozenset, home: Optional[str]) -> List[Reached]:
+    def _calls_of(self, function: str, seen: frozenset, home: Optional[str]) -> Optional[List[Tuple[FileResult, CallFact]]]:
+        """The calls that reach `function` by name, seen from the file `home`; None where which
+        function is meant is not known, or calls nobody can see reach it (handed on, escaped)."""
         if function in seen or function in self.escaped or function not in self.owners:
+            return None
+        if function in self.functions:
+            return self.calls.get(function, [])
+        if home not in self.owners[function]:
+            return None  # defined by several files, and not by this one: which is meant is not known
+        return [(result, call) for result, call in self.calls.get(function, ()) if result.path == home]
+
+    def _callers_of(self, function: str, seen: frozenset, home: Optional[str]) -> List[Reached]:
+        calls = self._calls_of(function, seen, home)
+        if calls is None:
             return []
-        shared = function not in self.functions
-        if shared and home not in self.owners[function]:
-            return []  # defined by several files, and not by this one: which is meant is not known
-        key = (function, home if shared else None)
+        key = (function, home if function not in self.functions else None)
         if key in self._memo:
             return self._memo[key]
         reached: List[Reached] = []
-        for result, call in self.calls.get(function, ()):
-            if shared and result.path != home:
-                continue
+        for result, call in calls:
             link = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
             for found, chain in self.reach(call.ctx, seen | {function}, result.path):
                 reached.append((found, (link,) + chain))
@@ -120,21 +127,13 @@ class Project:
                     out[result.path].append(finding)
         return out
 
-
     def argument_values(self, function: str, position: Optional[int], name: str, default: Optional[str],
                         home: Optional[str], seen: frozenset = frozenset()) -> List[Tuple[str, str]]:
         """The strings the project's calls give a function's parameter, each with where from
         ("called from app.py:12"), following callers that pass their own parameter on. A
         function nothing calls by name, or that is handed on (escaped), gives none."""
-        if function in seen or function in self.escaped or function not in self.owners:
-            return []
-        shared = function not in self.functions
-        if shared and home not in self.owners[function]:
-            return []
         found: List[Tuple[str, str]] = []
-        for result, call in self.calls.get(function, ()):
-            if shared and result.path != home:
-                continue
+        for result, call in self._calls_of(function, seen, home) or ():
             given = call.argument(position, name)
             where = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
             if given is None and default is not None:
@@ -151,10 +150,8 @@ class Project:
         wait: ArgumentWait = deferred.payload
         for value, where in self.argument_values(wait.function, wait.position, wait.param, wait.default, result.path):
             if value in wait.wanted:
-                message = wait.message.replace("{value}", value).replace("{where}", where)
-                return Finding(result.path, deferred.start, deferred.end, deferred.code,
-                               rule_info(deferred.code).severity, message, deferred.fix,
-                               noqa_lines=deferred.noqa_lines)
+                return _finding(result, deferred, wait.message.replace("{value}", value).replace("{where}", where),
+                                deferred.fix, noqa_lines=deferred.noqa_lines)
         return None
 
 
@@ -170,12 +167,14 @@ def judged(result: FileResult, deferred: Deferred, judges, reached: Sequence[Rea
         if chain:
             message = f"{message} ({'; '.join(chain)})"
         fix = deferred.fix if isinstance(deferred.ctx, PassCtx) else None
-        return Finding(
-            result.path, deferred.start, deferred.end, deferred.code,
-            rule_info(deferred.code).severity, message, fix,
-            facts={"payload": deferred.payload, "ctx": ctx, "target": result.version},
-        )
+        return _finding(result, deferred, message, fix,
+                        facts={"payload": deferred.payload, "ctx": ctx, "target": result.version})
     return None
+
+
+def _finding(result: FileResult, deferred: Deferred, message: str, fix, **extra) -> Finding:
+    return Finding(result.path, deferred.start, deferred.end, deferred.code, rule_info(deferred.code).severity,
+                   message, fix, **extra)
 
 
 def settle(result: FileResult, judges) -> None:
