@@ -40,6 +40,7 @@ def _full() -> Checked:
     result.noqa = {3: frozenset({"TVM108"})}
     result.defined_passes = ["MyPass"]
     result.runner_entries = {"pkg.a.test_f": PassCtx(2, frozenset(), frozenset(), "a test runner")}
+    result.constants = {"DTYPE": ("float16", 3)}
     return Checked(result, True, "\nos.path\npkg.b.g\n")
 
 

@@ -100,6 +100,7 @@ class KernelUse:
         self.bindings: Dict[str, Set[str]] = {}
         self.calls_by_name: Dict[str, List[Tuple[ast.Call, bool]]] = {}  # name -> (call, through an attribute)
         self.declared_global: Set[str] = set()  # names some function declares global or nonlocal
+        self.star_modules: List[str] = []  # `from config import *`, in the order written
         self.loose: Set[str] = set()  # names read other than as a callee (a function passed on)
         self._words: Dict[int, FrozenSet[str]] = {}
         parent_statement: Dict[int, ast.stmt] = {}
@@ -146,7 +147,9 @@ class KernelUse:
                         base = base[: max(0, len(base) - (node.level - 1))]
                         module = ".".join([*base, *([module] if module else [])])
                     for alias in node.names:
-                        if alias.name != "*" and module:
+                        if alias.name == "*" and module:
+                            self.star_modules.append(module)
+                        elif module:
                             self.bindings.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
                 elif kind is ast.Global or kind is ast.Nonlocal:
                     self.declared_global.update(node.names)
@@ -596,6 +599,17 @@ class KernelUse:
             default = args.kw_defaults[args.kwonlyargs.index(param)]
         text = default.value if isinstance(default, ast.Constant) and isinstance(default.value, str) else None
         return scope.name, index, text
+
+    def imported_from(self, name: str, line: int) -> Tuple[str, ...]:
+        """When no scope around `line` binds `name` but an import may (`from config import
+        DTYPE`, `from config import *`): the qualified names it may stand for, the star
+        imports' last first (a later one rebinds what an earlier one bound)."""
+        if self._binding(name, line) is not None or name in self.functions or name in self.declared_global:
+            return ()
+        bound = self.bindings.get(name)
+        if bound is not None:
+            return tuple(bound) if len(bound) == 1 else ()
+        return tuple(f"{module}.{name}" for module in reversed(self.star_modules))
 
     # -- a name that holds a Python float ---------------------------------------------------
 

@@ -9,6 +9,7 @@ judged at all: precision first.
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
@@ -16,7 +17,7 @@ from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
 from tvmlint.base.diagnostics import Finding
-from tvmlint.analysis.results import ArgumentWait, CallFact, Deferred, FileResult, ParamRef, unless_defined
+from tvmlint.analysis.results import ArgumentWait, CallFact, ConstantWait, Deferred, FileResult, ParamRef, unless_defined
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]
@@ -63,6 +64,12 @@ class Project:
         self._memo: Dict[Tuple[str, Optional[str]], List[Reached]] = {}
         # a pass-list entry naming a pass some module of the project defines is not unknown
         self.defined_passes: Set[str] = {name for result in results for name in result.defined_passes}
+        # module-level constants by qualified name, with every file that defines that name
+        # (two scripts' folders may each hold a config.py)
+        self.constants: Dict[str, List[Tuple[FileResult, str, int]]] = defaultdict(list)
+        for result in results:
+            for name, (value, line) in result.constants.items():
+                self.constants[f"{result.module_name}.{name}"].append((result, value, line))
 
     def reach(self, ctx: ContextRef, seen: frozenset = frozenset(), home: Optional[str] = None) -> List[Reached]:
         """The contexts that reach `ctx`; `home`: the path of the file it is in."""
@@ -115,8 +122,8 @@ class Project:
         out: Dict[str, List[Finding]] = defaultdict(list)
         for result in self.results:
             for deferred in result.deferred:
-                if isinstance(deferred.payload, ArgumentWait):
-                    finding = self._argument_finding(result, deferred)
+                if isinstance(deferred.payload, (ArgumentWait, ConstantWait)):
+                    finding = self._value_finding(result, deferred)
                     if finding is not None:
                         out[result.path].append(finding)
                     continue
@@ -146,9 +153,32 @@ class Project:
                     found.append((value, f"{where}; {further}"))
         return found
 
-    def _argument_finding(self, result: FileResult, deferred: Deferred) -> Optional[Finding]:
-        wait: ArgumentWait = deferred.payload
-        for value, where in self.argument_values(wait.function, wait.position, wait.param, wait.default, result.path):
+    def constant_value(self, names: Sequence[str], home: str) -> Optional[Tuple[str, str]]:
+        """What a name a module imports is bound to where it is defined, with where ("as
+        config.py:3 sets it"): the first of `names` (its qualified candidates) that a module of
+        the project defines as a constant. A module name two files have is the one beside
+        `home` (a script's folder comes first on sys.path), else not known."""
+        folder = os.path.dirname(os.path.normpath(home))
+        for name in names:
+            defining = self.constants.get(name) or self.constants.get(self.aliases.canonical(name, home))
+            if not defining:
+                continue
+            if len(defining) > 1:
+                defining = [found for found in defining if os.path.dirname(os.path.normpath(found[0].path)) == folder]
+                if len(defining) != 1:
+                    return None
+            result, value, line = defining[0]
+            return value, f"as {result.path}:{line} sets it"
+        return None
+
+    def _value_finding(self, result: FileResult, deferred: Deferred) -> Optional[Finding]:
+        wait = deferred.payload
+        if isinstance(wait, ConstantWait):
+            found = self.constant_value(wait.names, result.path)
+            values = [found] if found is not None else []
+        else:
+            values = self.argument_values(wait.function, wait.position, wait.param, wait.default, result.path)
+        for value, where in values:
             if value in wait.wanted:
                 return _finding(result, deferred, wait.message.replace("{value}", value).replace("{where}", where),
                                 deferred.fix, noqa_lines=deferred.noqa_lines)

@@ -81,6 +81,20 @@ class ArgumentWait:
 
 @by_fields
 @dataclass
+class ConstantWait:
+    """A finding that is a mistake when the module-level name a module imports (`DTYPE` after
+    `from config import *`) is bound to one of `wanted` where it is defined. `names`: what the
+    name may stand for, qualified (`config.DTYPE`), the first that some module of the project
+    defines counting. The project step reads the modules' constants (FileResult.constants)
+    and fills the message's {value} and {where}."""
+
+    names: Tuple[str, ...]
+    wanted: FrozenSet[str]
+    message: str
+
+
+@by_fields
+@dataclass
 class FileResult:
     """What one file contributes to a run; plain data, so it can cross processes and caches."""
 
@@ -99,6 +113,9 @@ class FileResult:
     # module-level test functions of a module that is no test module, with the context a test
     # runner gives them: used where nothing in the project calls them
     runner_entries: Dict[str, PassCtx] = field(default_factory=dict)
+    # module-level names bound once, to a string or integer literal: name -> (value, line),
+    # for other modules that import them (ConstantWait)
+    constants: Dict[str, Tuple[object, int]] = field(default_factory=dict)
 
 
 # the payload attribute naming a pass whose definition anywhere in the project drops the finding

@@ -17,6 +17,7 @@ import warnings
 from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
 
 from tvmlint.analysis.reach import absolute_module, define
+from tvmlint.analysis.constants import constant_names
 
 
 @functools.lru_cache(maxsize=None)
@@ -195,6 +196,9 @@ class UsedNames:
         self._chains_resolved: Dict[str, Tuple[Set[str], Set[str]]] = {}
         self.defined: Set[str] = set()
         define(tree.body, module_name, self._bindings, self.defined)
+        # names other modules may import as settings (tvmlint.analysis.constants): defined too,
+        # for a later round's question, though no rule's trigger is one
+        self.constants: Set[str] = {f"{module_name}.{name}" for name in constant_names(tree)}
         # Each top-level statement on its own (what `prune` weighs), resolved once every import
         # of the module is known; the module is their union.
         scanned = []
@@ -381,6 +385,14 @@ class UsedNames:
     def uses_any(self, names: AbstractSet[str]) -> bool:
         return not self.names.isdisjoint(names)
 
+    def imports_from_outside(self, roots: AbstractSet[str]) -> bool:
+        """Whether the module imports names one by one or by `*` from a module not under
+        `roots`: a name it reads may be another module's constant (`from config import *`)."""
+        if any(star.partition(".")[0] not in roots for star in self._stars):
+            return True
+        return any(len(qualified) == 1 and "." in next(iter(qualified)) and next(iter(qualified)).partition(".")[0] not in roots
+                   for qualified in self._bindings.values())
+
     def calls_outside_with(self, names: AbstractSet[str]) -> bool:
         return not self.called_outside_with.isdisjoint(names)
 
@@ -407,7 +419,7 @@ def mentions(used: UsedNames) -> str:
     """The qualified names a module may call, reference or define, one per line, and those it
     defines again with a leading `=`: what a later round asks of a skipped file (does it call,
     pass on or define this project helper? `tvmlint.run.compact.mentions_any`)."""
-    return mentions_of(used.names, used.defined)
+    return mentions_of(used.names, used.defined | getattr(used, "constants", set()))
 
 
 def mentions_of(names: Iterable[str], defined: Iterable[str]) -> str:

@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Tuple
 
 from tvmlint.analysis.contexts import Inherited
 from tvmlint.analysis.module import call_arguments
-from tvmlint.analysis.results import ArgumentWait
+from tvmlint.analysis.results import ArgumentWait, ConstantWait
 from tvmlint.analysis.used_names import BY_NAME, roots_of
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
 from tvmlint.analysis.knowledge import harness, load_table
@@ -55,6 +55,15 @@ class Pending:
     param: str
     position: Optional[int]
     default: Optional[str]
+
+
+@dataclass(frozen=True)
+class Imported:
+    """A dtype given by a name the module imports from another module of the project (`DTYPE`
+    after `from config import *`): that module's constant gives it (ConstantWait)."""
+
+    param: str  # the name as the module reads it
+    names: Tuple[str, ...]  # what it may stand for, qualified
 
 
 @dataclass
@@ -722,8 +731,9 @@ class Float16Accumulation(Rule):
             # nor is a test module's kernel builder: tests call their own
             if harness().is_test_module(used.module_name):
                 return False
-            # (a kernel builder's dtype parameter, by its name: `dtype`, `out_dtype`, `accum_dtype`)
-            if not any("dtype" in name for name in used.identifiers):
+            # (a kernel builder's dtype parameter, by its name: `dtype`, `out_dtype`, `accum_dtype`;
+            # or another module's constant the module imports, `from config import *`: ConstantWait)
+            if not (any("dtype" in name for name in used.identifiers) or used.imports_from_outside(roots_of(knowledge))):
                 return False
             by_name = any(BY_NAME in literals for _, literals in used.declared.items())
             return by_name and (used.uses_any(_sum_apis(knowledge.version)) or bool(used.accumulated))
@@ -845,14 +855,20 @@ class Float16Accumulation(Rule):
                                " (one of the values it takes)")
         return dtype, ""
 
-    def _pending(self, dtype, node: cst.CSTNode) -> Optional[Pending]:
-        """For a dtype given by a name that only other modules' calls can fix, what waits on them."""
+    def _pending(self, dtype, node: cst.CSTNode):
+        """For a dtype given by a name that only other modules can fix (their calls, or their
+        constant the module imports), what waits on them: a Pending, an Imported, or None."""
         if not isinstance(dtype, ByName) or self.use is None:
             return None
-        found = self.use.outer_parameter(dtype.name, self.file.span(node)[0].line)
-        return Pending(found[0], dtype.name, found[1], found[2]) if found is not None else None
+        line = self.file.span(node)[0].line
+        found = self.use.outer_parameter(dtype.name, line)
+        if found is not None:
+            return Pending(found[0], dtype.name, found[1], found[2])
+        roots = roots_of(self.file.knowledge)
+        names = tuple(name for name in self.use.imported_from(dtype.name, line) if name.partition(".")[0] not in roots)
+        return Imported(dtype.name, names) if names else None
 
-    def _defer_to_callers(self, node: cst.CSTNode, line: int, column: int, tensor: bool, pending: Pending,
+    def _defer_to_callers(self, node: cst.CSTNode, line: int, column: int, tensor: bool, pending,
                           wanted: frozenset, message: str) -> None:
         """Wait for what the project's calls give the parameter (the project step reports the
         kernel for the first low value one of them passes, named with where it comes from). A
@@ -861,7 +877,12 @@ class Float16Accumulation(Rule):
         test = self._in_test_module()
         if test and not self._runs(_Candidate(node, line, column, "", message, tensor), test):
             return
-        function = f"{getattr(self.file.analysis, 'module_name', '')}.{pending.function}"
+        module = getattr(self.file.analysis, 'module_name', '')
+        if isinstance(pending, Imported):
+            # the context is no matter here: only what the defining module binds the name to
+            self.defer(node, Inherited(f"{module}.{pending.param}"), ConstantWait(pending.names, wanted, message))
+            return
+        function = f"{module}.{pending.function}"
         self.defer(node, Inherited(function),
                    ArgumentWait(function, pending.param, pending.position, pending.default, wanted, message))
 

@@ -233,7 +233,8 @@ def _check_module(
             result.defined_passes = sorted(defined)
             return Checked(result, False, names.mentions(used), **flags)
 
-        if confirm and follow is not None and not (used.uses_any(follow[0]) or not used.defined.isdisjoint(follow[1])):
+        if confirm and follow is not None and not (
+                used.uses_any(follow[0]) or not (used.defined | used.constants).isdisjoint(follow[1])):
             return skipped()
         if follow is None and not selection.wanted(used):
             return skipped()
@@ -343,6 +344,7 @@ def _analyze_module(
 ) -> FileResult:
     import libcst as cst
 
+    from tvmlint.analysis.constants import module_constants
     from tvmlint.analysis.module import ModuleAnalysis, call_key
     from tvmlint.checks import all_rules
     from tvmlint.analysis.positions import LazyPositions, parse_quietly
@@ -386,6 +388,7 @@ def _analyze_module(
     result.functions = list(analysis.functions)
     result.defined_passes = sorted(analysis.defined_pass_names)
     result.runner_entries = dict(analysis.runner_entries)
+    result.constants = module_constants(whole_tree if whole_tree is not None else stdlib_tree(), text)
     result.context_returns = {
         name: [ctx for ctx in ctxs if isinstance(ctx, PassCtx)] for name, ctxs in analysis.context_returns.items()
     }

@@ -23,7 +23,7 @@ from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.analysis.contexts import FromCall, Inherited
 from tvmlint.base.diagnostics import Finding
 from tvmlint.run.discovery import discover
-from tvmlint.analysis.results import FileResult
+from tvmlint.analysis.results import ConstantWait, FileResult
 from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked, check_module, module_name_for, parse_error
 from tvmlint.run.guards import too_large
 from tvmlint.run.low_contexts import words_of
@@ -526,6 +526,12 @@ def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None, ali
     found: Set[str] = set()
     defined: Set[str] = set()
     for index, d in deferred:
+        if isinstance(d.payload, ConstantWait):
+            # a constant another module defines (`from config import *`): that module is read
+            defined.update(d.payload.names)
+            if aliases is not None:
+                defined.update(aliases().canonical(name, entries[index].path) for name in d.payload.names)
+            continue
         todo = list(_chain(d.ctx))
         while todo:
             name, by_callers = todo.pop()
