@@ -236,6 +236,27 @@ class _Walker(Visitor):
 
 # -- case sources, each written from the shape of a real file (cited) ----------------------------
 
+_SPARSE_SPMM = (
+    "from tvm.script import tir as T\n\n\n@T.prim_func\n"
+    "def spmm(a: T.handle, b: T.handle, c: T.handle, indptr: T.handle, indices: T.handle) -> None:\n"
+    "    I = T.dense_fixed(64)\n    J = T.sparse_variable(I, (64, 512), (indptr, indices), 'int32')\n"
+    "    J_detach = T.dense_fixed(64)\n    F = T.dense_fixed(32)\n"
+    "    A = T.match_sparse_buffer(a, (I, J), 'float16')\n    B = T.match_sparse_buffer(b, (J_detach, F), 'float16')\n"
+    "    C = T.match_sparse_buffer(c, (I, F), {c})\n"
+    "    with T.sp_iter([I, F, J], 'SSR', 'spmm') as [i, f, j]:\n"
+    "        with T.init():\n            C[i, f] = T.cast(0, C.dtype)\n"
+    "        C[i, f] = C[i, f] + A[i, j] * B[j, f]\n"
+)
+
+_IMPORTED_DTYPE = (
+    "import tvm\nfrom tvm.script import tir as T\nfrom config import *\n\n\n@T.prim_func\n"
+    "def row_sum(dO: T.Buffer((64, 128), 'float16')):\n"
+    "    D = T.alloc_buffer((64,), dtype=dtype_str)\n"
+    "    for i, k in T.grid(64, 128):\n        with T.block('compute_D'):\n"
+    "            vi, vk = T.axis.remap('SR', [i, k])\n            with T.init():\n"
+    "                D[vi] = tvm.tir.const(0.0, dtype_str)\n            D[vi] = D[vi] + dO[vi, vk]\n"
+)
+
 _GEMV_F16 = (
     "    @T.prim_func\n"
     "    def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):\n"
@@ -539,6 +560,10 @@ class Float16Accumulation(Rule):
              + "    return te.create_schedule(C.op), [A, B, C]\n\n"
              "task = autotvm.task.create('tutorial/other', args=(512, 'float16'), target='cuda')\n",
              target="0.8"),
+        # the same SparseTIR kernel summing into a float32 buffer, and a settings module that
+        # binds the imported dtype twice (which one is read is not known)
+        Case(_SPARSE_SPMM.format(c="'float32'"), target="0.9"),
+        Case(_IMPORTED_DTYPE, files={"config.py": "dtype_str = 'float16'\ndtype_str = 'float32'\n"}, target="0.16"),
     ]
     INVALID = [
         Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"),
@@ -690,6 +715,13 @@ class Float16Accumulation(Rule):
              + "    return te.create_schedule(C.op), [A, B, C]\n\n"
              "task = autotvm.task.create('tutorial/matmul', args=(512, 'float16'), target='cuda')\n",
              target="0.8", expect="te.sum adds float16"),
+        # a SparseTIR kernel (uwsampl/sparsetir examples/blocksparse/bsr_spmm.py): a sparse buffer's
+        # dtype, a sparse iteration's init and store
+        Case(_SPARSE_SPMM.format(c="'float16'"), target="0.9", expect="float16 buffer"),
+        # a settings module's constant the kernel's module imports (ACMClass-TVM-20/AD-Example
+        # attention/flashattn: config.py's dtype_str, read through `from config import *`)
+        Case(_IMPORTED_DTYPE, files={"config.py": "dtype_str = 'float16'\n"}, target="0.16",
+             expect='`dtype_str`, which is "float16" as config.py:1 sets it'),
     ]
 
     @classmethod
@@ -767,7 +799,8 @@ class Float16Accumulation(Rule):
         self.low = _low()
         namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
         self.init_apis = frozenset(f"{ns}.init" for ns in namespaces)
-        self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in ("block", "sblock"))
+        scopes = accumulation.get("reduction_scopes", ())
+        self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in scopes)
         self.buffer_types, self.decls, self.tensors = _declarations(version)
         self.sum_apis = _sum_apis(version)
         self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
