@@ -206,3 +206,50 @@ def test_watch_waits_for_a_removed_folder_and_checks_it_again(tmp_path: Path):
         finally:
             watching.kill()
             watching.wait()
+
+
+def test_watch_on_one_file_checks_it_again_when_a_caller_elsewhere_changes(tmp_path: Path):
+    # the helper's finding comes from its caller's context (#32): an edit of the caller, a file
+    # the command did not name, changes what the named file reports
+    import subprocess
+    import sys
+    import time
+
+    pytest = __import__("pytest")
+    pytest.importorskip("watchfiles")
+    (tmp_path / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.8"\n', encoding="utf-8")
+    (tmp_path / "passes.py").write_text(
+        "from tvm import relay\n\n\ndef fold_scales(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n",
+        encoding="utf-8")
+    caller = tmp_path / "app" / "compile_model.py"
+    caller.parent.mkdir()
+    unguarded = "import sys\nsys.path.insert(0, '..')\nfrom passes import fold_scales\n\nmod = fold_scales(load())\n"
+    caller.write_text(unguarded, encoding="utf-8")
+    out, err = tmp_path / "out.txt", tmp_path / "err.txt"
+    with open(out, "w") as stdout, open(err, "w") as stderr:
+        watching = subprocess.Popen([sys.executable, "-m", "tvmlint", "check", "--no-cache", "--output-format", "concise",
+                                     "--watch", "passes.py"], cwd=tmp_path, stdout=stdout, stderr=stderr)
+        try:
+            def runs() -> int:
+                return err.read_text(encoding="utf-8").count("watching for file changes")
+
+            def wait_for(condition) -> bool:
+                end = time.monotonic() + 60
+                while time.monotonic() < end:
+                    if condition():
+                        return True
+                    time.sleep(0.2)
+                return False
+
+            assert wait_for(lambda: runs() == 1), err.read_text(encoding="utf-8")
+            assert "passes.py:5:" in out.read_text(encoding="utf-8")
+            caller.write_text(unguarded.replace(
+                "mod = fold_scales(load())", "import tvm\n\nwith tvm.transform.PassContext(opt_level=3):\n    mod = fold_scales(load())"),
+                encoding="utf-8")
+            assert wait_for(lambda: runs() == 2), err.read_text(encoding="utf-8")
+            last = out.read_text(encoding="utf-8").rpartition("passes.py:5:")
+            assert "All checks passed" in last[2], out.read_text(encoding="utf-8")
+            assert watching.poll() is None
+        finally:
+            watching.kill()
+            watching.wait()

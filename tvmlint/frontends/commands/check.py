@@ -68,9 +68,19 @@ def run(args: argparse.Namespace) -> int:
 
     check_usage(args, reads_stdin(args))
     if args.watch:
-        return watch(existing_paths(args), lambda: _run(args))
+        return watch(existing_paths(args), lambda: _run(args), *_projects_of(args))
     with report_stream(args):
         return _run(args)
+
+
+def _projects_of(args: argparse.Namespace):
+    """The folders of the named paths' projects beyond what they name (their files are read as
+    callers), those walked whole and those walked without subfolders."""
+    from tvmlint.run.config import SettingsResolver
+    from tvmlint.run.project_scope import roots_beyond
+
+    roots = roots_beyond(existing_paths(args), SettingsResolver(overrides_from(args)))
+    return [root.path for root in roots if root.recursive], [root.path for root in roots if not root.recursive]
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -200,15 +200,22 @@ def progress_for(args: argparse.Namespace) -> Optional[Progress]:
 CLEAR = "\x1b[2J\x1b[3J\x1b[H"
 
 
-def watch(paths, once: Callable[[], int]) -> int:
+def watch(paths, once: Callable[[], int], projects=(), flat=()) -> int:
     """Run `once` (a check that prints its report), then again after each change to a Python
-    file or a .toml under `paths`, until interrupted. On a terminal the screen is cleared first."""
+    file or a .toml under `paths`, until interrupted. On a terminal the screen is cleared first.
+    `projects`: the folders of the named files' projects, whose other files are read as their
+    callers (a caller edited elsewhere changes a named file's findings); `flat`: such folders
+    whose own files count but not their subfolders' (a script outside any project), watched
+    without their subfolders where nothing named needs a whole tree watched."""
     try:
         import watchfiles
     except ImportError:
         raise UsageError("--watch needs the watchfiles package: pip install 'tvmlint[watch]'") from None
 
-    watched = [str(path) for path in paths]
+    watched = [str(path) for path in paths] + [str(path) for path in projects]
+    recursive = any(os.path.isdir(path) for path in watched)
+    if not recursive:
+        watched += [str(path) for path in flat]
     terminal = _isatty(sys.stdout)
     try:
         _once(once, terminal)
@@ -222,7 +229,7 @@ def watch(paths, once: Callable[[], int]) -> int:
                 time.sleep(0.5)  # what comes back with it (a checkout writing its files) lands first
                 _once(once, terminal)
             try:
-                for _changes in watchfiles.watch(*watched, raise_interrupt=True,
+                for _changes in watchfiles.watch(*watched, raise_interrupt=True, recursive=recursive,
                                                  watch_filter=watchfiles.PythonFilter(extra_extensions=(".toml",))):
                     _once(once, terminal)
                     if _missing(watched):
