@@ -41,6 +41,7 @@ def _full() -> Checked:
     result.defined_passes = ["MyPass"]
     result.runner_entries = {"pkg.a.test_f": PassCtx(2, frozenset(), frozenset(), "a test runner")}
     result.constants = {"DTYPE": ("float16", 3)}
+    result.option_defaults = {"parse_args": {"out_dtype": "float16"}}
     return Checked(result, True, "\nos.path\npkg.b.g\n")
 
 

@@ -101,3 +101,121 @@ def test_the_kernel_file_checked_alone_gets_the_same_finding(tmp_path):
                     "--output-format", "concise", "kern.py", cwd=tmp_path)
     assert alone.returncode == 1, alone.stderr
     assert f"kern.py:{SUM_LINE}:" in alone.stdout
+
+
+# -- a benchmark's workload table, called with a dtype from its command line ------------------
+# (Hzfengsy/asplos-tvm benchmark/op: workloads_fp16.py's CONFIGS_F16[name](*param, out_dtype=...),
+# tune_tvm.py's ARGS = parse_args() from benchmark/utils.py; ybai62868/AutoBench4TensorComputation
+# bench.py, which sets args.out_dtype = "float16" for "f16")
+
+WORKLOADS = '''\
+from tvm import te, tir
+
+
+def add_one(n, out_dtype="float32"):
+    A = te.placeholder((n,), dtype="float16", name="A")
+    return te.compute((n,), lambda i: A[i] + 1)
+
+
+def matmul_f16(n, out_dtype="float32"):
+    A = te.placeholder((n, n), dtype="float16", name="A")
+    k = te.reduce_axis((0, n), name="k")
+    return te.compute((n, n), lambda i, j: te.sum(
+        tir.Cast(value=A[i, k], dtype=out_dtype) * tir.Cast(out_dtype, A[j, k]), axis=k))
+
+
+def create(name, n=64, out_dtype="float32"):
+    workload = CONFIGS[name]
+    return te.create_prim_func([workload(n, out_dtype=out_dtype)])
+
+
+CONFIGS = {"ADD": add_one, "GMM": matmul_f16}
+'''
+
+PARSE_ARGS = '''\
+import argparse
+import os
+
+
+def parse_args():
+    args = argparse.ArgumentParser()
+    args.add_argument("-t", "--target", type=str)
+    args.add_argument("--out-dtype", type=str, default="{default}")
+    parsed = args.parse_args()
+    parsed.target = parsed.target or os.environ.get("TVM_TARGET")
+    {again}return parsed
+'''
+
+TUNE = '''\
+from workloads import create
+from utils import parse_args
+
+ARGS = parse_args()
+
+
+def tune():
+    return create("GMM", 64, ARGS.out_dtype)
+
+
+if __name__ == "__main__":
+    tune()
+'''
+
+BENCH = '''\
+import argparse
+from workloads import create
+
+
+def bench(args):
+    if args.out_dtype == "f16":
+        args.out_dtype = "{f16}"
+    elif args.out_dtype == "f32":
+        args.out_dtype = "float32"
+    else:
+        raise ValueError(args.out_dtype)
+    return create("GMM", 64, out_dtype=args.out_dtype)
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--out_dtype", choices=["f16", "f32"], default="f16")
+    bench(parser.parse_args())
+'''
+
+TABLE_SUM_LINE = 12
+
+
+@pytest.mark.parametrize("caller, found", [
+    ('from workloads import create\n\nmod = create("GMM", 64, "float16")\n', True),
+    ('from workloads import create\n\nmod = create("GMM", 64, "float32")\n', False),
+    ('from workloads import create\n\nmod = create("GMM", 64)\n', False),  # keeps float32
+])
+def test_a_workload_table_passes_on_what_its_caller_gives(tmp_path, caller, found):
+    files = {"workloads.py": WORKLOADS, "run.py": caller}
+    expected = [("workloads.py", TABLE_SUM_LINE)] if found else []
+    assert _tvm401(check_tree(tmp_path, files, select=["TVM401"], target="0.9")) == expected
+
+
+def test_the_default_of_an_option_another_module_parses(tmp_path):
+    files = {"workloads.py": WORKLOADS, "tune.py": TUNE, "utils.py": PARSE_ARGS.format(default="float16", again="")}
+    found = check_tree(tmp_path, files, select=["TVM401"], target="0.9")
+    assert _tvm401(found) == [("workloads.py", TABLE_SUM_LINE)]
+    assert "parse_args() in utils.py" in next(f.message for f in found if f.code == "TVM401")
+
+
+@pytest.mark.parametrize("default, again", [
+    ("float32", ""),
+    ("float16", "parsed.out_dtype = 'float32'\n    "),  # set again after parsing: not the default
+])
+def test_no_finding_where_the_parsed_option_is_not_float16(tmp_path, default, again):
+    files = {"workloads.py": WORKLOADS, "tune.py": TUNE, "utils.py": PARSE_ARGS.format(default=default, again=again)}
+    assert _tvm401(check_tree(tmp_path, files, select=["TVM401"], target="0.9")) == []
+
+
+@pytest.mark.parametrize("f16, found", [("float16", True), ("float32", False)])
+def test_an_option_the_caller_sets_in_a_branch(tmp_path, f16, found):
+    files = {"workloads.py": WORKLOADS, "bench.py": BENCH.format(f16=f16)}
+    result = check_tree(tmp_path, files, select=["TVM401"], target="0.9")
+    assert _tvm401(result) == ([("workloads.py", TABLE_SUM_LINE)] if found else [])
+    if found:
+        assert "one of the values it passes" in next(f.message for f in result if f.code == "TVM401")

@@ -9,7 +9,7 @@ function through `global`, or by a loop or an import, may hold anything when rea
 from __future__ import annotations
 
 import ast
-from typing import Dict, Iterator, Set, Tuple
+from typing import Dict, Iterator, Optional, Set, Tuple
 
 # a dtype's name ("float16", "bfloat16", "e4m3_float8"): what an importing rule reads
 _LONGEST = 32
@@ -58,6 +58,58 @@ def constant_names(tree: ast.Module) -> Set[str]:
     """The names `module_constants` may give, from the top-level statements alone: what a
     later round asks of a file it did not analyse (does it define `config.DTYPE`?)."""
     return {name for statement in tree.body for name in _literal_binding(statement)}
+
+
+def option_dest(call: ast.Call) -> Optional[str]:
+    """Where argparse stores an `add_argument(...)`'s value: `dest=`, else its first long flag
+    (`--out-dtype` -> `out_dtype`), else its first short flag or positional name."""
+    for keyword in call.keywords:
+        if keyword.arg == "dest":
+            return keyword.value.value if isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str) else None
+    flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if not flags:
+        return None
+    chosen = next((flag for flag in flags if flag.startswith("--")), flags[0])
+    return chosen.lstrip("-").replace("-", "_")
+
+
+def option_defaults(tree: ast.Module, text: str) -> Dict[str, Dict[str, str]]:
+    """For each module-level function that builds a command line and returns what it parses
+    (`def parse_args(): ...; args.add_argument("--out-dtype", default="float16"); return
+    args.parse_args()`): its options' string defaults by where argparse stores them, leaving
+    out an option the function sets again after parsing (`parsed.target = ...`) or declares
+    twice. Another module's `ARGS = parse_args()` then reads `ARGS.out_dtype` as that default."""
+    if "add_argument" not in text:
+        return {}
+    out: Dict[str, Dict[str, str]] = {}
+    for function in tree.body:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        defaults: Dict[str, str] = {}
+        seen: Set[str] = set()
+        stored: Set[str] = set()
+        parses = False
+        for node in ast.walk(function):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                if node.func.attr == "parse_args":
+                    parses = True
+                elif node.func.attr == "add_argument":
+                    dest = option_dest(node)
+                    if dest is None:
+                        continue
+                    if dest in seen:
+                        defaults.pop(dest, None)
+                        continue
+                    seen.add(dest)
+                    default = next((k.value for k in node.keywords if k.arg == "default"), None)
+                    if isinstance(default, ast.Constant) and isinstance(default.value, str):
+                        defaults[dest] = default.value
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                stored.add(node.attr)
+        kept = {dest: value for dest, value in defaults.items() if dest not in stored}
+        if parses and kept:
+            out[function.name] = kept
+    return out
 
 
 def _module_level(tree: ast.Module, functions_bind: bool) -> Iterator[ast.AST]:

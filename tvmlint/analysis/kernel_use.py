@@ -22,6 +22,7 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
+from tvmlint.analysis.constants import option_dest as _option_dest
 from tvmlint.analysis.used_names import LEAVES, _dotted, child_fields
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -49,19 +50,6 @@ def _params(function: ast.AST) -> List[ast.arg]:
     if args.kwarg is not None:
         out.append(args.kwarg)
     return out
-
-
-def _option_dest(call: ast.Call) -> Optional[str]:
-    """Where argparse stores an `add_argument(...)`'s value: `dest=`, else its first long flag
-    (`--out-dtype` -> `out_dtype`), else its first short flag or positional name."""
-    for keyword in call.keywords:
-        if keyword.arg == "dest":
-            return keyword.value.value if isinstance(keyword.value, ast.Constant) and isinstance(keyword.value.value, str) else None
-    flags = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
-    if not flags:
-        return None
-    chosen = next((flag for flag in flags if flag.startswith("--")), flags[0])
-    return chosen.lstrip("-").replace("-", "_")
 
 
 def _target_names(target: ast.AST) -> Set[str]:

@@ -23,7 +23,7 @@ from typing import Dict, List, Optional, Set, Tuple
 from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, default_context
 from tvmlint.analysis.knowledge import Knowledge, Runner, harness
-from tvmlint.analysis.results import HIDDEN, ParamRef
+from tvmlint.analysis.results import HIDDEN, OptionRef, ParamRef
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.walk import Visitor
 
@@ -107,6 +107,15 @@ class ContextValue:
 @dataclass
 class FunctionValue:
     qualname: str
+
+
+@dataclass(frozen=True)
+class FunctionTable:
+    """A dict whose values are the checked code's functions (`{"C2D": conv2d, "GMM": matmul}`, a
+    benchmark's workload table); subscripted, it is any one of them (`table[name](n, dtype)`)."""
+
+    qualnames: Tuple[str, ...]
+    picked: bool = False  # `table[key]`: one of the functions, not the table
 
 
 @dataclass
@@ -193,6 +202,10 @@ class Scope:
     parent: Optional["Scope"] = None
     test_class: bool = False  # a class whose test methods a test runner calls
     node: Optional[cst.CSTNode] = None  # the module or function whose body the scope is
+    # `args.out_dtype = "float16"`: the string literals stored so far into an attribute of a name
+    attribute_literals: Dict[Tuple[str, str], List[str]] = field(default_factory=dict)
+    # `ARGS = parse_args()`: names bound to what a function of the project returns, with its name
+    call_results: Dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -689,6 +702,14 @@ class ModuleAnalysis(Visitor):
                 return ListValue(left.items + right.items, left.maybe + right.maybe, left.path)
         if isinstance(node, cst.Call):
             return self._evaluate_call(node)
+        if isinstance(node, cst.Dict):
+            functions = [self.value_of(element.value) for element in node.elements]
+            if functions and all(isinstance(f, FunctionValue) for f in functions):
+                return FunctionTable(tuple(dict.fromkeys(f.qualname for f in functions)))
+        if isinstance(node, cst.Subscript):
+            table = self.value_of(node.value)
+            if isinstance(table, FunctionTable) and not table.picked:
+                return FunctionTable(table.qualnames, picked=True)
         return None
 
     def _evaluate_call(self, call: cst.Call) -> object:
@@ -752,6 +773,18 @@ class ModuleAnalysis(Visitor):
         if isinstance(literal, cst.SimpleString):
             value = literal.evaluated_value
             return value if isinstance(value, str) else None
+        if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
+            # `args.out_dtype` after `args.out_dtype = "float16"` in one branch and "float32" in
+            # another: each string the function stored into it may be what the call passes
+            stored = self._scope.attribute_literals.get((node.value.value, node.attr.value))
+            if stored and "" not in stored:
+                return tuple(dict.fromkeys(stored))
+            if stored is None:
+                # `ARGS.out_dtype` after `ARGS = parse_args()`, a function of the project that
+                # parses a command line: the option's default (the project step reads it)
+                parsed_by = self._call_result(node.value.value)
+                if parsed_by is not None:
+                    return OptionRef(parsed_by, node.attr.value)
         if not isinstance(node, cst.Name) or self._scope.kind != "function":
             return None
         if self._scope.bindings.get(node.value) is not LOCAL or not isinstance(self._scope.node, cst.FunctionDef):
@@ -765,6 +798,16 @@ class ModuleAnalysis(Visitor):
                 default = param.default.evaluated_value if isinstance(param.default, cst.SimpleString) else None
                 return ParamRef(self._scope.qualname, node.value, index if index < len(positional) else None,
                                 default if isinstance(default, str) else None)
+        return None
+
+    def _call_result(self, name: str) -> Optional[str]:
+        """The project function whose return value `name` holds where it is read, if the nearest
+        scope binding `name` bound it to one (`ARGS = parse_args()`)."""
+        scope: Optional[Scope] = self._scope
+        while scope is not None:
+            if name in scope.bindings:
+                return scope.call_results.get(name)
+            scope = scope.parent
         return None
 
     def _executor(self, call: cst.Call, qualname: str) -> Optional[Tuple[Runner, str, str]]:
@@ -961,6 +1004,15 @@ class ModuleAnalysis(Visitor):
                             self._bind(constant.name, constant)
             elif isinstance(statement, cst.FunctionDef):
                 self._bind(statement.name.value, FunctionValue(f"{self.module_name}.{statement.name.value}"))
+        for statement in node.body:
+            # a table of the module's functions, written below a function that calls through it
+            # (`CONFIGS[name](...)`): bound once every function is
+            for small in statement.body if isinstance(statement, cst.SimpleStatementLine) else ():
+                if (isinstance(small, cst.Assign) and isinstance(small.value, cst.Dict) and len(small.targets) == 1
+                        and isinstance(small.targets[0].target, cst.Name)):
+                    table = self.value_of(small.value)
+                    if isinstance(table, FunctionTable):
+                        self._bind(small.targets[0].target.value, table)
         self.import_refs.clear()  # re-collected in order as the walk reaches them
         if self.is_test_module:
             self._scan_fixtures(node)
@@ -1155,6 +1207,24 @@ class ModuleAnalysis(Visitor):
             value = self._instance_made(node.value.func)
         for target in node.targets:
             self._bind_target(target.target, value if single else LOCAL)
+        if single:
+            name = node.targets[0].target.value
+            self._scope.call_results.pop(name, None)
+            if isinstance(node.value, cst.Call) and value is None:
+                qualname = self.qualname_of(node.value.func)
+                if qualname is not None and not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
+                    self._scope.call_results[name] = qualname
+        if single or len(node.targets) != 1:
+            return
+        stored = node.targets[0].target
+        if isinstance(stored, cst.Attribute) and isinstance(stored.value, cst.Name):
+            literal = self.literal(node.value)
+            text = literal.evaluated_value if isinstance(literal, cst.SimpleString) else None
+            key = (stored.value.value, stored.attr.value)
+            if isinstance(text, str):
+                self._scope.attribute_literals.setdefault(key, []).append(text)
+            else:
+                self._scope.attribute_literals[key] = [""]  # something tvmlint cannot read: no literal set
 
     def _instance_made(self, func: cst.BaseExpression) -> Optional[InstanceValue]:
         """What `Cls(...)` makes when Cls may be a class of the project: one defined here, or a
@@ -1482,6 +1552,14 @@ class ModuleAnalysis(Visitor):
             # reached for a module whose own name is under TVM's packages (a folder called `tvm`):
             # its calls of its own functions, with or without arguments, give them contexts
             self.callsites.append(CallSite(callee.qualname, ctx, node, self._argument_values(node)))
+            return
+        if isinstance(callee, FunctionTable) and callee.picked:
+            # one of a table's functions: each is called here with these arguments (the table's
+            # functions escaped where it was written, so their contexts stay unknown; what they are
+            # given is still given)
+            arguments = self._argument_values(node)
+            for qualname in callee.qualnames:
+                self.callsites.append(CallSite(qualname, ctx, node, arguments))
             return
         if not node.args:
             return

@@ -17,7 +17,9 @@ from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
 from tvmlint.base.diagnostics import Finding
-from tvmlint.analysis.results import ArgumentWait, CallFact, ConstantWait, Deferred, FileResult, ParamRef, unless_defined
+from tvmlint.analysis.results import (
+    ArgumentWait, CallFact, ConstantWait, Deferred, FileResult, OptionRef, ParamRef, unless_defined,
+)
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]
@@ -70,6 +72,11 @@ class Project:
         for result in results:
             for name, (value, line) in result.constants.items():
                 self.constants[f"{result.module_name}.{name}"].append((result, value, line))
+        # functions that parse a command line, by qualified name: {dest: default}
+        self.options: Dict[str, List[Tuple[FileResult, Dict[str, str]]]] = defaultdict(list)
+        for result in results:
+            for function, defaults in result.option_defaults.items():
+                self.options[f"{result.module_name}.{function}"].append((result, defaults))
 
     def reach(self, ctx: ContextRef, seen: frozenset = frozenset(), home: Optional[str] = None) -> List[Reached]:
         """The contexts that reach `ctx`; `home`: the path of the file it is in."""
@@ -82,10 +89,13 @@ class Project:
             return self.reach(ctx.outer, seen, home)
         return self._callers_of(ctx.function, seen, home)
 
-    def _calls_of(self, function: str, seen: frozenset, home: Optional[str]) -> Optional[List[Tuple[FileResult, CallFact]]]:
+    def _calls_of(self, function: str, seen: frozenset, home: Optional[str],
+                  escaped_too: bool = False) -> Optional[List[Tuple[FileResult, CallFact]]]:
         """The calls that reach `function` by name, seen from the file `home`; None where which
-        function is meant is not known, or calls nobody can see reach it (handed on, escaped)."""
-        if function in seen or function in self.escaped or function not in self.owners:
+        function is meant is not known, or calls nobody can see reach it (handed on, escaped).
+        `escaped_too`: a function handed on still gets what its visible calls give it (a value
+        one of them passes is a value it runs with), though not only those."""
+        if function in seen or function not in self.owners or (function in self.escaped and not escaped_too):
             return None
         if function in self.functions:
             return self.calls.get(function, [])
@@ -138,20 +148,38 @@ class Project:
                         home: Optional[str], seen: frozenset = frozenset()) -> List[Tuple[str, str]]:
         """The strings the project's calls give a function's parameter, each with where from
         ("called from app.py:12"), following callers that pass their own parameter on. A
-        function nothing calls by name, or that is handed on (escaped), gives none."""
+        function nothing calls by name gives none; one handed on too (escaped: a table of
+        workloads) gives what its visible calls give."""
         found: List[Tuple[str, str]] = []
-        for result, call in self._calls_of(function, seen, home) or ():
+        for result, call in self._calls_of(function, seen, home, escaped_too=True) or ():
             given = call.argument(position, name)
             where = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
             if given is None and default is not None:
                 found.append((default, f"{where}, which keeps its default"))
             elif isinstance(given, str):
                 found.append((given, where))
+            elif isinstance(given, tuple):  # one of several strings, as the calling function may set it
+                found.extend((value, f"{where} (one of the values it passes)") for value in given)
+            elif isinstance(given, OptionRef):
+                default = self.option_default(given, result.path)
+                if default is not None:
+                    found.append((default[0], f"{where}, whose command line defaults it ({default[1]})"))
             elif isinstance(given, ParamRef):
                 for value, further in self.argument_values(given.function, given.position, given.name, given.default,
                                                            result.path, seen | {function}):
                     found.append((value, f"{where}; {further}"))
         return found
+
+    def option_default(self, ref: OptionRef, home: str) -> Optional[Tuple[str, str]]:
+        """The default of the command-line option an argument reads (`ARGS.out_dtype`), with
+        where it is declared, when one function of the project parses it."""
+        defining = self.options.get(ref.function) or self.options.get(self.aliases.canonical(ref.function, home))
+        if not defining or len(defining) != 1:
+            return None
+        result, defaults = defining[0]
+        if ref.dest not in defaults:
+            return None
+        return defaults[ref.dest], f"{ref.function.rpartition('.')[2]}() in {result.path}"
 
     def constant_value(self, names: Sequence[str], home: str) -> Optional[Tuple[str, str]]:
         """What a name a module imports is bound to where it is defined, with where ("as

@@ -214,6 +214,24 @@ def define(body: Iterable[ast.stmt], prefix: str, bindings: Dict[str, Set[str]],
             bindings.setdefault(statement.name, set()).add(full)
             if isinstance(statement, ast.ClassDef):
                 define(statement.body, full, {}, names)
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Dict):
+            # a table of the block's functions (`CONFIGS = {"C2D": conv2d}`): a read of the table
+            # may call any of them (`CONFIGS[name](...)`), so it names them
+            table = _function_table(statement, bindings)
+            if table:
+                bindings[statement.targets[0].id] = table
+
+
+def _function_table(statement: ast.Assign, bindings: Dict[str, Set[str]]) -> Set[str]:
+    """What `NAME = {key: function, ...}` names, when every value is a function bound above."""
+    if len(statement.targets) != 1 or not isinstance(statement.targets[0], ast.Name) or not statement.value.values:
+        return set()
+    found: Set[str] = set()
+    for value in statement.value.values:
+        if not isinstance(value, ast.Name) or value.id not in bindings:
+            return set()
+        found |= bindings[value.id]
+    return found
 
 
 class Reach:

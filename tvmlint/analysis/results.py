@@ -39,6 +39,17 @@ class ParamRef:
     default: Optional[str]
 
 
+@by_fields
+@dataclass(frozen=True)
+class OptionRef:
+    """An argument that is a command-line option another function parses (`ARGS.out_dtype`
+    after `ARGS = parse_args()`): its value is that option's default, where `function` (as the
+    calling file names it) declares it (FileResult.option_defaults)."""
+
+    function: str
+    dest: str
+
+
 # CallFact.args key of a call whose arguments hide behind `*args` or `**kwargs`
 HIDDEN = "*"
 
@@ -49,8 +60,9 @@ class CallFact:
     callee: str
     ctx: ContextRef
     line: int
-    # what the call passes: (position or keyword, a string literal, a ParamRef, or False for a
-    # value the calling file cannot tell); (HIDDEN, True) when `*args`/`**kwargs` may pass anything
+    # what the call passes: (position or keyword, a string literal, a tuple of the strings it may
+    # be, a ParamRef, an OptionRef, or False for a value the calling file cannot tell); (HIDDEN, True) when
+    # `*args`/`**kwargs` may pass anything
     args: Tuple[Tuple[object, object], ...] = ()
 
     def argument(self, position: Optional[int], name: str) -> object:
@@ -116,6 +128,8 @@ class FileResult:
     # module-level names bound once, to a string or integer literal: name -> (value, line),
     # for other modules that import them (ConstantWait)
     constants: Dict[str, Tuple[object, int]] = field(default_factory=dict)
+    # module-level functions that parse a command line: function name -> {dest: string default}
+    option_defaults: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
 
 # the payload attribute naming a pass whose definition anywhere in the project drops the finding

@@ -1338,8 +1338,12 @@ class _Reads(Visitor):
         if method or self.rule.file.qualname(func) in self.rule.cast_calls:
             # x.astype(dtype), Cast(dtype, x): what is read inside has the target's dtype, so a cast
             # widens only when that dtype is wider (`.astype(out_dtype)` with out_dtype float16 does not)
-            if node.args and node.args[0].keyword is None:
-                self.casts.append(node.args[0].value)
+            # (the target is the first argument or the `dtype` keyword: `Cast(dtype=d, value=x)`)
+            target = next((arg.value for arg in node.args if arg.keyword is not None and arg.keyword.value == "dtype"), None)
+            if target is None and node.args and node.args[0].keyword is None and not node.args[0].star:
+                target = node.args[0].value
+            if target is not None:
+                self.casts.append(target)
             else:
                 self.cast = True
             return False

@@ -196,6 +196,17 @@ class Pruned:
     holds_findings: bool = True
 
 
+def _module_level_values(tree: ast.Module) -> Dict[str, Set[str]]:
+    """The names each module-level `NAME = <collection>` assignment's value reads."""
+    out: Dict[str, Set[str]] = {}
+    for statement in tree.body:
+        if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
+                and isinstance(statement.value, (ast.Dict, ast.List, ast.Tuple))):
+            out.setdefault(statement.targets[0].id, set()).update(
+                node.id for node in ast.walk(statement.value) if isinstance(node, ast.Name))
+    return out
+
+
 def blankable_lines(text: str) -> FrozenSet[int]:
     """The lines `prune` may have blanked: those of the top-level functions and classes (with
     their decorators). Module-level statements are always kept, so a line outside these was
@@ -262,9 +273,16 @@ def prune(
         defined = [_defined_names(unit) for unit in units]
         # what kept definitions name (helpers, callbacks, context factories) is kept with them
         named: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep))
+        # and through a module-level name bound to them (`CONFIGS = {"C2D": conv2d}`, called as
+        # `CONFIGS[name](...)`): what its value names
+        tables = _module_level_values(tree)
         grown = True
         while grown:
             grown = False
+            for name in named & tables.keys():
+                if not tables[name] <= named:
+                    named |= tables.pop(name)
+                    grown = True
             for i, keep in enumerate(kept):
                 if not keep and not defined[i].isdisjoint(named):
                     kept[i] = grown = True

@@ -40,7 +40,7 @@ _SHARED: Dict[Any, Any] = {}
 
 
 _NONE: Mapping = MappingProxyType({})
-_MAPPINGS = ("context_returns", "noqa", "runner_entries", "constants")
+_MAPPINGS = ("context_returns", "noqa", "runner_entries", "constants", "option_defaults")
 _CONTAINERS = ("findings", "deferred", "callsites", "escaped", "functions", "defined_passes") + _MAPPINGS
 
 

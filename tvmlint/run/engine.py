@@ -344,7 +344,7 @@ def _analyze_module(
 ) -> FileResult:
     import libcst as cst
 
-    from tvmlint.analysis.constants import module_constants
+    from tvmlint.analysis.constants import module_constants, option_defaults
     from tvmlint.analysis.module import ModuleAnalysis, call_key
     from tvmlint.checks import all_rules
     from tvmlint.analysis.positions import LazyPositions, parse_quietly
@@ -388,7 +388,9 @@ def _analyze_module(
     result.functions = list(analysis.functions)
     result.defined_passes = sorted(analysis.defined_pass_names)
     result.runner_entries = dict(analysis.runner_entries)
-    result.constants = module_constants(whole_tree if whole_tree is not None else stdlib_tree(), text)
+    whole = whole_tree if whole_tree is not None else stdlib_tree()
+    result.constants = module_constants(whole, text)
+    result.option_defaults = option_defaults(whole, text)
     result.context_returns = {
         name: [ctx for ctx in ctxs if isinstance(ctx, PassCtx)] for name, ctxs in analysis.context_returns.items()
     }

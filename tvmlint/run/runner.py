@@ -23,7 +23,7 @@ from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.analysis.contexts import FromCall, Inherited
 from tvmlint.base.diagnostics import Finding
 from tvmlint.run.discovery import discover
-from tvmlint.analysis.results import ConstantWait, FileResult
+from tvmlint.analysis.results import ConstantWait, FileResult, OptionRef
 from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked, check_module, module_name_for, parse_error
 from tvmlint.run.guards import too_large
 from tvmlint.run.low_contexts import words_of
@@ -513,6 +513,7 @@ def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None, ali
     `aliases()`: the run's ModuleAliases, to read a call written with another name of a module."""
     deferred = []
     callers: Dict[str, List[Tuple[object, int]]] = {}
+    options: Set[str] = set()
     for index, entry in enumerate(entries):
         if not entry.analysed:
             continue
@@ -521,10 +522,16 @@ def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None, ali
         for call in result.callsites:
             callee = call.callee if aliases is None else aliases().canonical(call.callee, entry.path)
             callers.setdefault(callee, []).append((call.ctx, index))
+            for _key, value in call.args:
+                if isinstance(value, OptionRef):
+                    # the option's default is read where the function parsing it is defined
+                    options.add(value.function)
+                    if aliases is not None:
+                        options.add(aliases().canonical(value.function, entry.path))
     if low is not None:
         deferred = low.followed(deferred, callers)
     found: Set[str] = set()
-    defined: Set[str] = set()
+    defined: Set[str] = set(options) if deferred else set()
     for index, d in deferred:
         if isinstance(d.payload, ConstantWait):
             # a constant another module defines (`from config import *`): that module is read
