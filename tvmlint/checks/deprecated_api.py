@@ -75,6 +75,13 @@ class DeprecatedApi(HistoryRule):
             "import tvm\nm = tvm.contrib.graph_runtime.GraphModule(lib['default'](dev))\n", expect="graph_executor",
             target="0.12", fixed="import tvm\nm = tvm.contrib.graph_executor.GraphModule(lib['default'](dev))\n",
         ),
+        # the new module reached through the 0.8 shim that imports it (Dennis-Johnson/TVM-M1
+        # metal_sanity_check.py): the use is reported, and rewritten to the new module whole
+        Case(
+            "import tvm\nm = tvm.contrib.graph_runtime.graph_executor.GraphModule(lib['default'](dev))\n",
+            expect="directly", target="0.12",
+            fixed="import tvm\nm = tvm.contrib.graph_executor.GraphModule(lib['default'](dev))\n",
+        ),
         Case(
             "from tvm.relay import save_param_dict\nblob = save_param_dict(params)\n",
             expect="tvm.runtime.save_param_dict", target="0.8",
