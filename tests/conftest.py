@@ -5,6 +5,8 @@ it, as that editor would (tests/test_lsp_settings.py records what was asked)."""
 
 from __future__ import annotations
 
+import os
+
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES
@@ -15,3 +17,10 @@ def accept_registration(client: LanguageClient, params: types.RegistrationParams
 
 
 DEFAULT_CLIENT_FEATURES.setdefault(types.CLIENT_REGISTER_CAPABILITY, accept_registration)
+
+
+# A pytest-xdist worker has COLUMNS=80 and LINES=24 in its environment, which a shell (and a
+# run without xdist) does not: every command a test starts would then draw for 80 columns.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for _name in ("COLUMNS", "LINES"):
+        os.environ.pop(_name, None)

@@ -38,7 +38,9 @@ def check_tree(
         extend_select=tuple(extend_select),
     )
     resolver = SettingsResolver(overrides, cwd=root)
-    return check_paths([root], resolver).findings
+    # one process: a pool for a few files costs more than it saves, and the suite's own
+    # workers have the cores (worker processes: tests/test_speed.py)
+    return check_paths([root], resolver, jobs=1).findings
 
 
 def run_cli(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[dict] = None,

@@ -44,34 +44,30 @@ SNIPPETS = {
 
 def _files():
     for name, text in SNIPPETS.items():
-        yield pytest.param(text, id=name)
+        yield pytest.param(text, False, id=name)
     for path in sorted([*(ROOT / "tvmlint").rglob("*.py"), *(ROOT / "examples").rglob("*.py"), *(ROOT / "tests" / "data").rglob("*.py")]):
-        yield pytest.param(path.read_text(encoding="utf-8"), id=str(path.relative_to(ROOT)))
+        yield pytest.param(path.read_text(encoding="utf-8"), True, id=str(path.relative_to(ROOT)))
 
 
-def _lazy(text: str, nested: bool = True):
+def _parsed(text: str):
     module = cst.parse_module(text)
     full = MetadataWrapper(module, unsafe_skip_copy=True).resolve(PositionProvider)
     analysis = ModuleAnalysis(get_knowledge(parse_version("0.27")), "snippet")
     walk(module, analysis)
-    return module, full, analysis, LazyPositions(
+    return module, full, analysis
+
+
+def _positions(module, text: str, analysis, nested: bool = True) -> LazyPositions:
+    # a fresh one for each order of asking: what it has rendered decides the path it takes
+    return LazyPositions(
         module, text, lambda: ast.parse(text), analysis.top_statement_of,
         statement_of=analysis.statement_of if nested else None, parent_of=analysis.parent_statement_of,
     )
 
 
-@pytest.mark.parametrize("text", list(_files()))
-def test_every_node_and_call_is_where_libcst_says(text):
-    module, full, analysis, lazy = _lazy(text)
-    body = set(module.body)
-    for node, where in full.items():
-        if analysis.top_statement_of(node) in body:
-            assert lazy[node] == where, (type(node).__name__, where, lazy[node])
-    module, full, analysis, lazy = _lazy(text)  # calls first, so the ast path is the one tested
-    for call, rank in analysis.call_ordinals.items():
-        key = call_key(call.func)
-        count = analysis.call_counts[(analysis.top_statement_of(call), key)]
-        assert lazy.call_line(call, key, rank, count) == full[call].start.line
+def _lazy(text: str, nested: bool = True):
+    module, full, analysis = _parsed(text)
+    return module, full, analysis, _positions(module, text, analysis, nested)
 
 
 def _depth(analysis, node) -> int:
@@ -81,36 +77,33 @@ def _depth(analysis, node) -> int:
     return depth
 
 
-@pytest.mark.parametrize("text", list(_files()))
-def test_nodes_asked_innermost_first_are_where_libcst_says(text):
+@pytest.mark.parametrize("text, real", list(_files()))
+def test_every_node_and_call_is_where_libcst_says_in_any_order(text, real):
+    # One parse per file (libcst's own positions are the slow part), asked in three orders.
+    module, full, analysis = _parsed(text)
+    body = set(module.body)
+    mine = [(node, where) for node, where in full.items() if analysis.top_statement_of(node) in body]
+    # libcst's order: a node after its children
+    lazy = _positions(module, text, analysis)
+    for node, where in mine:
+        assert lazy[node] == where, (type(node).__name__, where, lazy[node])
+    # calls first, so the ast path is the one tested
+    lazy = _positions(module, text, analysis)
+    for call, rank in analysis.call_ordinals.items():
+        key = call_key(call.func)
+        count = analysis.call_counts[(analysis.top_statement_of(call), key)]
+        assert lazy.call_line(call, key, rank, count) == full[call].start.line
     # the deepest statements' nodes first: each statement in a block is rendered alone
-    module, full, analysis, lazy = _lazy(text)
-    body = set(module.body)
-    asked = sorted(full, key=lambda node: -_depth(analysis, node))
-    for node in asked:
-        if analysis.top_statement_of(node) in body:
-            assert lazy[node] == full[node], (type(node).__name__, full[node], lazy[node])
-
-
-def test_statements_in_blocks_of_real_files_render_alone():
-    for path in sorted((ROOT / "tvmlint").rglob("*.py")):
-        module, full, analysis, lazy = _lazy(path.read_text(encoding="utf-8"))
-        body = set(module.body)
-        for node in sorted(full, key=lambda node: -_depth(analysis, node)):
-            if analysis.top_statement_of(node) in body:
-                lazy.get(node)
+    lazy = _positions(module, text, analysis)
+    for node, where in sorted(mine, key=lambda item: -_depth(analysis, item[0])):
+        assert lazy[node] == where, (type(node).__name__, where, lazy[node])
+    if real:  # a real file's statements in blocks render alone, never the whole module
         nested = [statement for statement in lazy._done if analysis.parent_statement_of(statement) is not None]
-        assert not lazy._full and (nested or not any(analysis._parent_statement.values())), path
-
-
-@pytest.mark.parametrize("text", list(_files()))
-def test_nodes_asked_outermost_first_are_where_libcst_says(text):
-    # libcst lists a node after its children: each top-level statement is rendered whole
-    module, full, analysis, lazy = _lazy(text)
-    body = set(module.body)
-    for node, where in reversed(list(full.items())):
-        if analysis.top_statement_of(node) in body:
-            assert lazy[node] == where, (type(node).__name__, where, lazy[node])
+        assert not lazy._full and (nested or not any(analysis._parent_statement.values()))
+    # outermost first (libcst's order reversed): each top-level statement is rendered whole
+    lazy = _positions(module, text, analysis)
+    for node, where in reversed(mine):
+        assert lazy[node] == where, (type(node).__name__, where, lazy[node])
 
 
 def test_a_node_deep_in_a_class_renders_only_its_own_line():

@@ -30,28 +30,7 @@ def _all_cases():
     for code, rule in all_rules().items():
         for kind in ("VALID", "INVALID"):
             for index, case in enumerate(getattr(rule, kind)):
-                case = case if isinstance(case, Case) else Case(case)
-                yield pytest.param(case, id=f"{code}-{kind.lower()}-{index}")
-
-
-@pytest.mark.parametrize("case", list(_all_cases()))
-def test_cheap_stage_loses_no_finding_in_the_cases(tmp_path, case):
-    write_tree(tmp_path, {case.path: case.code, **case.files})
-    target = case.target or CASE_TARGET
-    on = _findings(tmp_path, cheap=True, target=target)
-    off = _findings(tmp_path, cheap=False, target=target)
-    assert _shown(on) == _shown(off)
-
-
-def test_cheap_stage_loses_no_finding_in_the_examples(tmp_path):
-    # each example directory has its own pyproject.toml (its TVM release): no overrides
-    shutil.copytree(REPO / "examples", tmp_path / "examples")
-    resolver = SettingsResolver(Overrides(select=("ALL",)), cwd=tmp_path)
-    on = check_paths([tmp_path / "examples"], resolver, jobs=1, use_cache=False, cheap=True)
-    off = check_paths([tmp_path / "examples"], resolver, jobs=1, use_cache=False, cheap=False)
-    assert on.findings, "the examples hold findings"
-    assert _shown(on) == _shown(off)
-    assert on.files_analysed <= off.files_analysed
+                yield f"{code}-{kind.lower()}-{index}", case if isinstance(case, Case) else Case(case)
 
 
 BLANKED_CALLER = (
@@ -60,21 +39,57 @@ BLANKED_CALLER = (
 )
 
 
-@pytest.mark.parametrize("case", [*_all_cases(), pytest.param(Case(BLANKED_CALLER), id="blanked-caller")])
-def test_one_buffer_gets_what_a_whole_run_gets(tmp_path, case):
-    # the editor and stdin path (check_text) runs the cheap stage on one buffer: a caller it
-    # blanks must come back when a helper's finding depends on it, as check_paths' rounds do
-    if case.files:
-        pytest.skip("a case with other modules needs a run")
-    from tvmlint.run.runner import check_text
+def test_the_speed_machinery_changes_no_finding(tmp_path):
+    # The one equivalence property of the speed machinery. Every rule case, and the examples,
+    # checked the slow way (cheap=False: every file through libcst, no pruning, no gate, no low
+    # contexts, no later rounds, no cache, one process) give exactly what they give with all of
+    # it on: the cheap stage with its rounds, the result cache (cold, then warm) and, for the
+    # examples, worker processes. A case of one file also gives it as one buffer (check_text:
+    # stdin and the editor), whose cheap stage blanks a caller only its own rounds bring back.
+    differ, analysed, found = [], [0, 0], 0
+    cases = [*_all_cases(), ("blanked-caller", Case(BLANKED_CALLER))]
+    for number, (name, case) in enumerate(cases):
+        root = tmp_path / str(number)
+        write_tree(root, {case.path: case.code, **case.files})
+        target = case.target or CASE_TARGET
+        off = _findings(root, cheap=False, target=target)
+        runs = {
+            "cheap": _findings(root, cheap=True, target=target, use_cache=True),
+            "cached": _findings(root, cheap=True, target=target, use_cache=True),
+        }
+        shown = {how: _shown(report) for how, report in runs.items()}
+        if not case.files:
+            from tvmlint.run.runner import check_text
 
-    write_tree(tmp_path, {"case.py": case.code})
-    target = case.target or CASE_TARGET
-    resolver = SettingsResolver(Overrides(target_version=target, select=("ALL",)), cwd=tmp_path)
-    path = tmp_path / "case.py"
-    buffer = check_text(case.code, path, resolver.for_path(path), shown="case.py")
-    whole = _findings(tmp_path, cheap=False, target=target)
-    assert [(f.start, f.code, f.message) for f in buffer] == [(f.start, f.code, f.message) for f in whole.findings]
+            resolver = SettingsResolver(Overrides(target_version=target, select=("ALL",)), cwd=root)
+            path = root / case.path
+            buffer = check_text(case.code, path, resolver.for_path(path), shown=case.path)
+            shown["buffer"] = [(f.start, f.end, f.code, f.message, f.fix) for f in buffer]
+        expected = _shown(off)
+        for how, got in shown.items():
+            want = [item[1:] for item in expected] if how == "buffer" else expected
+            if got != want:
+                differ.append(f"{name} ({how}): {got} != {want}")
+        if runs["cached"].cache_hits != off.files_seen:
+            differ.append(f"{name}: {runs['cached'].cache_hits} of {off.files_seen} files from the cache")
+        analysed[0] += runs["cheap"].files_analysed
+        analysed[1] += off.files_analysed
+        found += len(off.findings)
+    # the examples: each directory has its own pyproject.toml (its TVM release), no overrides
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    resolver = SettingsResolver(Overrides(select=("ALL",)), cwd=tmp_path)
+    off = check_paths([tmp_path / "examples"], resolver, jobs=1, use_cache=False, cheap=False)
+    assert off.findings, "the examples hold findings"
+    for how, jobs in (("examples, 2 workers", 2), ("examples, cached", 1)):
+        on = check_paths([tmp_path / "examples"], resolver, jobs=jobs, use_cache=True, cheap=True)
+        if _shown(on) != _shown(off):
+            differ.append(f"{how}: {_shown(on)} != {_shown(off)}")
+        if on.files_analysed > off.files_analysed:
+            differ.append(f"{how}: {on.files_analysed} files through libcst, {off.files_analysed} without the machinery")
+    assert not differ, "\n".join(differ)
+    assert found > len(cases) // 2, "the cases hold findings"
+    # and the machinery does spare work: fewer files go through libcst
+    assert analysed[0] < analysed[1]
 
 
 def test_cheap_stage_skips_files_no_rule_can_fire_in(tmp_path):
