@@ -122,6 +122,7 @@ def test_gitlab_code_quality_report_validates(tmp_path):
     for issue, finding in zip(report, findings):
         assert issue["check_name"] == finding["code"]
         assert issue["description"] == f"{finding['code']}: {finding['message']}"
+        assert finding["detail"] and issue["content"] == {"body": finding["detail"]}
         assert issue["severity"] == {"error": "major", "warning": "minor", "info": "info"}[finding["severity"]]
         assert issue["location"]["path"] == finding["path"]
         assert issue["location"]["lines"] == {"begin": finding["line"], "end": finding["end_line"]}

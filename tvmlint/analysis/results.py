@@ -77,6 +77,7 @@ class ArgumentWait:
     default: Optional[str]
     wanted: FrozenSet[str]
     message: str
+    detail: str = ""  # Said.detail, with the same {value} and {where}
 
 
 @by_fields
@@ -91,6 +92,7 @@ class ConstantWait:
     names: Tuple[str, ...]
     wanted: FrozenSet[str]
     message: str
+    detail: str = ""  # Said.detail, with the same {value} and {where}
 
 
 @by_fields

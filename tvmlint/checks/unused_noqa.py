@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
 from tvmlint.analysis.catalog import load_catalog, rule_info
-from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position, Said
 from tvmlint.base.noqa import UNUSED_NOQA, Directive, directives, noqa_lines, written_codes
 from tvmlint.checks.rule import Case, Rule
 from tvmlint.base.source import split_lines
@@ -121,10 +121,11 @@ def unused_noqa(
             continue
         if lines is None:
             lines = split_lines(text)
+        said = _message(list(dict.fromkeys(unused)), list(dict.fromkeys(unknown)))
         out.append(Finding(
             shown, Position(directive.line, directive.start + 1), Position(directive.line, directive.end + 1),
-            UNUSED_NOQA, severity, _message(list(dict.fromkeys(unused)), list(dict.fromkeys(unknown))),
-            _removal(directive, set(unused) | set(unknown), lines[directive.line - 1]),
+            UNUSED_NOQA, severity, said.message,
+            _removal(directive, set(unused) | set(unknown), lines[directive.line - 1]), detail=said.detail,
         ))
     return out
 
@@ -133,19 +134,20 @@ def _unknown(code: str, catalog) -> bool:
     return code.startswith(OURS) and code not in catalog
 
 
-def _message(unused: List[str], unknown: List[str]) -> str:
+def _message(unused: List[str], unknown: List[str]) -> Said:
     def named(codes: List[str]) -> str:
         return ", ".join(codes)
 
     unused_part = f"{named(unused)} {'reports' if len(unused) == 1 else 'report'} nothing on this line"
     unknown_part = f"{named(unknown)} {'is not a tvmlint rule code' if len(unknown) == 1 else 'are not tvmlint rule codes'}"
     if unused and unknown:
-        return f"Unused `noqa` directive: {unused_part} and {unknown_part} (unknown rule code); remove them."
+        return Said(f"Unused `noqa` directive ({unused_part} and {unknown_part})",
+                    "Neither code suppresses anything here: remove them.")
     if unknown:
-        return (f"Unused `noqa` directive: {unknown_part} (unknown rule code), so it suppresses nothing; "
-                "remove it or write the code you meant (`tvmlint rules` lists them).")
-    return (f"Unused `noqa` directive: {unused_part}, so the suppression hides nothing "
-            "today and would hide the next real finding here; remove it.")
+        return Said(f"Unused `noqa` directive ({unknown_part}, an unknown rule code)",
+                    "It suppresses nothing: remove it or write the code you meant (`tvmlint rules` lists them).")
+    return Said(f"Unused `noqa` directive ({unused_part})",
+                "The suppression hides nothing today and would hide the next real finding here: remove it.")
 
 
 def _removal(directive: Directive, unused: Set[str], line: str) -> Fix:
