@@ -328,7 +328,7 @@ class _Collector:
         where = "" if symbol.old == use.qualname else f" with `{symbol.old}`"
         new_path = self._new_path(use)  # not fixable: what is under it may have been renamed on the way
         if use.status == REMOVED:
-            text = f"`{use.qualname}` does not exist in TVM {self.target}, removed in {symbol.removed}{where}"
+            text = f"`{use.qualname}` does not exist in TVM {self.target} (removed in {symbol.removed}{where})"
         else:
             text = f"`{use.qualname}` is deprecated since TVM {symbol.deprecated}{where}"
             if symbol.removed:

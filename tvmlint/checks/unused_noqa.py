@@ -62,7 +62,7 @@ class UnusedNoqa(Rule):
         # a code no rule has, as ruff's RUF100 reports an unknown code; another tool's code stays
         Case(HEAD + "x = 1  # noqa: TVM999\n", beside=BESIDE, expect="TVM999 is not a tvmlint rule code",
              fixed=HEAD + "x = 1\n"),
-        Case(HEAD + WRONG + "  # noqa: TVM303,TVM999 ,E501\n    pass\n", beside=BESIDE, expect="unknown rule code",
+        Case(HEAD + WRONG + "  # noqa: TVM303,TVM999 ,E501\n    pass\n", beside=BESIDE, detail="unknown rule code",
              fixed=HEAD + WRONG + "  # noqa: TVM303,E501\n    pass\n"),
         # only the unused and unknown codes go, every other byte of the comment stays as written
         Case(HEAD + CLEAN + "  # NOQA:E501 ,  TVM303,TVM1,F401\n    pass\n", beside=BESIDE,
@@ -144,8 +144,9 @@ def _message(unused: List[str], unknown: List[str]) -> Said:
         return Said(f"Unused `noqa` directive ({unused_part} and {unknown_part})",
                     "Neither code suppresses anything here: remove them.")
     if unknown:
-        return Said(f"Unused `noqa` directive ({unknown_part}, an unknown rule code)",
-                    "It suppresses nothing: remove it or write the code you meant (`tvmlint rules` lists them).")
+        return Said(f"Unused `noqa` directive ({unknown_part})",
+                    "An unknown rule code suppresses nothing: remove it or write the code you meant "
+                    "(`tvmlint rules` lists them).")
     return Said(f"Unused `noqa` directive ({unused_part})",
                 "The suppression hides nothing today and would hide the next real finding here: remove it.")
 
