@@ -69,6 +69,7 @@ def test_junit_has_a_suite_per_file_and_a_failing_case_per_finding(tmp_path):
         assert isinstance(failure, Failure)
         assert failure.message == finding["message"]
         assert failure.text.startswith(f"line {finding['line']}, col {finding['column']}, {finding['code']} ")
+        assert f"{finding['message']}\n\n{finding['detail']}" in failure.text  # the full view: the detail under it
         assert case._elem.get("line") == str(finding["line"]) and case._elem.get("column") == str(finding["column"])
         assert not case.is_passed
 
