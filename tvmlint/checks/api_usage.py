@@ -325,7 +325,9 @@ class _Collector:
         """The message names the API, its releases and what replaces it where one name does; the
         detail is the history's advice (rules/api_history.toml)."""
         symbol = use.symbol
-        where = "" if symbol.old == use.qualname else f" with `{symbol.old}`"
+        # a name under the entry's module or class went with it: which one is the detail's to say
+        under = use.qualname != symbol.old
+        where = f" with `{symbol.old}`" if under and not use.qualname.startswith(f"{symbol.old}.") else ""
         new_path = self._new_path(use)  # not fixable: what is under it may have been renamed on the way
         if use.status == REMOVED:
             text = f"`{use.qualname}` does not exist in TVM {self.target} (removed in {symbol.removed}{where})"
@@ -335,7 +337,8 @@ class _Collector:
                 text += f" and removed in {symbol.removed}"
         if new_path is not None:
             text += f", in favour of `{new_path}`"
-        detail = _sentence(symbol.advice)
+        went = "removed" if use.status == REMOVED else "deprecated"
+        detail = (f"It is {went} with `{symbol.old}`. " if under and not where else "") + _sentence(symbol.advice)
         if new_path is not None and new_path not in symbol.advice:
             detail += f" At {self.target} it is `{new_path}`." if use.fixable else f" Its successor: `{new_path}`."
         return Said(text, detail)

@@ -608,7 +608,7 @@ class Float16Accumulation(Rule):
         Case(_generator("make(n, dtype='float16')", "f = make(128)\ng = make(n=256)\n"), expect="through `dtype`"),
         Case(_generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(64, dtype='float16')\n"), expect="bound to \"float16\""),
         Case(_generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace("def make(n):\n", "def make(n):\n    dtype = 'bfloat16'\n"), expect="a bfloat16 buffer"),
-        Case(_TE_GENERATOR, expect="A's dtype through `dtype`"),
+        Case(_TE_GENERATOR, expect="A's and B's dtype through `dtype`"),
         # a cast to float16 is no widening: int8 data cast to float16 still sums in float16, and so
         # does `.astype(out_dtype)` where out_dtype is float16 (the shape of TE GEMM/conv kernels in
         # benchmark scripts: a module-level `out_dtype = "float16"` and both operands cast to it)
@@ -1163,14 +1163,29 @@ class Float16Accumulation(Rule):
             pending = pendings.pop()
             hows.append(f"`{pending.param}` is \"{{value}}\" {{where}}")
             self._defer_to_callers(call, start.line, start.column, True, pending, frozenset(dtypes or self.low),
-                                   self._sum_message("{value}", f" ({'; '.join(dict.fromkeys(hows))})"))
+                                   self._sum_message("{value}", f" ({_joined(hows)})"))
             return
         if len(dtypes) != 1 or not dtypes <= self.low:
             return
         dtype = dtypes.pop()
-        where = f" ({'; '.join(dict.fromkeys(hows))})" if hows else ""
+        where = f" ({_joined(hows)})" if hows else ""
         said = self._sum_message(dtype, where)
         self.candidates.append(_Candidate(call, start.line, start.column, dtype, said.message, True, said.detail))
+
+
+def _joined(hows: List[str]) -> str:
+    """How each summed tensor gets its dtype, for the message: tensors that get it the same way
+    named together ("A's and B's dtype through `dtype`, bound to ... on line 3"), once each."""
+    together: Dict[str, List[str]] = {}
+    for how in hows:
+        name, mark, rest = how.partition("'s dtype")
+        key = f"{mark}{rest}" if mark and name.isidentifier() else how
+        together.setdefault(key, [])
+        if key != how and name not in together[key]:
+            together[key].append(name)
+    # key "'s dtype through ..." with its tensors, or a whole how ("cast to float16") with none
+    return "; ".join(" and ".join(f"{name}'s" for name in names) + key[len("'s"):] if names else key
+                     for key, names in together.items())
 
 
 def _literal_or_name(node: cst.BaseExpression):
