@@ -107,7 +107,7 @@ class FastMathEnabled(Rule):
              "with tvm.transform.PassContext(opt_level=4):\n    mod = seq(mod)\n", expect="FastMath"),
         # the context comes from the caller
         Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\n"
-             "with tvm.transform.PassContext(opt_level=4):\n    lib = build(mod)\n", expect="when build is called from"),
+             "with tvm.transform.PassContext(opt_level=4):\n    lib = build(mod)\n", expect="when build is called on line"),
         Case(RELAX + "with tvm.transform.PassContext(opt_level=3, config={'tirx.enable_fast_math': True}):\n"
              "    ex = tvm.compile(mod, target='llvm')\n", target="0.27", expect="tirx.enable_fast_math"),
     ]

@@ -53,7 +53,7 @@ class ImplicitOptLevel(Rule):
              target="0.6", detail="level 4: CombineParallelConv2d and CombineParallelDense. Build inside `with relay.build_config(opt_level=3):`"),
         Case(HEAD + "exe = relay.vm.compile(mod, 'llvm')\n", expect="opt_level 2"),
         Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\nlib = build(mod)\n",
-             expect="when build is called from"),
+             expect="when build is called on line"),
         # a runner derived from TVM's source: tvmc's compiler.build calls relay.build with no context of its own
         Case("import tvm\nfrom tvm.driver.tvmc import compiler\n"
              "lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"

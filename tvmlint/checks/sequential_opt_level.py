@@ -51,7 +51,7 @@ class SequentialOptLevel(Rule):
              "    mod = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)(mod)\n",
              expect="FoldConstant (opt_level 2)"),
         Case(HEAD + "def opt(mod):\n    return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n"
-             "mod = opt(mod)\n", expect="when opt is called from"),
+             "mod = opt(mod)\n", expect="when opt is called on line"),
     ]
 
     @classmethod
