@@ -127,7 +127,7 @@ def _findings_at(path: Path, line: int, resolver) -> list:
     from tvmlint.output.cells import in_cells
     from tvmlint.run.runner import check_paths
 
-    report = check_paths([path], resolver, jobs=1, project=True)
+    report = check_paths([path], resolver, jobs=1, use_cache=False, project=True)  # explain writes nothing
     # a file that could not be analysed (TVM001) has no site: explain's own error says why
     here = [finding for finding in report.findings
             if finding.start.line <= line <= finding.end.line and finding.code != "TVM001"]
