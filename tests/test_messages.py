@@ -23,8 +23,9 @@ from tvmlint.checks.rule import Case
 
 from helpers import CASE_TARGET, check_tree
 
-# the longest message a rule case may give; the longest today is TVM101's for a Sequential
-# whose skipped passes and deciding call it names (see the report in docs/architecture.md)
+# the longest message a rule case may give. Most are under 160 (the median is about 115); the
+# longest name where a value comes from: TVM401's te.sum with two tensors' dtypes given by a
+# caller (226), TVM101 with its skipped passes and the call in another file that decides the context
 LONGEST = 230
 
 # TVM001's message is the parser's (analysis/used_names.py, run/engine.py, run/guards.py): it has no
