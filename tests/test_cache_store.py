@@ -30,7 +30,7 @@ def _run(root: Path):
 
 
 def _shown(report):
-    return [(f.path, f.start, f.code, f.message) for f in report.findings]
+    return [(f.path, f.start, f.code, f.message, f.detail) for f in report.findings]  # the detail survives the cache too
 
 
 @pytest.fixture

@@ -44,11 +44,14 @@ def test_json_format_keys(tmp_path):
     assert result.returncode == 1
     [finding] = json.loads(result.stdout)
     assert set(finding) == {
-        "path", "line", "column", "end_line", "end_column", "code", "severity", "message", "fix",
+        "path", "line", "column", "end_line", "end_column", "code", "severity", "message", "detail", "fix",
     }
     assert finding["path"] == "pkg/bad.py"
     assert (finding["line"], finding["column"], finding["end_line"], finding["end_column"]) == (3, 7, 3, 43)
     assert finding["code"] == "TVM101" and finding["severity"] == "error"
+    # the one sentence, and beside it why and what to do
+    assert "\n" not in finding["message"] and "at opt_level 2" in finding["message"]
+    assert "run it inside `with tvm.transform.PassContext(opt_level=3):`" in finding["detail"]
     assert finding["fix"]["applicability"] == "unsafe" and finding["fix"]["safe"] is False
     assert finding["fix"]["edits"][-1]["content"].startswith("with tvm.transform.PassContext(opt_level=3):")
 

@@ -61,6 +61,7 @@ def test_sarif_validates_and_carries_rules_results_and_fixes(tmp_path):
         assert result["ruleId"] == finding["code"]
         assert rules[result["ruleIndex"]]["id"] == finding["code"]
         assert result["message"]["text"] == finding["message"]
+        assert finding["detail"] and result["properties"]["detail"] == finding["detail"]
         location = result["locations"][0]["physicalLocation"]
         # the relative URI, resolved against %SRCROOT%, is the file on disk
         resolved = urljoin(root, location["artifactLocation"]["uri"])

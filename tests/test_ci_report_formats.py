@@ -69,6 +69,7 @@ def test_junit_has_a_suite_per_file_and_a_failing_case_per_finding(tmp_path):
         assert isinstance(failure, Failure)
         assert failure.message == finding["message"]
         assert failure.text.startswith(f"line {finding['line']}, col {finding['column']}, {finding['code']} ")
+        assert f"{finding['message']}\n\n{finding['detail']}" in failure.text  # the full view: the detail under it
         assert case._elem.get("line") == str(finding["line"]) and case._elem.get("column") == str(finding["column"])
         assert not case.is_passed
 
@@ -122,6 +123,7 @@ def test_gitlab_code_quality_report_validates(tmp_path):
     for issue, finding in zip(report, findings):
         assert issue["check_name"] == finding["code"]
         assert issue["description"] == f"{finding['code']}: {finding['message']}"
+        assert finding["detail"] and issue["content"] == {"body": finding["detail"]}
         assert issue["severity"] == {"error": "major", "warning": "minor", "info": "info"}[finding["severity"]]
         assert issue["location"]["path"] == finding["path"]
         assert issue["location"]["lines"] == {"begin": finding["line"], "end": finding["end_line"]}

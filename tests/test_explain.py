@@ -120,6 +120,22 @@ def test_not_a_pass_call(tmp_path):
     assert run_cli("explain", "missing.py:1", cwd=tmp_path).returncode == 2
 
 
+def test_a_line_with_findings_and_no_pass_call_shows_each_in_full(tmp_path):
+    (tmp_path / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.27"\n', encoding="utf-8")
+    (tmp_path / "x.py").write_text("import tvm\nwith tvm.transform.PassContext(opt_level=7, disabled_pass=['FuseOP']):\n"
+                                   "    pass\n", encoding="utf-8")
+    done = run_cli("explain", "x.py:2", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    checked = json.loads(run_cli("check", "--format", "json", "x.py", cwd=tmp_path).stdout)
+    assert [f["code"] for f in checked] == ["TVM303", "TVM104"]
+    text = " ".join(done.stdout.split())
+    assert text.startswith("Findings here:")
+    for finding in checked:  # what check says of the line: each message, then its detail
+        assert f"{finding['code']} {finding['severity']} {finding['message']} {finding['detail']}" in text
+    as_json = json.loads(run_cli("explain", "--format", "json", "x.py:2", cwd=tmp_path).stdout)
+    assert as_json == {"findings": checked}
+
+
 def _as_case(case) -> Case:
     return case if isinstance(case, Case) else Case(case)
 

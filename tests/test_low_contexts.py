@@ -214,7 +214,8 @@ def test_a_function_under_tvm_is_followed_only_in_its_own_module(tmp_path):
     on = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=True)
     off = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=False)
     assert [(f.path, f.start.line, f.message) for f in on.findings] == [(f.path, f.start.line, f.message) for f in off.findings]
-    assert [f.path for f in on.findings] == [str(Path("tvm/a.py"))] and "tvm/a.py:9" in on.findings[0].message
+    assert [f.path for f in on.findings] == [str(Path("tvm/a.py"))] and "when run is called on line 9" in on.findings[0].message
+    assert "when run is called from tvm/a.py:9" in on.findings[0].detail
     assert on.files_analysed == 1
 
 

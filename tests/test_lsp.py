@@ -109,7 +109,7 @@ async def test_diagnostics_fix_change_close(client: LanguageClient, tmp_path):
     assert fold.source == "tvmlint"
     assert fold.severity == types.DiagnosticSeverity.Error
     assert fold.code_description.href.endswith("/TVM101.toml")
-    assert "BackwardFoldScaleAxis (opt_level 3)" in fold.message
+    assert "BackwardFoldScaleAxis and ForwardFoldScaleAxis (opt_level 3)" in fold.message
     # line 4, columns 7..43 in tvmlint's 1-based counting
     assert (fold.range.start.line, fold.range.start.character) == (3, 6)
     assert (fold.range.end.line, fold.range.end.character) == (3, 42)

@@ -3,6 +3,7 @@ of a pass call (tvmlint.frontends.explain) in Markdown, a rule's documentation o
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import pytest
@@ -88,6 +89,43 @@ async def test_hover_on_a_pass_call_and_a_noqa_code(client: LanguageClient, tmp_
     # nothing to explain
     assert await _hover(client, uri, 6, 1) is None
     assert await _hover(client, uri, 0, 3) is None
+
+
+async def _checked(client: LanguageClient, uri: str, text: str) -> types.PublishDiagnosticsParams:
+    """Open the buffer and wait for its diagnostics: the hover reads the buffer's last check."""
+    while True:
+        waiter = client.protocol.wait_for_notification_async(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        if text is not None:
+            _open(client, uri, text)
+            text = None
+        published = await asyncio.wait_for(waiter, 60)
+        if published.uri == uri:
+            return published
+
+
+@pytest.mark.asyncio
+async def test_hover_over_a_finding_gives_its_detail(client: LanguageClient, tmp_path):
+    uri = (tmp_path / "job.py").as_uri()
+    published = await _checked(client, uri, BUFFER.replace("with tvm.transform.PassContext(opt_level=3)",
+                                                          "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOP'])"))
+    by_code = {d.code: d for d in published.diagnostics}
+    # the editor's list shows the one sentence; the hover adds why and what to do
+    assert set(by_code) == {"TVM101", "TVM104"}, [d.message for d in published.diagnostics]
+    unknown = by_code["TVM104"]
+    assert unknown.message.startswith("'FuseOP' in disabled_pass names no pass of TVM 0.19")
+    assert "TVM does not check" not in unknown.message
+    # a finding where nothing is explained: its message and detail
+    hover = await _hover(client, uri, 4, unknown.range.start.character + 2)
+    assert hover is not None and hover.contents.kind == types.MarkupKind.Markdown
+    assert hover.contents.value.startswith(f"**TVM104** {unknown.message}\n\nTVM does not check the names")
+    assert (hover.range.start, hover.range.end) == (unknown.range.start, unknown.range.end)
+    # a finding on a pass call: its detail, then the explanation of the call
+    fold = by_code["TVM101"]
+    hover = await _hover(client, uri, 3, 25)
+    text = hover.contents.value
+    assert text.startswith(f"**TVM101** {fold.message}\n\nIt runs its passes through a Sequential")
+    assert "run it inside `with tvm.transform.PassContext(opt_level=3):`" in text
+    assert "`BackwardFoldScaleAxis` (function, opt_level 3): **skipped**" in text.split("---")[1]
 
 
 @pytest.mark.asyncio

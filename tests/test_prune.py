@@ -173,7 +173,9 @@ def test_a_blanked_caller_of_a_helper_elsewhere_is_analysed_in_a_later_round(tmp
     }
     on = _same_on_and_off(tmp_path, files)
     assert [f.path for f in on.findings] == ["helpers.py"]
-    assert "app.py:10" in on.findings[0].message
+    # the call that decides the context in the message, the whole chain from fold's caller in the detail
+    assert "when relay_caller is called from app.py:12, via 1 more call" in on.findings[0].message
+    assert "app.py:10" in on.findings[0].detail
 
 
 def test_a_blanked_caller_in_the_same_module_is_analysed_in_a_later_round(tmp_path):
@@ -399,7 +401,8 @@ def test_a_call_in_a_blanked_statement_still_gives_its_helper_the_callers_contex
     shown = lambda r: [(f.path, f.start, f.code, f.message) for f in r.findings]  # noqa: E731
     assert shown(on) == shown(off)
     assert [(f.path, f.code) for f in on.findings] == [("app.py", "TVM401"), ("helpers.py", "TVM101")], shown(on)
-    assert "app.py:11" in on.findings[1].message
+    assert "when run is called from app.py:14, via 1 more call" in on.findings[1].message
+    assert "app.py:11" in on.findings[1].detail
     tree = ast.parse(files["app.py"])
     knowledge = get_knowledge(parse_version("0.19"))
     used = UsedNames(tree, "app", False, roots_of(knowledge))

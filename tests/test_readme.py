@@ -509,4 +509,7 @@ def test_the_architecture_follows_a_real_finding(sandbox):
     shown = re.search(r"```\n(.*?)```", section, re.S).group(1)
     done = subprocess.run(command, shell=True, cwd=sandbox, env=_env(), capture_output=True, text=True, timeout=300)
     assert done.returncode == 1 and matches(shown + "...", done.stdout), done.stdout
-    assert "(when compare is called from examples/relay_era/fold_scale_axis.py:34)" in done.stdout
+    # the call that decides the context: in the one sentence (in the same file: its line), and whole in the detail
+    assert "(the default context, when compare is called on line 34)" in done.stdout
+    assert ("The context comes from the callers: when compare is called from examples/relay_era/fold_scale_axis.py:34."
+            in " ".join(done.stdout.split()))  # the detail, wrapped under the finding

@@ -7,6 +7,7 @@ process on tvmlint's own small module. Tests needing TVM are marked `tvm`.
 from __future__ import annotations
 
 import json
+import re
 import os
 import stat
 import subprocess
@@ -225,3 +226,34 @@ def test_confirm_says_once_that_relay_findings_are_not_confirmable(tmp_path):
     # JSON keeps each finding's null and reason for tools
     data = json.loads(check("--target-version", "0.19", "--format", "json", "fold.py", cwd=tmp_path).stdout)
     assert [f["confirmed"] for f in data] == [None, None]
+
+
+@pytest.mark.tvm
+@needs_tvm
+def test_confirm_says_once_which_findings_no_registry_can_check(tmp_path):
+    # TVM303 and TVM106 are static only; TVM104 the installed TVM (0.27) confirms; a file at another
+    # target is about a release the installed TVM cannot speak for
+    (tmp_path / "now.py").write_text(
+        "import tvm\nwith tvm.transform.PassContext(opt_level=7, required_pass=['FoldConstant'],\n"
+        "                                disabled_pass=['FuseOP', 'FoldConstant']):\n    pass\n", encoding="utf-8")
+    (tmp_path / "old" / "pyproject.toml").parent.mkdir()
+    (tmp_path / "old" / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.26"\n', encoding="utf-8")
+    (tmp_path / "old" / "names.py").write_text(
+        "import tvm\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOP']):\n    pass\n", encoding="utf-8")
+    done = check("--target-version", "0.27", "now.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert sorted(re.findall(r"^  \d+:\d+ (TVM\d+) ", done.stdout, re.M)) == ["TVM104", "TVM106", "TVM303"], done.stdout
+    # said once on stderr, not under each finding; what could be checked keeps its line
+    assert "unconfirmed by the installed TVM" not in done.stdout
+    assert done.stdout.count("confirmed by the installed TVM:") == 1
+    assert done.stderr.splitlines() == [
+        "tvmlint: --confirm: 2 findings (TVM106, TVM303) not confirmable: the pass registry can check only TVM101, "
+        "TVM104, TVM105, TVM107 and TVM302, so the other rules' findings are static only"], done.stderr
+    other = check("old/names.py", cwd=tmp_path)
+    assert "unconfirmed by the installed TVM" not in other.stdout
+    said = [line for line in other.stderr.splitlines() if line.startswith("tvmlint: --confirm:")]
+    assert len(said) == 1 and "1 finding (TVM104) not confirmable: they are about another TVM release" in said[0], other.stderr
+    # JSON keeps each finding's null and reason for tools
+    data = {f["code"]: f for f in json.loads(check("--target-version", "0.27", "--format", "json", "now.py", cwd=tmp_path).stdout)}
+    assert data["TVM303"]["confirmed"] is None and "is not a rule the pass registry can check" in data["TVM303"]["confirmation"]
+    assert data["TVM104"]["confirmed"] is True

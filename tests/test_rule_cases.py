@@ -35,6 +35,9 @@ def test_invalid(tmp_path, code, case):
     if case.expect:
         for finding in found:
             assert case.expect in finding.message, finding.message
+    if case.detail:
+        for finding in found:
+            assert case.detail in finding.detail, finding.detail
     if case.fixed is not None:
         edits = [edit for f in found if f.path == case.path and f.fix for edit in f.fix.edits]
         assert edits, "the case expects a fix but none was offered"

@@ -238,7 +238,7 @@ def test_cache_notices_changed_rules_data(tmp_path):
         done = run_cli("check", ".", "--format", "json", "--target-version", "0.19", cwd=project, env=env)
         return [finding["message"] for finding in json.loads(done.stdout)]
 
-    assert "BackwardFoldScaleAxis (opt_level 3)" in messages()[0]
+    assert "BackwardFoldScaleAxis and ForwardFoldScaleAxis (opt_level 3)" in messages()[0]
     # the same knowledge with a different level for one member
     passes = rules / "passes.toml"
     text = passes.read_text()

@@ -208,8 +208,9 @@ class Project:
             values = self.argument_values(wait.function, wait.position, wait.param, wait.default, result.path)
         for value, where in values:
             if value in wait.wanted:
-                return _finding(result, deferred, wait.message.replace("{value}", value).replace("{where}", where),
-                                deferred.fix, noqa_lines=deferred.noqa_lines)
+                filled = [text.replace("{value}", value).replace("{where}", where) for text in (wait.message, wait.detail)]
+                return _finding(result, deferred, filled[0], deferred.fix, noqa_lines=deferred.noqa_lines,
+                                detail=filled[1])
         return None
 
 
@@ -219,15 +220,33 @@ def judged(result: FileResult, deferred: Deferred, judges, reached: Sequence[Rea
     if judge is None:
         return None
     for ctx, chain in reached:
-        message = judge(deferred.payload, ctx)
-        if message is None:
+        said = judge(deferred.payload, ctx)
+        if said is None:
             continue
+        message, detail = said
         if chain:
-            message = f"{message} ({'; '.join(chain)})"
+            message, detail = _with_chain(message, detail, chain, result.path)
         fix = deferred.fix if isinstance(deferred.ctx, PassCtx) else None
-        return _finding(result, deferred, message, fix,
+        return _finding(result, deferred, message, fix, detail=detail,
                         facts={"payload": deferred.payload, "ctx": ctx, "target": result.version})
     return None
+
+
+def _with_chain(message: str, detail: str, chain: Sequence[str], path: str) -> Tuple[str, str]:
+    """The calls that brought the context: the last (where the context is decided) in the
+    message, which stays one sentence, and all of them in the detail. A call in the finding's
+    own file is "on line 34" in the message (a notebook's lines are the output's to place)."""
+    more = len(chain) - 1
+    further = f", via {more} more call{'s' if more > 1 else ''}" if more else ""
+    deciding = chain[-1]
+    here = f" is called from {path}:"
+    if here in deciding and not path.endswith(".ipynb"):
+        deciding = deciding.replace(here, " is called on line ", 1)
+    called = f"{deciding}{further}"
+    # "(the default context)" and the call that gives it: one parenthesis
+    message = f"{message[:-1]}, {called})" if message.endswith(")") else f"{message} ({called})"
+    calls = "; ".join(chain)
+    return message, f"{detail} The context comes from the callers: {calls}.".lstrip()
 
 
 def _finding(result: FileResult, deferred: Deferred, message: str, fix, **extra) -> Finding:

@@ -89,6 +89,7 @@ class ArgumentWait:
     default: Optional[str]
     wanted: FrozenSet[str]
     message: str
+    detail: str = ""  # Said.detail, with the same {value} and {where}
 
 
 @by_fields
@@ -103,6 +104,7 @@ class ConstantWait:
     names: Tuple[str, ...]
     wanted: FrozenSet[str]
     message: str
+    detail: str = ""  # Said.detail, with the same {value} and {where}
 
 
 @by_fields

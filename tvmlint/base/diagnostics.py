@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Optional, Tuple
+from typing import Any, Mapping, NamedTuple, Optional, Tuple
 
 from tvmlint.base.pickling import by_fields
 
@@ -57,6 +57,15 @@ class Fix:
         }
 
 
+class Said(NamedTuple):
+    """What a rule says of one site, in its two texts: `message`, one sentence with this site's
+    facts (every view shows it), and `detail`, why it matters and what to do about it (the full
+    views show it: text, JSON, explain, hover)."""
+
+    message: str
+    detail: str = ""
+
+
 @by_fields
 @dataclass(frozen=True)
 class Finding:
@@ -83,11 +92,13 @@ class Finding:
     # Set by `check --trace`: "confirmed", "refuted" or "not reached", with what the traced run did there.
     traced: Optional[str] = field(default=None, compare=False)
     trace_note: Optional[str] = field(default=None, compare=False)
+    # Why the finding matters and what to do (Said.detail); not part of equality: the message is.
+    detail: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
         # One rule on the same name in many files says the same thing: a run that holds
         # thousands of findings keeps one copy of each message, not one per finding.
-        for name in ("code", "severity", "message"):
+        for name in ("code", "severity", "message", "detail"):
             value = getattr(self, name)
             if type(value) is str:
                 object.__setattr__(self, name, sys.intern(value))
@@ -106,6 +117,7 @@ class Finding:
             "code": self.code,
             "severity": self.severity,
             "message": self.message,
+            "detail": self.detail,
             "fix": self.fix.to_json() if self.fix else None,
         }
         if self.cell is not None:

@@ -16,7 +16,7 @@ from tvmlint.checks.rule import Rule
 
 
 # the modules here that say what a rule is, or what a family of rules shares, rather than being one
-_FRAMEWORK = frozenset({"rule", "api_usage", "context_args"})
+_FRAMEWORK = frozenset({"rule", "api_usage", "context_args", "words"})
 
 
 @functools.lru_cache(maxsize=None)

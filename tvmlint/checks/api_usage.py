@@ -36,7 +36,7 @@ from typing import ClassVar, Dict, FrozenSet, List, Optional, Set, Tuple
 
 from tvmlint.analysis.module import dotted
 from tvmlint.analysis.api_history import REMOVED, History, Use, get_history
-from tvmlint.base.diagnostics import Edit, Fix
+from tvmlint.base.diagnostics import Edit, Fix, Said
 from tvmlint.analysis.edits import tvm_import_edit
 from tvmlint.analysis.lazy import cst
 from tvmlint.checks.rule import FileContext, Rule
@@ -49,6 +49,7 @@ class ApiFinding:
     status: str  # removed | deprecated
     message: str
     fix: Optional[Fix]
+    detail: str = ""
 
 
 _cache: "weakref.WeakKeyDictionary[FileContext, List[ApiFinding]]" = weakref.WeakKeyDictionary()
@@ -96,7 +97,7 @@ class HistoryRule(Rule):
     def start(self) -> None:
         for finding in api_findings(self.file):
             if finding.status == self.status:
-                self.report(finding.node, finding.message, finding.fix)
+                self.report(finding.node, finding.message, finding.fix, detail=finding.detail)
 
 
 @functools.lru_cache(maxsize=None)
@@ -187,7 +188,7 @@ class _Collector:
         guarded = _guarded_imports(self.file.module) if imports else set()
         for alias, use in imports:
             if alias not in guarded:
-                self.out.append(ApiFinding(alias, use.status, self._message(use), self._import_fix(alias, use)))
+                self.out.append(ApiFinding(alias, use.status, *self._said(use, self._import_fix(alias, use))))
         inner = {node.value for node in self.analysis.qualnames if isinstance(node, cst.Attribute)}
         candidates = []
         for node, qualname in self.analysis.qualnames.items():
@@ -204,7 +205,7 @@ class _Collector:
                     if node not in in_imports and not self._said_at_import(use, said)]
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
             for node, use in kept:
-                self.out.append(ApiFinding(node, use.status, self._message(use), self._use_fix(node, use)))
+                self.out.append(ApiFinding(node, use.status, *self._said(use, self._use_fix(node, use))))
         self._collect_methods()
         self._collect_keywords()
         return self.out
@@ -224,13 +225,12 @@ class _Collector:
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value == keyword.old:
                         message = (
-                            f"`{self.analysis._short(qualname)}(..., {keyword.old}=...)`: TVM {self.target} has no keyword "
-                            f"`{keyword.old}` (renamed `{keyword.new}` in {keyword.removed}), so the call raises "
-                            f"TypeError. Write `{keyword.new}=`."
+                            f"`{self.analysis._short(qualname)}()` has no keyword `{keyword.old}` (renamed "
+                            f"`{keyword.new}` in {keyword.removed}) in TVM {self.target}, so the call raises TypeError"
                         )
                         fix = Fix(f"Rename `{keyword.old}=` to `{keyword.new}=`",
                                   (self._replace(arg.keyword, keyword.new),), safe=True)
-                        self.out.append(ApiFinding(arg.keyword, REMOVED, message, fix))
+                        self.out.append(ApiFinding(arg.keyword, REMOVED, message, fix, f"Write `{keyword.new}=`."))
 
     def _collect_methods(self) -> None:
         """`x.asnumpy()` and the like ([[method]]): a module that uses TVM calls it on TVM's objects,
@@ -254,18 +254,21 @@ class _Collector:
                 continue  # `cupy.asnumpy(x)`: another library's function
             if self._guarded(call, f"?.{method.name}", method.name):
                 continue  # `elif hasattr(x, "asnumpy"): x.asnumpy()`: for what is not a TVM array
-            self.out.append(ApiFinding(func.attr, status, self._method_message(method, status), self._method_fix(func, method)))
+            said = self._method_message(method, status)
+            self.out.append(ApiFinding(func.attr, status, said.message, self._method_fix(func, method), said.detail))
 
-    def _method_message(self, method, status: str) -> str:
+    def _method_message(self, method, status: str) -> Said:
         owner = method.owner.rsplit(".", 1)[-1]
         if status == REMOVED:
-            text = (f"`{owner}.{method.name}()` does not exist in TVM {self.target}: removed in {method.removed} "
+            text = (f"`{owner}.{method.name}()` does not exist in TVM {self.target}, removed in {method.removed} "
                     f"(AttributeError)")
         else:
             text = f"`{owner}.{method.name}()` is deprecated since TVM {method.deprecated}"
             if method.removed:
                 text += f" and removed in {method.removed}"
-        return text + (f": use `.{method.new}()`, the same array." if method.new else ".")
+        if method.new:
+            return Said(f"{text}, in favour of `.{method.new}()`", f"Use `.{method.new}()`: it returns the same array.")
+        return Said(text)
 
     def _method_fix(self, func, method) -> Optional[Fix]:
         if method.new is None:
@@ -313,21 +316,32 @@ class _Collector:
 
     # -- messages --------------------------------------------------------------------
 
-    def _message(self, use: Use) -> str:
+    def _said(self, use: Use, fix: Optional[Fix]) -> Tuple[str, Optional[Fix], str]:
+        """ApiFinding's message, fix and detail."""
+        said = self._message(use)
+        return said.message, fix, said.detail
+
+    def _message(self, use: Use) -> Said:
+        """The message names the API, its releases and what replaces it where one name does; the
+        detail is the history's advice (rules/api_history.toml)."""
         symbol = use.symbol
-        where = "" if symbol.old == use.qualname else f" (`{symbol.old}`)"
+        # a name under the entry's module or class went with it: which one is the detail's to say
+        under = use.qualname != symbol.old
+        where = f" with `{symbol.old}`" if under and not use.qualname.startswith(f"{symbol.old}.") else ""
+        new_path = self._new_path(use)  # not fixable: what is under it may have been renamed on the way
         if use.status == REMOVED:
-            text = f"`{use.qualname}` does not exist in TVM {self.target}: removed in {symbol.removed}{where}: {_sentence(symbol.advice)}"
+            text = f"`{use.qualname}` does not exist in TVM {self.target} (removed in {symbol.removed}{where})"
         else:
             text = f"`{use.qualname}` is deprecated since TVM {symbol.deprecated}{where}"
             if symbol.removed:
                 text += f" and removed in {symbol.removed}"
-            text += f": {_sentence(symbol.advice)}"
-        new_path = self._new_path(use)  # not fixable: what is under it may have been renamed on the way
         if new_path is not None:
-            if new_path not in symbol.advice:
-                text += f" At {self.target} it is `{new_path}`." if use.fixable else f" Its successor: `{new_path}`."
-        return text
+            text += f", in favour of `{new_path}`"
+        went = "removed" if use.status == REMOVED else "deprecated"
+        detail = (f"It is {went} with `{symbol.old}`. " if under and not where else "") + _sentence(symbol.advice)
+        if new_path is not None and new_path not in symbol.advice:
+            detail += f" At {self.target} it is `{new_path}`." if use.fixable else f" Its successor: `{new_path}`."
+        return Said(text, detail)
 
     # -- fixes -----------------------------------------------------------------------
 

@@ -37,6 +37,8 @@ class ConflictingPassLists(ContextSettingsRule):
                 if name in disabled:
                     self.report(
                         node,
-                        f"'{name}' is in both required_pass and disabled_pass: disabled_pass wins, so no Sequential "
-                        f"runs it. Remove it from one of the lists",
+                        f"'{name}' is in both required_pass and disabled_pass, and disabled_pass wins",
+                        detail=(
+                            "The gate reads disabled_pass first, so no Sequential runs it. Remove it from one of the lists."
+                        ),
                     )

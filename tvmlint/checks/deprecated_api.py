@@ -108,6 +108,6 @@ class DeprecatedApi(HistoryRule):
         Case("from tvm import parser\nir_mod = parser.fromtext(text)\n", expect="tvm.relay.fromtext", target="0.12"),
         # TVMScript in TVM's own tests (v0.12-v0.18)
         Case("from tvm.script import tir as T\nb = T.buffer_decl([T.int64(768)], dtype='int8', data=x.data)\n",
-             expect="T.Buffer", target="0.18"),
+             detail="T.Buffer", target="0.18"),
         Case("from tvm.script import tirx as T\nn = T.var('int32')\n", expect="deprecated since TVM 0.24", target="0.27"),
     ]

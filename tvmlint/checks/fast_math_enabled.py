@@ -11,6 +11,8 @@ from tvmlint.checks.context_args import context_calls
 from tvmlint.analysis.contexts import Gated, PassCtx
 from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
+from tvmlint.base.diagnostics import Said
+from tvmlint.checks import words
 from tvmlint.checks.rule import Case, Rule
 from tvmlint.base.versions import in_range, parse_version
 
@@ -95,7 +97,7 @@ class FastMathEnabled(Rule):
         Case(HEAD + "def check_model(mod):\n    with tvm.transform.PassContext(opt_level=4):\n"
              "        return relay.build(mod, 'cuda')\n\ncheck_model(m)\n", path="model_tests.py", expect="opt_level 4"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    exe = relay.vm.compile(mod, 'llvm')\n",
-             expect="the outputs may change"),
+             detail="the outputs may change"),
         # a noqa for another rule, or on a `with` that is not the one around the build, does not hide it
         Case(HEAD + "with tvm.transform.PassContext(opt_level=4):  # noqa: TVM303\n    lib = relay.build(mod, 'llvm')\n",
              expect="opt_level 4"),
@@ -105,7 +107,7 @@ class FastMathEnabled(Rule):
              "with tvm.transform.PassContext(opt_level=4):\n    mod = seq(mod)\n", expect="FastMath"),
         # the context comes from the caller
         Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\n"
-             "with tvm.transform.PassContext(opt_level=4):\n    lib = build(mod)\n", expect="when build is called from"),
+             "with tvm.transform.PassContext(opt_level=4):\n    lib = build(mod)\n", expect="when build is called on line"),
         Case(RELAX + "with tvm.transform.PassContext(opt_level=3, config={'tirx.enable_fast_math': True}):\n"
              "    ex = tvm.compile(mod, target='llvm')\n", target="0.27", expect="tirx.enable_fast_math"),
     ]
@@ -237,14 +239,16 @@ class FastMathEnabled(Rule):
         return found
 
     @classmethod
-    def judge(cls, payload, ctx: PassCtx) -> Optional[str]:
+    def judge(cls, payload, ctx: PassCtx) -> Optional[Said]:
         if isinstance(payload, ConfigBuild):
             if not ctx.config or (payload.key, True) not in ctx.config:
                 return None
-            return (
-                f"{payload.display} runs under {ctx.origin}, whose config sets {payload.key}=True: tirx.LowerIntrin "
-                "lowers exp, tanh, erf and friends with the target's fast approximations, so the outputs may change. "
-                f"Leave {payload.key} out unless the model was validated with it"
+            return Said(
+                f"{payload.display} lowers exp, tanh and erf to fast approximations because the PassContext "
+                f"{words.context_named(ctx)} sets {payload.key}=True",
+                f"It runs under {ctx.origin}, whose config sets {payload.key}=True: tirx.LowerIntrin lowers exp, "
+                "tanh, erf and friends with the target's fast approximations, so the outputs may change. "
+                f"Leave {payload.key} out unless the model was validated with it.",
             )
         if ctx.opt_level is None or ctx.required is None or ctx.disabled is None:
             return None
@@ -253,10 +257,12 @@ class FastMathEnabled(Rule):
         if not runs(payload.members, ctx, payload.name):
             return None
         where = ctx.where
-        return (
-            f"{payload.display} runs {payload.name} here (opt_level {ctx.opt_level} enables it; {where}): exp, erf, "
-            f"tanh and softmax are replaced by fast approximations, so the outputs may change. For exact numerics add "
-            f"disabled_pass=['{payload.name}'] or build at opt_level=3"
+        return Said(
+            f"{payload.display} runs {payload.name}, which approximates exp, erf, tanh and softmax, because opt_level "
+            f"{ctx.opt_level} enables it ({words.context_named(ctx)})",
+            f"opt_level {ctx.opt_level} enables {payload.name} ({where}): exp, erf, tanh and softmax are replaced "
+            f"by fast approximations, so the outputs may change. For exact numerics add "
+            f"disabled_pass=['{payload.name}'] or build at opt_level=3.",
         )
 
 

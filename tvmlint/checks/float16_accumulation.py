@@ -32,6 +32,7 @@ from tvmlint.analysis.kernel_use import KernelUse, is_test_path
 from tvmlint.analysis.knowledge import harness, load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.base.diagnostics import Said
 from tvmlint.base.versions import in_range
 from tvmlint.analysis.walk import Visitor, walk
 
@@ -80,6 +81,7 @@ class _Candidate:
     dtype: str
     message: str
     tensor: bool  # a te.sum (else a TVMScript block)
+    detail: str = ""
 
 
 @functools.lru_cache(maxsize=None)
@@ -606,7 +608,7 @@ class Float16Accumulation(Rule):
         Case(_generator("make(n, dtype='float16')", "f = make(128)\ng = make(n=256)\n"), expect="through `dtype`"),
         Case(_generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(64, dtype='float16')\n"), expect="bound to \"float16\""),
         Case(_generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace("def make(n):\n", "def make(n):\n    dtype = 'bfloat16'\n"), expect="a bfloat16 buffer"),
-        Case(_TE_GENERATOR, expect="A's dtype through `dtype`"),
+        Case(_TE_GENERATOR, expect="A's and B's dtype through `dtype`"),
         # a cast to float16 is no widening: int8 data cast to float16 still sums in float16, and so
         # does `.astype(out_dtype)` where out_dtype is float16 (the shape of TE GEMM/conv kernels in
         # benchmark scripts: a module-level `out_dtype = "float16"` and both operands cast to it)
@@ -868,7 +870,7 @@ class Float16Accumulation(Rule):
         # or to suppress with a noqa (a shape repeated in a module used to be folded into the
         # first one, and the others could be neither seen at their line nor suppressed)
         for candidate in kept:
-            self.report(candidate.node, candidate.message)
+            self.report(candidate.node, candidate.message, detail=candidate.detail)
 
     def _resolve(self, dtype, node: cst.CSTNode) -> Tuple[Optional[str], str]:
         """A declared dtype as a literal, and how it was found (for the message)."""
@@ -902,22 +904,23 @@ class Float16Accumulation(Rule):
         return Imported(dtype.name, names) if names else None
 
     def _defer_to_callers(self, node: cst.CSTNode, line: int, column: int, tensor: bool, pending,
-                          wanted: frozenset, message: str) -> None:
+                          wanted: frozenset, said: Said) -> None:
         """Wait for what the project's calls give the parameter (the project step reports the
         kernel for the first low value one of them passes, named with where it comes from). A
         library's builder counts though its module builds nothing: the call that gives it the
         dtype is the one that makes the kernel; a test's, only where the test builds it."""
         test = self._in_test_module()
+        message, detail = said
         if test and not self._runs(_Candidate(node, line, column, "", message, tensor), test):
             return
         module = getattr(self.file.analysis, 'module_name', '')
         if isinstance(pending, Imported):
             # the context is no matter here: only what the defining module binds the name to
-            self.defer(node, Inherited(f"{module}.{pending.param}"), ConstantWait(pending.names, wanted, message))
+            self.defer(node, Inherited(f"{module}.{pending.param}"), ConstantWait(pending.names, wanted, message, detail))
             return
         function = f"{module}.{pending.function}"
         self.defer(node, Inherited(function),
-                   ArgumentWait(function, pending.param, pending.position, pending.default, wanted, message))
+                   ArgumentWait(function, pending.param, pending.position, pending.default, wanted, message, detail))
 
     # -- dtypes ----------------------------------------------------------------------
 
@@ -1069,10 +1072,8 @@ class Float16Accumulation(Rule):
                 continue
             if dtype not in self.low:
                 continue
-            self.candidates.append(_Candidate(
-                target, start.line, start.column, dtype,
-                self._block_message(name, target.value.value, declared, dtype, how), False,
-            ))
+            said = self._block_message(name, target.value.value, declared, dtype, how)
+            self.candidates.append(_Candidate(target, start.line, start.column, dtype, said.message, False, said.detail))
 
     def _block_name(self, block: cst.With) -> str:
         for item in block.items:
@@ -1082,24 +1083,25 @@ class Float16Accumulation(Rule):
                     return first.evaluated_value
         return ""
 
-    def _block_message(self, name: str, buffer: str, declared: Declared, dtype: str, how: str) -> str:
+    def _block_message(self, name: str, buffer: str, declared: Declared, dtype: str, how: str) -> Said:
         of = f" of block '{name}'" if name else ""
         line = self.file.span(declared.node)[0].line
-        return (
-            f"The reduction{of} accumulates in {buffer}, a {dtype} buffer (declared on line {line}{how}): "
-            f"every partial sum is rounded to {dtype}, so the result depends on the order of the additions "
+        return Said(
+            f"The reduction{of} accumulates in {buffer}, a {dtype} buffer (declared on line {line}{how})",
+            f"Every partial sum is rounded to {dtype}, so the result depends on the order of the additions "
             "and changes when a schedule or tuning reorders the loops (a reported conv2d moved by up to 0.5). "
-            "Accumulate in a float32 buffer (T.alloc_buffer(..., \"float32\")) and cast once at the end"
+            "Accumulate in a float32 buffer (T.alloc_buffer(..., \"float32\")) and cast once at the end.",
         )
 
     # -- tensor expressions -------------------------------------------------------------
 
     @staticmethod
-    def _sum_message(dtype: str, where: str) -> str:
-        return (
-            f"te.sum adds {dtype} values in {dtype}{where}: every partial sum is rounded, so the result depends on the "
-            "order of the additions and changes when a schedule reorders the reduction. Sum in float32: "
-            "te.sum(x.astype(\"float32\"), axis=...), and cast the result back if you need"
+    def _sum_message(dtype: str, where: str) -> Said:
+        return Said(
+            f"te.sum adds {dtype} values in {dtype}{where}",
+            f"Every partial sum is rounded to {dtype}, so the result depends on the order of the additions and "
+            "changes when a schedule reorders the reduction. Sum in float32, te.sum(x.astype(\"float32\"), "
+            "axis=...), and cast the result back if you need.",
         )
 
     def _widened_by_python_float(self, reads: "_Reads", expr: cst.BaseExpression) -> bool:
@@ -1161,16 +1163,29 @@ class Float16Accumulation(Rule):
             pending = pendings.pop()
             hows.append(f"`{pending.param}` is \"{{value}}\" {{where}}")
             self._defer_to_callers(call, start.line, start.column, True, pending, frozenset(dtypes or self.low),
-                                   self._sum_message("{value}", f" ({'; '.join(dict.fromkeys(hows))})"))
+                                   self._sum_message("{value}", f" ({_joined(hows)})"))
             return
         if len(dtypes) != 1 or not dtypes <= self.low:
             return
         dtype = dtypes.pop()
-        where = f" ({'; '.join(dict.fromkeys(hows))})" if hows else ""
-        self.candidates.append(_Candidate(
-            call, start.line, start.column, dtype, self._sum_message(dtype, where),
-            True,
-        ))
+        where = f" ({_joined(hows)})" if hows else ""
+        said = self._sum_message(dtype, where)
+        self.candidates.append(_Candidate(call, start.line, start.column, dtype, said.message, True, said.detail))
+
+
+def _joined(hows: List[str]) -> str:
+    """How each summed tensor gets its dtype, for the message: tensors that get it the same way
+    named together ("A's and B's dtype through `dtype`, bound to ... on line 3"), once each."""
+    together: Dict[str, List[str]] = {}
+    for how in hows:
+        name, mark, rest = how.partition("'s dtype")
+        key = f"{mark}{rest}" if mark and name.isidentifier() else how
+        together.setdefault(key, [])
+        if key != how and name not in together[key]:
+            together[key].append(name)
+    # key "'s dtype through ..." with its tensors, or a whole how ("cast to float16") with none
+    return "; ".join(" and ".join(f"{name}'s" for name in names) + key[len("'s"):] if names else key
+                     for key, names in together.items())
 
 
 def _literal_or_name(node: cst.BaseExpression):

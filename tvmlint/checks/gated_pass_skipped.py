@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate, leaves
-from tvmlint.base.diagnostics import Fix
+from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.analysis.edits import tvm_import_edit, wrap_in_with
 from tvmlint.analysis.knowledge import highest_gated_level, level_positions, lowest_default_level, pass_levels
 from tvmlint.analysis.written_levels import literal_levels
+from tvmlint.checks import words
 from tvmlint.checks.rule import Case, Rule
 
 
@@ -164,7 +165,7 @@ class GatedPassSkipped(Rule):
     INVALID = [
         Case(
             FOLD + "mod = relay.transform.FoldScaleAxis()(mod)\n",
-            expect="BackwardFoldScaleAxis (opt_level 3)",
+            expect="BackwardFoldScaleAxis and ForwardFoldScaleAxis (opt_level 3)",
             fixed=FOLD + "with tvm.transform.PassContext(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
         ),
         # aliases of every shape
@@ -172,7 +173,7 @@ class GatedPassSkipped(Rule):
         Case("from tvm.relay import transform as T\nmod = T.FoldScaleAxis()(mod)\n", expect="ForwardFoldScaleAxis"),
         Case(
             "from tvm.relay.transform import FoldScaleAxis as F\nmod = F()(mod)\n",
-            expect="only FoldConstant runs",
+            detail="only FoldConstant runs",
             fixed="from tvm.relay.transform import FoldScaleAxis as F\nimport tvm\n"
             "with tvm.transform.PassContext(opt_level=3):\n    mod = F()(mod)\n",
         ),
@@ -187,7 +188,7 @@ class GatedPassSkipped(Rule):
         Case(FOLD + "p = relay.transform.FoldScaleAxis()\nmod = p(mod)\n", expect="FoldScaleAxis"),
         # an explicit context that is too low, and nesting (innermost wins)
         Case(FOLD + "with tvm.transform.PassContext(opt_level=2):\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
-             expect="PassContext(opt_level=2)"),
+             detail="PassContext(opt_level=2)"),
         Case(FOLD + "with tvm.transform.PassContext(opt_level=3):\n"
              "    with tvm.transform.PassContext(opt_level=1):\n        mod = relay.transform.FoldScaleAxis()(mod)\n",
              expect="opt_level 1"),
@@ -201,19 +202,19 @@ class GatedPassSkipped(Rule):
         # linear reassignment is followed: the second context is the one entered
         Case(FOLD + "ctx = tvm.transform.PassContext(opt_level=3)\nwith ctx:\n    a = relay.transform.FoldScaleAxis()(mod)\n"
              "ctx = tvm.transform.PassContext(opt_level=2)\nwith ctx:\n    b = relay.transform.FoldScaleAxis()(mod)\n",
-             expect="PassContext(opt_level=2) on line 6"),
+             detail="PassContext(opt_level=2) on line 6"),
         # required_pass names the wrapper, which the gate does not look at for members
         Case(FOLD + "with tvm.transform.PassContext(required_pass=['FoldScaleAxis']):\n"
              "    mod = relay.transform.FoldScaleAxis()(mod)\n", expect="names the wrapper"),
         # BatchingOps is a no-op below level 4
-        Case(FOLD + "mod = relay.transform.BatchingOps()(mod)\n", expect="nothing runs"),
+        Case(FOLD + "mod = relay.transform.BatchingOps()(mod)\n", detail="nothing runs"),
         # PassContext.current() outside any with is the default context
         Case(FOLD + "with tvm.transform.PassContext.current():\n    mod = relay.transform.FoldScaleAxis()(mod)\n",
              expect="default"),
         # a helper called once inside and once outside a context
         Case(FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n"
              "with tvm.transform.PassContext(opt_level=3):\n    good = fold(mod)\nbad = fold(mod)\n",
-             expect="when fold is called from"),
+             expect="when fold is called on line"),
         # (issue #28) a script's main handed to a runner as a statement of its own runs there, under
         # no context (uwsampl/relay-bench experiments/relay_to_vta/run.py: invoke_main(main, ...)
         # runs build_model's relay.quantize.quantize under only a qconfig)
@@ -221,15 +222,15 @@ class GatedPassSkipped(Rule):
              "        return relay.quantize.quantize(mod, params=params)\n\n"
              "def main(config_dir):\n    return build_model(load(config_dir), None)\n\n"
              "if __name__ == '__main__':\n    invoke_main(main, 'config_dir')\n", target="0.6",
-             expect="when main is called from case.py:11"),
+             expect="when main is called on line 11"),
         # (issue #28) a file of test functions run by naming it to pytest (AndrewZhaoLuo/TVM-Sandbox
         # fp16_pass/integration_tests.py): nothing calls its tests, so a test runner does, and the
         # helper they call runs at the default context
         Case(FOLD + "def test_fold():\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
-             expect="nothing in the checked code calls test_fold"),
+             detail="nothing in the checked code calls test_fold"),
         Case(FOLD + "def verify(mod):\n    return tvm.transform.Sequential([relay.transform.EliminateCommonSubexpr()])(mod)\n\n"
              "def test_resnet18():\n    verify(mod)\n", path="integration_tests.py", target="0.8",
-             expect="when verify is called from integration_tests.py:7"),
+             expect="when verify is called on line 7"),
         # (issue #28) a project function reached through a star import (kalyan416/nn_tvm
         # tutorials/frontend/test_nano.py: `from torch_q_utils import *`, then quantize(...) at
         # module level, whose relay.quantize.quantize runs under only a qconfig)
@@ -245,7 +246,7 @@ class GatedPassSkipped(Rule):
                     "    def quantize(self):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
                     "            return relay.quantize.quantize(self.mod, None)\n\n"
                     "    def run(self):\n        return self.quantize()\n"}, target="0.14",
-             expect="when process.Process.run is called from case.py:5"),
+             detail="when process.Process.run is called from case.py:5"),
         # (issue #28) a module named by another name than its own. A script's sibling, in a folder
         # that is a package named `tvm` (itlab-vision/dl-benchmark src/quantization/tvm:
         # `from parameters import TVMQuantizationProcess` in quantization_tvm.py, whose module name
@@ -256,7 +257,7 @@ class GatedPassSkipped(Rule):
                     "quant/tvm/parameters.py": FOLD + "class Process:\n    def __init__(self, mod):\n        self.mod = mod\n\n"
                     "    def quantize(self):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
                     "            return relay.quantize.quantize(self.mod, None)\n"}, target="0.14",
-             expect="when tvm.parameters.Process.quantize is called from quant/tvm/quantize_tvm.py:5"),
+             detail="when tvm.parameters.Process.quantize is called from quant/tvm/quantize_tvm.py:5"),
         # a namespace package, a folder with no __init__.py (luludak/MutateNN:
         # `from mutators.generators import model as model_generator` in main.py)
         Case("from mutators.generators import model as gen\nmod = gen.mutate(mod)\n",
@@ -272,7 +273,7 @@ class GatedPassSkipped(Rule):
              "        with tvm.transform.PassContext(opt_level=3):\n            return relay.build(mod, 'llvm', params=params)\n\n"
              "    @staticmethod\n    def _quantize(mod, params):\n        with relay.quantize.qconfig(global_scale=8.0):\n"
              "            return relay.quantize.quantize(mod, params)\n", target="0.9",
-             expect="nothing in the checked code calls optimize, which enters a PassContext of its own on line 6"),
+             detail="nothing in the checked code calls optimize, which enters a PassContext of its own on line 6"),
         # a package's inner name, as a script run from inside the project imports it
         # (anijain2305/tvm_autoq: `from common.quantize_helper import quantize` in mxnet/test.py,
         # whose root folder has an __init__.py, so the helper's module is tvm_autoq.common.quantize_helper)
@@ -286,7 +287,7 @@ class GatedPassSkipped(Rule):
             "tvmt/tune.py": FOLD + "def get_tasks(mod):\n    return relay.quantize.quantize(mod, params)\n\nget_tasks(m)\n",
             "arm/tune.py": FOLD + "def get_tasks(mod):\n    with tvm.transform.PassContext(opt_level=3):\n"
             "        return relay.quantize.quantize(mod, params)\n\nget_tasks(m)\n",
-        }, expect="when get_tasks is called from tvmt/tune.py:6"),
+        }, expect="when get_tasks is called on line 6"),
         # ... and across modules
         Case(
             "from helpers import fold\nmod = fold(mod)\n",
@@ -295,7 +296,7 @@ class GatedPassSkipped(Rule):
         ),
         # values the code fixes once: a module constant, a local assigned once, a pass list in a name
         Case(FOLD + "OPT_LEVEL = 2\n\ndef run(mod):\n    with tvm.transform.PassContext(opt_level=OPT_LEVEL):\n"
-             "        return relay.transform.FoldScaleAxis()(mod)\n\nrun(mod0)\n", expect="opt_level=OPT_LEVEL"),
+             "        return relay.transform.FoldScaleAxis()(mod)\n\nrun(mod0)\n", detail="opt_level=OPT_LEVEL"),
         Case(FOLD + "def run(mod):\n    level = 1\n    with tvm.transform.PassContext(opt_level=level):\n"
              "        return relay.transform.FoldScaleAxis()(mod)\n\nrun(mod0)\n", expect="at opt_level 1"),
         Case(FOLD + "KEEP = ['ForwardFoldScaleAxis']\nwith tvm.transform.PassContext(required_pass=KEEP):\n"
@@ -325,11 +326,11 @@ class GatedPassSkipped(Rule):
         Case(FOLD + "def optimize(mod):\n    passes = []\n    passes.append(relay.transform.FoldConstant())\n"
              "    passes.append(relay.transform.EliminateCommonSubexpr())\n"
              "    return tvm.ir.transform.Sequential(passes)(mod)\n\noptimize(m)\n",
-             expect="when optimize is called from"),
+             expect="when optimize is called on line"),
         # added under an `if` only: the gate may skip it, and the message says so
         Case(FOLD + "passes = [relay.transform.FoldConstant()]\nif fast:\n"
              "    passes.append(relay.transform.FastMath())\nmod = tvm.transform.Sequential(passes)(mod)\n",
-             expect="may skip FastMath (opt_level 4, when the list holds it: it is added on some paths only)"),
+             detail="may skip FastMath (opt_level 4, when the list holds it: it is added on some paths only)"),
         Case(FOLD + "passes = [relay.transform.FoldConstant()]\nfor p in extra:\n"
              "    passes += [relay.transform.CombineParallelConv2D()]\nmod = tvm.transform.Sequential(passes)(mod)\n",
              expect="may skip"),
@@ -340,21 +341,21 @@ class GatedPassSkipped(Rule):
              expect="default context"),
         # entry points: pytest calls a test function (or a Test class's method) at the default context
         Case(FOLD + "import pytest\n@pytest.mark.parametrize('dtype', ['float32'])\ndef test_fold(dtype, target):\n"
-             "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", expect="the test runner calls test_fold"),
+             "    mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", detail="the test runner calls test_fold"),
         Case(FOLD + "@tvm.testing.requires_llvm\ndef test_fold():\n    mod = relay.transform.FoldScaleAxis()(mod0)\n",
              path="test_fold.py", expect="opt_level 2"),
         Case(FOLD + "class TestFold:\n    def test_fold(self):\n        mod = relay.transform.FoldScaleAxis()(mod0)\n",
-             path="fold_test.py", expect="test_fold"),
+             path="fold_test.py", detail="test_fold"),
         Case(FOLD + "import unittest\nclass Fold(unittest.TestCase):\n    def test_fold(self):\n"
-             "        mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", expect="test_fold"),
+             "        mod = relay.transform.FoldScaleAxis()(mod0)\n", path="test_fold.py", detail="test_fold"),
         # a helper of a test, called from the test
         Case(FOLD + "def fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\ndef test_fold():\n    fold(mod0)\n",
-             path="test_fold.py", expect="when fold is called from test_fold.py:7"),
+             path="test_fold.py", expect="when fold is called on line 7"),
         # quantize runs FoldScaleAxis under the caller's context
         Case(FOLD + "mod = relay.quantize.quantize(mod, params)\n", expect="CanonicalizeOps"),
         # at 0.6 the advice and the fix spell the context 0.6 has
         Case(FOLD + "mod = relay.transform.FoldScaleAxis()(mod)\n", target="0.6",
-             expect="run it inside `with relay.build_config(opt_level=3):`",
+             detail="run it inside `with relay.build_config(opt_level=3):`",
              fixed=FOLD + "with tvm.relay.build_config(opt_level=3):\n    mod = relay.transform.FoldScaleAxis()(mod)\n"),
         # ... in a test too: a test skips the same passes a script does (v0.8.0:tests/python/relay/
         # test_pass_auto_quantize.py#L116, the calibrate tests)
@@ -373,7 +374,7 @@ class GatedPassSkipped(Rule):
              "mod = tvm.transform.Sequential([my_pass])(mod)\n", expect="my_pass (opt_level 3)"),
         # FuseTIR's nested Sequentials are followed: ExpandTupleArguments holds CanonicalizeBindings
         Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=0):\n"
-             "    mod = relax.transform.FuseTIR()(mod)\n", expect="CanonicalizeTIRVariables (opt_level 1, in CanonicalizeBindings)",
+             "    mod = relax.transform.FuseTIR()(mod)\n", detail="CanonicalizeTIRVariables (opt_level 1, in CanonicalizeBindings)",
              target="0.27"),
         # relax at opt_level 0 skips the level-1 members of CanonicalizeBindings
         Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=0):\n"
@@ -456,7 +457,7 @@ class GatedPassSkipped(Rule):
         return max((_highest(member) for member in payload.members), default=None)
 
     @classmethod
-    def judge(cls, payload: GatedRunPayload, ctx: PassCtx) -> Optional[str]:
+    def judge(cls, payload: GatedRunPayload, ctx: PassCtx) -> Optional[Said]:
         skipped = gate(payload.members, ctx)
         if not skipped:
             return None
@@ -477,16 +478,16 @@ class GatedPassSkipped(Rule):
             # every skipped member is in the list on some paths only: say what may happen
             outcome = "on those paths it does not run"
         skips = "may skip" if all(s.member.maybe for s in skipped) else "skips"
-        message = (
-            f"{payload.display} runs its passes through a Sequential, whose opt_level gate {skips} "
-            f"{listed} at opt_level {ctx.opt_level} ({where}): {outcome}. "
-            f"It needs opt_level {needed}: run it inside `with {payload.enter}(opt_level={needed}):`"
+        message = f"{payload.display} {skips} {words.skipped(skipped)} at opt_level {ctx.opt_level} ({words.context_named(ctx)})"
+        detail = (
+            f"It runs its passes through a Sequential, whose opt_level gate {skips} {listed} at opt_level "
+            f"{ctx.opt_level} ({where}): {outcome}. It needs opt_level {needed}: run it inside "
+            f"`with {payload.enter}(opt_level={needed}):`."
         )
         if payload.wrapper and ctx.required and payload.wrapper in ctx.required:
-            message += (
-                f"; required_pass names the wrapper '{payload.wrapper}', but the gate checks each member's own name"
-            )
-        return message
+            message += f", though required_pass names the wrapper '{payload.wrapper}'"
+            detail += f" required_pass names the wrapper '{payload.wrapper}', but the gate checks each member's own name."
+        return Said(message, detail)
 
 
 def said_on_purpose(run, lines, lines_of, harness) -> bool:

@@ -7,6 +7,7 @@ from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
 from tvmlint.analysis.knowledge import tutorial_build_level
+from tvmlint.base.diagnostics import Said
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -45,17 +46,18 @@ class ImplicitOptLevel(Rule):
              "f = ex.evaluate()\n", target="0.7"),
     ]
     INVALID = [
-        Case(HEAD + "lib = relay.build(mod, 'llvm', params=params)\n", expect="AlterOpLayout"),
+        Case(HEAD + "lib = relay.build(mod, 'llvm', params=params)\n", expect="without its 10 passes of levels 3 and 4",
+             detail="AlterOpLayout"),
         # at 0.6: the passes 0.6 runs (no FastMath, no CombineParallelBatchMatmul yet), and the context 0.6 has
         Case("import tvm\nfrom tvm import relay\ngraph, lib, params = relay.build_module.build(mod, target=target, params=params)\n",
-             target="0.6", expect="level 4: CombineParallelConv2d and CombineParallelDense. Build inside `with relay.build_config(opt_level=3):`"),
+             target="0.6", detail="level 4: CombineParallelConv2d and CombineParallelDense. Build inside `with relay.build_config(opt_level=3):`"),
         Case(HEAD + "exe = relay.vm.compile(mod, 'llvm')\n", expect="opt_level 2"),
         Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\nlib = build(mod)\n",
-             expect="when build is called from"),
+             expect="when build is called on line"),
         # a runner derived from TVM's source: tvmc's compiler.build calls relay.build with no context of its own
         Case("import tvm\nfrom tvm.driver.tvmc import compiler\n"
              "lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"
-             " workspace_pools=None)\n", expect="AlterOpLayout", target="0.12"),
+             " workspace_pools=None)\n", detail="AlterOpLayout", target="0.12"),
         # (issue #28) create_executor(kind).evaluate() compiles at evaluate(), under the context
         # there (Learneruestc/TVM-all TVM3_deploy_quantized.py: the fp32 reference of a comparison)
         Case(HEAD + "model = relay.create_executor('vm', mod, tvm.cpu(), 'llvm').evaluate()\n", target="0.10",
@@ -65,7 +67,7 @@ class ImplicitOptLevel(Rule):
         Case(HEAD + "with tvm.transform.PassContext(opt_level=3):\n"
              "    intrp = relay.build_module.create_executor('graph', mod, tvm.cpu(0), 'llvm')\n"
              "out = intrp.evaluate()(x)\n", target="0.8",
-             expect="(the tvm.transform.PassContext(opt_level=3) on line 3 around create_executor does not reach it"),
+             detail="the tvm.transform.PassContext(opt_level=3) on line 3 around create_executor does not reach it"),
         Case(HEAD + "ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')\nf = ex.evaluate()\n", target="0.7",
              expect='relay.create_executor("vm", ...) runs outside any PassContext'),
     ]
@@ -82,7 +84,7 @@ class ImplicitOptLevel(Rule):
                 self.defer(run.node, run.ctx, BuildPayload(run.members, run.display, self.file.knowledge.context_text))
 
     @classmethod
-    def judge(cls, payload: BuildPayload, ctx: PassCtx) -> Optional[str]:
+    def judge(cls, payload: BuildPayload, ctx: PassCtx) -> Optional[Said]:
         if not ctx.is_default or ctx.by_test_runner:
             return None  # a test builds at the level it tests: the default one is no oversight there
         skipped = gate(payload.members, ctx) or []
@@ -92,8 +94,19 @@ class ImplicitOptLevel(Rule):
         for skip in skipped:
             by_level.setdefault(skip.member.opt_level, []).append(skip.member.shown)
         parts = [f"level {level}: {and_list(dict.fromkeys(names))}" for level, names in sorted(by_level.items())]
-        return (
-            f"{payload.display} runs outside any PassContext, so it builds at the default opt_level 2 and "
-            f"leaves out {'; '.join(parts)}. Build inside `with {payload.enter}(opt_level={tutorial_build_level()}):` "
-            "(what TVM's tutorials use), or write opt_level=2 there to make the choice explicit"
+        levels = and_list(str(level) for level in sorted(by_level))
+        count = len({skip.member.shown for skip in skipped})
+        # "create_executor(...).evaluate() (the PassContext around create_executor does not reach it: ...)":
+        # the call in the message, why no context applies in the detail
+        display, _, aside = payload.display.partition(" (")
+        message = (
+            f"{display} runs outside any PassContext, so it builds at the default opt_level {ctx.opt_level} "
+            f"without its {count} pass{'es' if count > 1 else ''} of level{'s' if len(by_level) > 1 else ''} {levels}"
         )
+        detail = f"In {display}, {aside[:-1]}. " if aside.endswith(")") else ""
+        detail += (
+            f"At the default opt_level {ctx.opt_level} the build leaves out {'; '.join(parts)}. Build inside "
+            f"`with {payload.enter}(opt_level={tutorial_build_level()}):` (what TVM's tutorials use), or write "
+            f"opt_level={ctx.opt_level} there to make the choice explicit."
+        )
+        return Said(message, detail)

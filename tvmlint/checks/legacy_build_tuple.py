@@ -27,7 +27,7 @@ class LegacyBuildTuple(Rule):
     INVALID = [
         Case(RELAY + UNPACK, expect="lib.get_graph_json()", target="0.8"),
         Case(RELAY + UNPACK, expect="lib.get_json()", target="0.7"),
-        Case(RELAY + "(graph, lib, params) = relay.build_module.build(mod, target)\n", expect="factory module", target="0.19"),
+        Case(RELAY + "(graph, lib, params) = relay.build_module.build(mod, target)\n", detail="factory module", target="0.19"),
         Case("from tvm.relay import build\n[g, l, p] = build(mod, 'llvm')\n", expect="get_params()", target="0.12"),
     ]
 
@@ -65,7 +65,10 @@ class LegacyBuildTuple(Rule):
         self.report(
             node,
             f"Unpacking {qualname.replace('tvm.', '', 1)}(...) into three values is deprecated since TVM "
-            f"{table.deprecated} (DeprecationWarning; target {format_version(version)}): it returns a factory module. "
-            f"Keep it whole, `lib = relay.build(...)`, and use lib.{getter}(), lib.get_lib() and lib.get_params(), "
-            f"or run it with {executor}.GraphModule(lib['default'](dev))",
+            f"{table.deprecated} in favour of lib.{getter}(), lib.get_lib() and lib.get_params() on the module it returns",
+            detail=(
+                f"It returns a factory module, and unpacking it raises a DeprecationWarning (target "
+                f"{format_version(version)}). Keep it whole, `lib = relay.build(...)`, and use lib.{getter}(), "
+                f"lib.get_lib() and lib.get_params(), or run it with {executor}.GraphModule(lib['default'](dev))."
+            ),
         )

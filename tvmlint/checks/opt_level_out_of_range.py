@@ -8,6 +8,7 @@ from tvmlint.analysis.module import int_literal
 from tvmlint.checks.context_args import context_calls
 from tvmlint.analysis.knowledge import pass_levels
 from tvmlint.analysis.lazy import cst
+from tvmlint.base.diagnostics import Said
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -29,8 +30,8 @@ class OptLevelOutOfRange(Rule):
         Case(HEAD + "with tvm.transform.PassContext(opt_level=7):\n    pass\n", expect="above 5"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=10):\n    pass\n", expect="opt_level=10"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=-1):\n    pass\n", expect="below 0"),
-        Case(HEAD + "with tvm.transform.PassContext('3'):\n    pass\n", expect="a string, not an int: write opt_level=3"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=b'3'):\n    pass\n", expect="is bytes, not an int: write opt_level=3"),
+        Case(HEAD + "with tvm.transform.PassContext('3'):\n    pass\n", expect="a string, not an int (write opt_level=3)"),
+        Case(HEAD + "with tvm.transform.PassContext(opt_level=b'3'):\n    pass\n", expect="is bytes, not an int (write opt_level=3)"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level='high'):\n    pass\n", expect="write an int from 0 to 5"),
         Case(HEAD + "with relay.build_config(opt_level=3.0):\n    pass\n", expect="a float"),
         Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=9)\n", expect="above 5"),
@@ -70,32 +71,35 @@ class OptLevelOutOfRange(Rule):
             self._check(sequential.opt_level_arg)
 
     def _check(self, node: Optional[cst.BaseExpression]) -> None:
-        message = self._problem(node)
-        if message is not None:
-            self.report(node, message)
+        said = self._problem(node)
+        if said is not None:
+            self.report(node, said.message, detail=said.detail)
 
     @staticmethod
-    def _problem(node: Optional[cst.BaseExpression]) -> Optional[str]:
+    def _problem(node: Optional[cst.BaseExpression]) -> Optional[Said]:
         low, top = pass_levels()
         if isinstance(node, cst.SimpleString):
             value = node.evaluated_value
             kind = "a string" if isinstance(value, str) else "bytes"
             text = value.strip() if isinstance(value, str) else value.decode("latin-1").strip()
             meant = f"opt_level={text}" if text.isdigit() else f"an int from {low} to {top}"
-            return f"opt_level={node.value} is {kind}, not an int: write {meant}"
+            return Said(f"opt_level={node.value} is {kind}, not an int (write {meant})",
+                        f"A PassContext's opt_level is an int. Write {meant}.")
         if isinstance(node, cst.Float):
-            return f"opt_level={node.value} is a float, not an int (TVM 0.27 raises TypeError for it): write an int from {low} to {top}"
+            return Said(f"opt_level={node.value} is a float, not an int (write an int from {low} to {top})",
+                        f"TVM 0.27 raises TypeError for it. Write an int from {low} to {top}.")
         level = int_literal(node)
         if level is None:
             return None
         if level > top:
-            return (
-                f"opt_level={level} is above {top}, the highest level any TVM pass has: TVM accepts it without a word "
-                f"and it runs what opt_level={top} runs. Write the level you mean (3 is what TVM's tutorials use)"
+            return Said(
+                f"opt_level={level} is above {top}, the highest level any TVM pass has, so it runs what opt_level={top} runs",
+                "TVM accepts it without a word. Write the level you mean (3 is what TVM's tutorials use).",
             )
         if level < low:
-            return (
-                f"opt_level={level} is below {low}: every pass a Sequential gates is skipped, even level-{low} ones "
-                f"such as InferType, unless required_pass names it. Write a level from {low} to {top}"
+            return Said(
+                f"opt_level={level} is below {low}, so a Sequential skips every pass it gates, even level-{low} ones",
+                f"Even level-{low} passes such as InferType are skipped, unless required_pass names them. "
+                f"Write a level from {low} to {top}.",
             )
         return None

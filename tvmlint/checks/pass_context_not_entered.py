@@ -86,14 +86,19 @@ class PassContextNotEntered(Rule):
             if value.other is not None:
                 self.report(
                     value.node,
-                    f"{value.display} makes a {value.other} but it is never entered with `with`, so it has no "
-                    "effect: what runs after it still runs with the settings in force before it. "
-                    f"Write `with {value.display}:` around the calls it is meant for",
+                    f"{value.display} makes a {value.other} but it is never entered with `with`, so it has no effect",
+                    detail=(
+                        "What runs after it still runs with the settings in force before it. "
+                        f"Write `with {value.display}:` around the calls it is meant for."
+                    ),
                 )
                 continue
             self.report(
                 value.node,
-                f"{value.display} is created but never entered with `with`, so it has no effect: what runs "
-                "after it still runs under the default context (opt_level 2, no required or disabled passes). "
-                f"Write `with {value.display}:` around the passes or build it is meant for",
+                f"{value.display} is created but never entered with `with`, so it has no effect",
+                detail=(
+                    "A PassContext applies only inside `with`: what runs after it still runs under the default "
+                    "context (opt_level 2, no required or disabled passes). "
+                    f"Write `with {value.display}:` around the passes or build it is meant for."
+                ),
             )

@@ -78,9 +78,11 @@ class PassLevelTableMutation(Rule):
         if self.enabled:
             self.report(
                 node,
-                f"This {how} NNVM's OPT_PASS_LEVEL, the table every later build in the process reads to "
-                "decide which passes run: the change outlives this code and surprises every other caller. "
-                "Use build_config(opt_level=..., add_pass=[...]) for one build instead",
+                f"This {how} NNVM's OPT_PASS_LEVEL, the table every later build in the process reads",
+                detail=(
+                    "Every build reads the table to decide which passes run: the change outlives this code and "
+                    "surprises every other caller. Use build_config(opt_level=..., add_pass=[...]) for one build instead."
+                ),
             )
 
     def visit_Assign(self, node: cst.Assign) -> None:

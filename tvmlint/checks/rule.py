@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, List, Optional
 from tvmlint.analysis.catalog import RuleInfo, rule_info
 from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.analysis.contexts import ContextRef, PassCtx
-from tvmlint.base.diagnostics import Finding, Fix, Position
+from tvmlint.base.diagnostics import Finding, Fix, Position, Said
 from tvmlint.analysis.knowledge import Knowledge
 from tvmlint.analysis.results import UNLESS_DEFINED, Deferred
 from tvmlint.base.source import split_lines
@@ -34,7 +34,8 @@ if TYPE_CHECKING:
 class Case:
     """A test case that lives beside its rule.
 
-    `expect` is a fragment every finding's message must contain (INVALID only);
+    `expect` is a fragment every finding's message must contain (INVALID only), `detail` one its
+    detail must contain;
     `fixed` is the source after `tvmlint fix --unsafe-fixes` (INVALID only).
     `files` adds more modules to the same run, for cross-module cases; `path` names
     the case's own module (a test module, `test_x.py`, is run by pytest); `beside` names
@@ -50,6 +51,7 @@ class Case:
     count: int = 1
     path: str = "case.py"
     beside: Tuple[str, ...] = ()
+    detail: Optional[str] = None
 
 
 CaseLike = Union[str, Case]
@@ -202,17 +204,20 @@ class Rule(Visitor):
         """Called after the walk."""
 
     def report(
-        self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None, noqa_lines: Tuple[int, ...] = ()
+        self, node: cst.CSTNode, message: str, fix: Optional[Fix] = None, noqa_lines: Tuple[int, ...] = (),
+        detail: str = "",
     ) -> None:
-        """`noqa_lines`: other lines whose `# noqa` also suppresses the finding (Finding.noqa_lines).
-        The same message on the same node is reported once: a pass-name constant several contexts
-        are given is one mistake, written in one place."""
+        """`message`: one sentence, what is wrong here with this site's facts; `detail`: why it
+        matters and what to do (Said). `noqa_lines`: other lines whose `# noqa` also suppresses
+        the finding (Finding.noqa_lines). The same message on the same node is reported once: a
+        pass-name constant several contexts are given is one mistake, written in one place."""
         start, end = self.file.span(node)
         if (start, end, message) in self._said:
             return
         self._said.add((start, end, message))
         self.file.findings.append(
-            Finding(self.file.path, start, end, self.code, self.info().severity, message, fix, noqa_lines=noqa_lines)
+            Finding(self.file.path, start, end, self.code, self.info().severity, message, fix, noqa_lines=noqa_lines,
+                    detail=detail)
         )
 
     def defer(
@@ -250,6 +255,7 @@ class Rule(Visitor):
         return None
 
     @classmethod
-    def judge(cls, payload: Any, ctx: PassCtx) -> Optional[str]:
-        """The message when `payload` is a mistake under `ctx`, else None."""
+    def judge(cls, payload: Any, ctx: PassCtx) -> Optional[Said]:
+        """What to say (message and detail) when `payload` is a mistake under `ctx`, else None.
+        The project step adds the calls that brought `ctx` (`tvmlint.analysis.project.judged`)."""
         raise NotImplementedError

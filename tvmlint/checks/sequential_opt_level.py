@@ -8,6 +8,8 @@ from typing import Optional, Tuple
 from tvmlint.analysis.module import int_literal
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
 from tvmlint.analysis.knowledge import pass_levels
+from tvmlint.base.diagnostics import Said
+from tvmlint.checks import words
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -49,7 +51,7 @@ class SequentialOptLevel(Rule):
              "    mod = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)(mod)\n",
              expect="FoldConstant (opt_level 2)"),
         Case(HEAD + "def opt(mod):\n    return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n"
-             "mod = opt(mod)\n", expect="when opt is called from"),
+             "mod = opt(mod)\n", expect="when opt is called on line"),
     ]
 
     @classmethod
@@ -90,7 +92,7 @@ class SequentialOptLevel(Rule):
         return max(levels) if levels else None
 
     @classmethod
-    def judge(cls, payload: "SequentialLevelPayload", ctx: PassCtx) -> Optional[str]:
+    def judge(cls, payload: "SequentialLevelPayload", ctx: PassCtx) -> Optional[Said]:
         # the argument shows reliance only where it would have enabled a member the context skips
         skipped = [s for s in gate(payload.members, ctx) or () if s.member.opt_level <= payload.level]
         if not skipped:
@@ -99,11 +101,16 @@ class SequentialOptLevel(Rule):
             s.shown for s in skipped
         )
         where = ctx.where
-        return (
-            f"{payload.display} is run directly, so its own opt_level={payload.level} does not enable its members: "
-            f"the gate still skips {listed} at opt_level {ctx.opt_level} ({where}). Drop the argument and run it "
-            f"inside `with {payload.enter}(opt_level={payload.level}):`"
+        message = (
+            f"{payload.display} run directly ignores its opt_level={payload.level} and still skips "
+            f"{words.skipped(skipped)} at opt_level {ctx.opt_level} ({words.context_named(ctx)})"
         )
+        detail = (
+            f"A Sequential's own opt_level does not enable its members: the gate reads the active PassContext's, "
+            f"and skips {listed} at opt_level {ctx.opt_level} ({where}). Drop the argument and run it inside "
+            f"`with {payload.enter}(opt_level={payload.level}):`."
+        )
+        return Said(message, detail)
 
 
 def _levels(members: Tuple[Gated, ...]):

@@ -48,7 +48,7 @@ class UnknownConfigKey(ContextSettingsRule):
              target="0.27", expect="removed in 0.20"),
         # a typo in a TVM namespace
         Case(HEAD + "with tvm.transform.PassContext(3, None, None, None, {'tir.disable_vectorise': True}):\n    pass\n",
-             expect="Did you mean 'tir.disable_vectorize'"),
+             expect="did you mean 'tir.disable_vectorize'"),
     ]
 
     @classmethod
@@ -86,17 +86,23 @@ class UnknownConfigKey(ContextSettingsRule):
                     close = difflib.get_close_matches(key, keys_at(knowledge.version), n=1, cutoff=0.8)
                     replacement = close[0] if close else None
                 message = (
-                    f"Config key '{key}' is not registered in TVM {knowledge.version_text} ({verdict.reason}): "
+                    f"Config key '{key}' is not registered in TVM {knowledge.version_text} ({verdict.reason}), so "
                     "creating this PassContext raises AttributeError"
+                )
+                detail = (
+                    f"TVM {knowledge.version_text} registers no such config option ({verdict.reason}): a PassContext "
+                    "given it raises AttributeError where it is created, before anything is built."
                 )
                 fix = None
                 if replacement is not None:
-                    message += f". {'Use' if verdict.replacement else 'Did you mean'} '{replacement}'"
-                    message += "?" if not verdict.replacement else ""
+                    said = f"use '{replacement}'" if verdict.replacement else f"did you mean '{replacement}'?"
+                    message += f" ({said})"
+                    detail += f" {said[0].upper()}{said[1:]}"
+                    detail += "." if verdict.replacement else ""
                     # a documented rename between keys of the same type is exact; a spelling guess is not
                     exact = verdict.replacement is not None and _same_type(key, replacement)
                     fix = Fix(f"Use '{replacement}'", (replace_string(self.file, node, replacement),), safe=exact)
-                self.report(node, message, fix)
+                self.report(node, message, fix, detail=detail)
 
 
 def _same_type(old: str, new: str) -> bool:

@@ -9,7 +9,7 @@ from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls, replace_string
 from tvmlint.analysis.contexts import PassCtx
-from tvmlint.base.diagnostics import Fix
+from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.analysis.knowledge import get_knowledge, known_releases
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.registry import pass_name_releases, pass_names, release_span
@@ -27,6 +27,7 @@ PREFIX_MOVES = (("tir.", "tirx."), ("tir.", "s_tir."), ("tirx.", "tir."), ("s_ti
 class UnknownPass:
     message: str
     unless_defined: str  # dropped when any module of the project defines a pass of this name
+    detail: str = ""
 
 
 @dataclass(frozen=True)
@@ -144,7 +145,7 @@ class UnknownPassName(ContextSettingsRule):
         # names through a constant, a set operation, a `*` in a list: reported where they are written
         Case(HEAD + "REQUIRED = [\n    'EliminateCommonSubexpr',\n    'CombineParallelConv2D',\n]\n\n"
              "def build(mod):\n    with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):\n"
-             "        return relay.build(mod, 'llvm')\n", expect="Did you mean 'CombineParallelConv2d'",
+             "        return relay.build(mod, 'llvm')\n", expect="did you mean 'CombineParallelConv2d'",
              fixed=HEAD + "REQUIRED = [\n    'EliminateCommonSubexpr',\n    'CombineParallelConv2d',\n]\n\n"
              "def build(mod):\n    with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):\n"
              "        return relay.build(mod, 'llvm')\n"),
@@ -164,7 +165,7 @@ class UnknownPassName(ContextSettingsRule):
              expect="'FuseOP'"),
         Case(
             RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOP']):\n    mod = relax.transform.FuseOps()(mod)\n",
-            target="0.27", expect="Did you mean 'FuseOps'",
+            target="0.27", expect="did you mean 'FuseOps'",
             fixed=RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOps']):\n    mod = relax.transform.FuseOps()(mod)\n",
         ),
         # Python names are not registered names
@@ -185,20 +186,20 @@ class UnknownPassName(ContextSettingsRule):
         Case("import tvm\nwith tvm.transform.PassContext(\n"
              "    disabled_pass=['tirx.BF16Promote', 'tirx.BF16CastElimination', 'tirx.BF16TypeLowering']\n):\n"
              "    f = tvm.compile(Module, target='cuda')\n",
-             target="0.27", count=3, expect="which only 0.7 to 0.11 registered: TVM 0.27 has no such pass"),
+             target="0.27", count=3, detail="which only 0.7 to 0.11 registered: TVM 0.27 has no such pass"),
         # the Python constructor's name, or its path, instead of the registered name
         Case(RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOpsForInference']):\n    pass\n",
-             expect="nor of any pass another release registered, so it disables nothing",
+             expect="nor of any other release, so it disables nothing",
              fixed=RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOps']):\n    pass\n"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FoldExplicitPadding']):\n    pass\n",
-             expect="Did you mean ' FoldExplicitPadding'?"),
+             expect="did you mean ' FoldExplicitPadding'?"),
         Case("import tvm\nwith tvm.transform.PassContext(disabled_pass=['UnrollLoop']):\n    pass\n",
-             expect="Did you mean 'tir.UnrollLoop'?"),
+             expect="did you mean 'tir.UnrollLoop'?"),
         Case(HEAD + "with tvm.transform.PassContext(required_pass=['relay.transform.FoldConstant']):\n    pass\n",
-             expect="Did you mean 'FoldConstant'?"),
+             expect="did you mean 'FoldConstant'?"),
         # like nothing TVM ever registered, defined nowhere in the project: still a no-op
         Case(HEAD + "with tvm.transform.PassContext(disabled_pass=['MyCompanyQuantizer']):\n    pass\n",
-             expect="no module of this project defines one"),
+             detail="No module of this project defines one"),
         # positional arguments and the other factories
         Case(HEAD + "ctx = tvm.transform.PassContext(3, ['FoldScaleAxis'], ['AlterOpLayot'])\nwith ctx:\n    pass\n",
              expect="'AlterOpLayout'"),
@@ -226,28 +227,29 @@ class UnknownPassName(ContextSettingsRule):
         target = self.file.knowledge.version_text
         other = pass_name_releases().get(name)
         suggestion = closest(name, known)
-        head = f"'{name}' in {param} is not the name of any pass in TVM {target}"
+        head = f"'{name}' in {param} names no pass of TVM {target}"
         if other is not None:
-            message = f"{head} (only {release_span(other)} had it), so it {verb} nothing: TVM does not check these names"
+            head += f" (only {release_span(other)} had it)"
         else:
-            message = (
-                f"{head} nor of any pass another release registered, so it {verb} nothing: TVM does not check "
-                "these names"
-            )
-        fix = None
+            head += " nor of any other release"
+        detail = (
+            f"TVM does not check the names in required_pass and disabled_pass: one that no pass registers "
+            f"{verb} nothing, without a word."
+        )
+        fix, tail = None, ""
         if suggestion is not None:
-            message += f". Did you mean '{suggestion}'?"
+            tail = f" (did you mean '{suggestion}'?)"
+            detail += f" Did you mean '{suggestion}'?"
             fix = Fix(f"Use '{suggestion}'", (replace_string(self.file, node, suggestion),), safe=False)
         elif other is None:
             elsewhere = closest(name, names_ever())
             if elsewhere is not None:
-                message += (
-                    f". It looks like '{elsewhere}', which only {release_span(pass_name_releases()[elsewhere])} "
-                    f"registered: TVM {target} has no such pass"
-                )
+                span = release_span(pass_name_releases()[elsewhere])
+                tail = f" (it looks like '{elsewhere}', which only {span} registered)"
+                detail += f" It looks like '{elsewhere}', which only {span} registered: TVM {target} has no such pass."
             else:
-                message += ", and no module of this project defines one"
-        self.defer(node, ctx, UnknownPass(message, name), fix)
+                detail += " No module of this project defines one either."
+        self.defer(node, ctx, UnknownPass(f"{head}, so it {verb} nothing{tail}", name, detail), fix)
 
     def _judge_lone_string(self, node: cst.SimpleString, param: str, known: Names) -> None:
         # v0.13.0:python/tvm/ir/transform.py#L137: `required = list(required_pass)`, so a string
@@ -259,10 +261,14 @@ class UnknownPassName(ContextSettingsRule):
         instead = f"[{node.quote}{meant}{node.quote}]" if meant else "a list of pass names"
         self.report(
             node,
-            f"{param} is given the string {node.value}, not a list: PassContext takes list({param}), so each "
-            f"character is a pass name and no pass is named. Write {param}={instead}",
+            f"{param} is given the string {node.value}, not a list, so each character is a pass name "
+            f"(write {param}={instead})",
+            detail=(
+                f"PassContext takes list({param}), so a string gives one pass name per character and no pass "
+                f"is named. Write {param}={instead}."
+            ),
         )
 
     @classmethod
-    def judge(cls, payload: UnknownPass, ctx: PassCtx) -> Optional[str]:
-        return payload.message
+    def judge(cls, payload: UnknownPass, ctx: PassCtx) -> Optional[Said]:
+        return Said(payload.message, payload.detail)

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
 from tvmlint.analysis.catalog import load_catalog, rule_info
-from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.base.diagnostics import Edit, Finding, Fix, Position, Said
 from tvmlint.base.noqa import UNUSED_NOQA, Directive, directives, noqa_lines, written_codes
 from tvmlint.checks.rule import Case, Rule
 from tvmlint.base.source import split_lines
@@ -60,13 +60,13 @@ class UnusedNoqa(Rule):
         # "# noqa" inside a string is not a directive; the comment after it is, and is unused
         Case(HEAD + 's = "# noqa: TVM303"  # noqa: TVM303\n', beside=BESIDE, fixed=HEAD + 's = "# noqa: TVM303"\n'),
         # a code no rule has, as ruff's RUF100 reports an unknown code; another tool's code stays
-        Case(HEAD + "x = 1  # noqa: TVM999\n", beside=BESIDE, expect="TVM999 is not a tvmlint rule code",
+        Case(HEAD + "x = 1  # noqa: TVM999\n", beside=BESIDE, expect="TVM999 is an unknown rule code",
              fixed=HEAD + "x = 1\n"),
-        Case(HEAD + WRONG + "  # noqa: TVM303,TVM999 ,E501\n    pass\n", beside=BESIDE, expect="unknown rule code",
+        Case(HEAD + WRONG + "  # noqa: TVM303,TVM999 ,E501\n    pass\n", beside=BESIDE, detail="No tvmlint rule has that code",
              fixed=HEAD + WRONG + "  # noqa: TVM303,E501\n    pass\n"),
         # only the unused and unknown codes go, every other byte of the comment stays as written
         Case(HEAD + CLEAN + "  # NOQA:E501 ,  TVM303,TVM1,F401\n    pass\n", beside=BESIDE,
-             expect="TVM303 reports nothing on this line and TVM1 is not a tvmlint rule code",
+             expect="TVM303 reports nothing on this line and TVM1 is an unknown rule code",
              fixed=HEAD + CLEAN + "  # NOQA:E501 ,  F401\n    pass\n"),
         # TVM101 pending elsewhere (fold's callers are unknown), and a definition the cheap stage
         # blanks: this module-level line was analysed all the same
@@ -121,10 +121,11 @@ def unused_noqa(
             continue
         if lines is None:
             lines = split_lines(text)
+        said = _message(list(dict.fromkeys(unused)), list(dict.fromkeys(unknown)))
         out.append(Finding(
             shown, Position(directive.line, directive.start + 1), Position(directive.line, directive.end + 1),
-            UNUSED_NOQA, severity, _message(list(dict.fromkeys(unused)), list(dict.fromkeys(unknown))),
-            _removal(directive, set(unused) | set(unknown), lines[directive.line - 1]),
+            UNUSED_NOQA, severity, said.message,
+            _removal(directive, set(unused) | set(unknown), lines[directive.line - 1]), detail=said.detail,
         ))
     return out
 
@@ -133,19 +134,21 @@ def _unknown(code: str, catalog) -> bool:
     return code.startswith(OURS) and code not in catalog
 
 
-def _message(unused: List[str], unknown: List[str]) -> str:
+def _message(unused: List[str], unknown: List[str]) -> Said:
     def named(codes: List[str]) -> str:
         return ", ".join(codes)
 
     unused_part = f"{named(unused)} {'reports' if len(unused) == 1 else 'report'} nothing on this line"
-    unknown_part = f"{named(unknown)} {'is not a tvmlint rule code' if len(unknown) == 1 else 'are not tvmlint rule codes'}"
+    unknown_part = f"{named(unknown)} {'is an unknown rule code' if len(unknown) == 1 else 'are unknown rule codes'}"
     if unused and unknown:
-        return f"Unused `noqa` directive: {unused_part} and {unknown_part} (unknown rule code); remove them."
+        return Said(f"Unused `noqa` directive ({unused_part} and {unknown_part})",
+                    "None of these codes suppresses anything here: remove them.")
     if unknown:
-        return (f"Unused `noqa` directive: {unknown_part} (unknown rule code), so it suppresses nothing; "
-                "remove it or write the code you meant (`tvmlint rules` lists them).")
-    return (f"Unused `noqa` directive: {unused_part}, so the suppression hides nothing "
-            "today and would hide the next real finding here; remove it.")
+        return Said(f"Unused `noqa` directive ({unknown_part})",
+                    "No tvmlint rule has that code, so it suppresses nothing: remove it or write the code you meant "
+                    "(`tvmlint rules` lists them).")
+    return Said(f"Unused `noqa` directive ({unused_part})",
+                "The suppression hides nothing today and would hide the next real finding here: remove it.")
 
 
 def _removal(directive: Directive, unused: Set[str], line: str) -> Fix:

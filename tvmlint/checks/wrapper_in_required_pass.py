@@ -5,6 +5,7 @@ from __future__ import annotations
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.analysis.contexts import and_list
 from tvmlint.base.diagnostics import Edit, Fix
+from tvmlint.checks import words
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -69,11 +70,16 @@ class WrapperInRequiredPass(ContextSettingsRule):
                 where = f"at opt_level {level}" if level is not None else "by the context's opt_level"
                 names = list(dict.fromkeys(m.name for m in gated))
                 message = (
-                    f"required_pass names '{name}', a Sequential wrapper, but the opt_level gate checks each member's "
-                    f"own name: {shown} {'stays' if len(gated) == 1 else 'stay'} gated {where}. "
-                    f"Add the members to required_pass: {', '.join(repr(n) for n in names)}"
+                    f"required_pass names the Sequential wrapper '{name}', so {words.few(f'{m.name} (opt_level {m.opt_level})' for m in gated)} "
+                    f"{'stays' if len(gated) == 1 else 'stay'} gated {where}"
+                )
+                detail = (
+                    f"The opt_level gate checks each member's own name, not the wrapper's: {shown} "
+                    f"{'stays' if len(gated) == 1 else 'stay'} gated {where}. Add the members to required_pass: "
+                    f"{', '.join(repr(n) for n in names)}."
                 )
                 start, end = self.file.span(node)
                 quote = node.quote
                 text = f"{node.prefix}{quote}{name}{quote}" + "".join(f", {quote}{n}{quote}" for n in names)
-                self.report(node, message, Fix("Add the wrapper's members to required_pass", (Edit(start, end, text),), safe=False))
+                self.report(node, message, Fix("Add the wrapper's members to required_pass", (Edit(start, end, text),), safe=False),
+                            detail=detail)

@@ -30,11 +30,18 @@ def relay_removed() -> str:
     return "removed"
 
 
+# Why a finding could not be confirmed, when the same reason holds for many: said once for
+# all of them (companion/options.py), not under every finding
+NO_RELAY = "no Relay"  # the installed TVM has none
+NOT_CHECKABLE = "not checkable"  # a rule the pass registry cannot speak to
+OTHER_RELEASE = "other release"  # the finding is about another release than the installed one
+
+
 @dataclass(frozen=True)
 class Verdict:
     confirmed: Optional[bool]
     reason: str
-    no_relay: bool = False  # unconfirmable only because the installed TVM has no Relay: said once, not per finding
+    said_once: Optional[str] = None  # NO_RELAY, NOT_CHECKABLE, OTHER_RELEASE: unconfirmable for that reason
 
 
 class Confirmer:
@@ -53,7 +60,8 @@ class Confirmer:
         self.session = ChildSession(python, timeout)
         self._broken: Optional[str] = None
         self._runs: Dict[str, object] = {}
-        self.without_relay: List[Finding] = []  # findings the installed TVM cannot check for want of Relay
+        # findings the installed TVM could not check, by a reason said once for all (Verdict.said_once)
+        self.unchecked: Dict[str, List[Finding]] = {}
 
     # -- helpers --------------------------------------------------------------------
     @property
@@ -69,7 +77,8 @@ class Confirmer:
         target, live = self.target(finding), self.snapshot.release
         if target is None or live is None or target == live:
             return None
-        return Verdict(None, f"the finding is about TVM {format_version(target)}; the installed {self.tvm} cannot speak for that release")
+        return Verdict(None, f"the finding is about TVM {format_version(target)}; the installed {self.tvm} cannot speak for that release",
+                       said_once=OTHER_RELEASE)
 
     def no_relay(self, names: Iterable[str], target: Optional[Version]) -> Optional[Verdict]:
         if self.snapshot.has_relay or target is None:
@@ -82,7 +91,7 @@ class Confirmer:
             None,
             f"the installed {self.tvm} has no Relay ({relay_removed()}), so it cannot check "
             f"{and_list(shown)}; install the TVM release you target (or use --tvm-python) to confirm",
-            no_relay=True,
+            said_once=NO_RELAY,
         )
 
     def cannot_speak(self, finding: Finding, names: Iterable[str]) -> Optional[Verdict]:
@@ -103,7 +112,8 @@ class Confirmer:
     def verdict(self, finding: Finding) -> Verdict:
         check = CHECKS.get(finding.code)
         if check is None:
-            return Verdict(None, f"{finding.code} is not a rule the pass registry can check (those are {and_list(sorted(CHECKS))})")
+            return Verdict(None, f"{finding.code} is not a rule the pass registry can check (those are {and_list(sorted(CHECKS))})",
+                           said_once=NOT_CHECKABLE)
         try:
             return check(self, finding)
         except CompanionError as error:
@@ -118,8 +128,8 @@ class Confirmer:
                 verdict = self.verdict(finding)
                 marked = dataclasses.replace(finding, confirmed=verdict.confirmed, confirmation=verdict.reason)
                 (refuted if verdict.confirmed is False else kept).append(marked)
-                if verdict.no_relay:
-                    self.without_relay.append(marked)
+                if verdict.said_once is not None and verdict.confirmed is None:
+                    self.unchecked.setdefault(verdict.said_once, []).append(marked)
         finally:
             self.session.close()
         return kept, refuted

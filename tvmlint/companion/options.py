@@ -53,30 +53,41 @@ def confirm_findings(
         return list(findings), []
     confirmer = Confirmer(snapshot, interpreter(args.tvm_python), timeout, target_for)
     kept, refuted = confirmer.confirm_all(findings)
-    if confirmer.without_relay:
-        kept = _say_no_relay_once(args, kept, confirmer, err)
+    if confirmer.unchecked:
+        kept = _say_once_what_was_not_checked(args, kept, confirmer, err)
     return kept, refuted
 
 
-def _say_no_relay_once(args: argparse.Namespace, kept: List[Finding], confirmer, err: Optional[TextIO]) -> List[Finding]:
-    """One line for every finding the installed TVM cannot check for want of Relay; in the text output
-    those findings carry no per-finding line (JSON and SARIF keep each one's `null` and reason)."""
+def _say_once_what_was_not_checked(args: argparse.Namespace, kept: List[Finding], confirmer,
+                                   err: Optional[TextIO]) -> List[Finding]:
+    """One line per reason the installed TVM could not check findings (no Relay, a rule the
+    registry cannot speak to, another release), each naming how many of which rule; in the text
+    output those findings carry no per-finding line (JSON and SARIF keep each one's `null` and reason)."""
     from collections import Counter
-    from tvmlint.companion.confirm import relay_removed
+    from tvmlint.analysis.contexts import and_list
+    from tvmlint.companion.confirm import CHECKS, NO_RELAY, NOT_CHECKABLE, OTHER_RELEASE, relay_removed
 
-    count = len(confirmer.without_relay)
-    codes = Counter(finding.code for finding in confirmer.without_relay)
-    listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(codes.items()))
-    removed = relay_removed().replace("removed", "Relay was removed", 1)
-    print(
-        f"tvmlint: --confirm: {count} finding{'s' if count != 1 else ''} ({listed}) not confirmable with the installed "
-        f"{confirmer.tvm} ({removed}); install the TVM release you target, or name its interpreter with "
-        "--tvm-python, to confirm them",
-        file=err or sys.stderr,
-    )
+    err = err or sys.stderr
+    why = {
+        NO_RELAY: (f"not confirmable with the installed {confirmer.tvm} "
+                   f"({relay_removed().replace('removed', 'Relay was removed', 1)}); install the TVM release you "
+                   "target, or name its interpreter with --tvm-python, to confirm them"),
+        NOT_CHECKABLE: (f"not confirmable: the pass registry can check only {and_list(sorted(CHECKS))}, "
+                        "so the other rules' findings are static only"),
+        OTHER_RELEASE: (f"not confirmable: they are about another TVM release than the installed {confirmer.tvm} "
+                        "(name its interpreter with --tvm-python to confirm them)"),
+    }
+    for reason in (NO_RELAY, NOT_CHECKABLE, OTHER_RELEASE):
+        findings = confirmer.unchecked.get(reason)
+        if not findings:
+            continue
+        codes = Counter(finding.code for finding in findings)
+        listed = ", ".join(f"{code} x{n}" if n > 1 else code for code, n in sorted(codes.items()))
+        count = len(findings)
+        print(f"tvmlint: --confirm: {count} finding{'s' if count != 1 else ''} ({listed}) {why[reason]}", file=err)
     if getattr(args, "format", "text") != "text":
         return kept
-    silent = {id(finding) for finding in confirmer.without_relay}
+    silent = {id(finding) for findings in confirmer.unchecked.values() for finding in findings}
     return [dataclasses.replace(f, confirmed=None, confirmation=None) if id(f) in silent else f for f in kept]
 
 

@@ -27,8 +27,9 @@ def in_cells(findings: Sequence[Finding], sources: Dict[str, str]) -> Tuple[List
     notebooks: Dict[str, Optional[NotebookSource]] = {}
     out, texts = [], dict(sources)
     for finding in findings:
-        if ".ipynb:" in finding.message:
-            finding = replace(finding, message=_places_in_cells(finding.message, notebooks))
+        if ".ipynb:" in finding.message or ".ipynb:" in finding.detail:
+            finding = replace(finding, message=_places_in_cells(finding.message, notebooks),
+                              detail=_places_in_cells(finding.detail, notebooks))
         notebook = _notebook(finding.path, notebooks) if is_notebook(finding.path) and finding.cell is None else None
         if notebook is None:
             out.append(finding)

@@ -55,14 +55,17 @@ def issues(findings: Sequence[Finding], project_dir: str = "") -> list:
             salt += 1
             fingerprint = _fingerprint(finding, path, salt)
         used.add(fingerprint)
-        out.append({
+        issue = {
             # GitLab shows the description alone: it starts with the code
             "description": f"{finding.code}: {finding.message}",
             "check_name": finding.code,
             "fingerprint": fingerprint,
             "severity": SEVERITY.get(finding.severity, "minor"),
             "location": {"path": path, "lines": {"begin": finding.start.line, "end": finding.end.line}},
-        })
+        }
+        if finding.detail:  # the Code Climate field for "deeper explanations" (markdown)
+            issue["content"] = {"body": finding.detail}
+        out.append(issue)
     return out
 
 

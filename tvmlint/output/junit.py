@@ -51,6 +51,8 @@ def report(findings: Sequence[Finding]) -> ET.Element:
             failure = ET.SubElement(case, "failure", message=message, type=finding.severity)
             cell = "" if finding.cell is None else f"cell {finding.cell}, "
             text = f"{cell}line {finding.start.line}, col {finding.start.column}, {finding.code} {message}"
+            if finding.detail:  # the failure's body is the report's full view: why it matters, what to do
+                text += f"\n\n{_text(printable(finding.detail))}"
             if finding.fix is not None:
                 text += f"\n\nfix ({finding.fix.applicability}): {_text(printable(finding.fix.message))}"
             failure.text = text

@@ -83,8 +83,10 @@ def _result(finding: Finding, index: Dict[str, int]) -> dict:
         result["ruleIndex"] = index[finding.code]
     if finding.fix is not None:
         result["fixes"] = [_fix(finding.path, finding.fix)]
+    if finding.detail:  # why it matters and what to do: SARIF's message is the one sentence, its text only
+        result["properties"] = {"detail": finding.detail}
     if finding.confirmation is not None:  # `check --confirm`: what the installed TVM said
-        result["properties"] = {"confirmed": finding.confirmed, "confirmation": finding.confirmation}
+        result.setdefault("properties", {}).update(confirmed=finding.confirmed, confirmation=finding.confirmation)
     if finding.traced is not None:  # `check --trace`: what the traced run did at this line
         result.setdefault("properties", {})["trace"] = {"verdict": finding.traced, "note": finding.trace_note}
     return result

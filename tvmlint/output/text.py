@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from itertools import groupby
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
@@ -40,6 +41,8 @@ def _read_text(path: str) -> Optional[str]:
 
 # A generated or minified file can hold a line of megabytes: at most this much of it is quoted.
 QUOTE_WIDTH = 200
+# A finding's detail is wrapped to this many columns (its indent included), as a paragraph under it.
+DETAIL_WIDTH = 88
 
 
 def excerpt(text: str, start: int, end: int) -> Tuple[str, int, int]:
@@ -53,6 +56,14 @@ def excerpt(text: str, start: int, end: int) -> Tuple[str, int, int]:
     shift = begin - len(head)
     shown = head + text[begin : begin + QUOTE_WIDTH]
     return shown + tail, start - shift, max(start - shift + 1, min(end - shift, len(shown) + 1))
+
+
+def detail_lines(detail: str) -> List[str]:
+    """The detail as lines under the finding: a path or a code span is never split."""
+    if not detail:
+        return []
+    return textwrap.wrap(detail, DETAIL_WIDTH, initial_indent="    ", subsequent_indent="    ",
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def render(findings: Sequence[Finding], files: int, stream: TextIO, sources: Optional[Dict[str, str]] = None,
@@ -96,6 +107,8 @@ def _lines(findings: Sequence[Finding], files: int, sources: Dict[str, str], sum
                 text, start, end = excerpt(text, finding.start.column, end)
                 lines.append([(f"    {finding.start.line:>4} |", "dim"), (f" {text}", None)])
                 lines.append([("         |", "dim"), (f" {' ' * (start - 1)}", None), ("^" * max(1, end - start), style)])
+            for text in detail_lines(printable(finding.detail)):
+                lines.append([(text, None)])
             if finding.fix:
                 lines.append([(f"    fix ({finding.fix.applicability}):", "dim"), (f" {printable(finding.fix.message)}", None)])
             if finding.confirmation is not None:

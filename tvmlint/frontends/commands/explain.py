@@ -84,11 +84,15 @@ def run(args: argparse.Namespace) -> int:
     try:
         explanation = explain_at(path, line, column, resolver, root=args.project)
     except NotASite as error:
+        findings = _findings_at(path, line, resolver)
+        if findings:  # no pass call here, but findings: each one's message and detail
+            return _show_findings_only(findings, args)
         print(f"tvmlint: error: {error}", file=sys.stderr)
         return EXIT_ERROR
     except SyntaxError as error:
         print(f"tvmlint: error: {path}: cannot be parsed ({error})", file=sys.stderr)
         return EXIT_ERROR
+    findings = _findings_at(path, line, resolver)
     traced = _traced(args.trace, path, explanation)
     if cell is not None:  # shown as it was asked for
         from dataclasses import replace
@@ -96,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         explanation = replace(explanation, cell=cell, line=asked, end_line=asked + explanation.end_line - line)
     if args.format == "json":
         data = explanation.to_json()
+        data["findings"] = [finding.to_json() for finding in findings]
         if traced is not None:
             data["traced"] = {"trace": str(traced[0]), "runs": traced[1]}
         json.dump(data, sys.stdout, indent=2)
@@ -107,10 +112,45 @@ def run(args: argparse.Namespace) -> int:
         render_rich(explanation, Console(highlight=False))
     else:
         sys.stdout.write(render_text(explanation))
+    if findings:
+        sys.stdout.write("\n" + _findings_text(findings))
     if traced is not None:
         from tvmlint.output.trace_tree import traced_lines
 
         sys.stdout.write("\n" + "\n".join(traced_lines(traced[1], str(traced[0]))) + "\n")
+    return EXIT_CLEAN
+
+
+def _findings_at(path: Path, line: int, resolver) -> list:
+    """What `check FILE` reports on the line (its project read as check reads it), in the
+    output's terms (a notebook's cell and line): the findings explain shows in full."""
+    from tvmlint.output.cells import in_cells
+    from tvmlint.run.runner import check_paths
+
+    report = check_paths([path], resolver, jobs=1, use_cache=False, project=True)  # explain writes nothing
+    # a file that could not be analysed (TVM001) has no site: explain's own error says why
+    here = [finding for finding in report.findings
+            if finding.start.line <= line <= finding.end.line and finding.code != "TVM001"]
+    return in_cells(here, {})[0]
+
+
+def _findings_text(findings) -> str:
+    from tvmlint.output.safe import printable
+    from tvmlint.output.text import detail_lines
+
+    lines = ["Findings here:"]
+    for finding in findings:
+        lines.append(f"  {finding.code} {finding.severity} {printable(finding.message)}")
+        lines.extend(detail_lines(printable(finding.detail)))
+    return "\n".join(lines) + "\n"
+
+
+def _show_findings_only(findings, args: argparse.Namespace) -> int:
+    if args.format == "json":
+        json.dump({"findings": [finding.to_json() for finding in findings]}, sys.stdout, indent=2)
+        sys.stdout.write("\n")
+    else:
+        sys.stdout.write(_findings_text(findings))
     return EXIT_CLEAN
 
 

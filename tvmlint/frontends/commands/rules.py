@@ -41,17 +41,20 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _table(rows) -> None:
+    """The table at the terminal's width, read at 80 columns as well: the short columns first,
+    then each rule's name above its summary, which wraps in the room left."""
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    table = Table(show_edge=False, header_style="bold", pad_edge=False)
-    for field in FIELDS:
-        table.add_column(field, no_wrap=field != "summary", overflow="fold")
+    table = Table(box=None, header_style="bold", pad_edge=False, padding=(0, 1))
+    for field in FIELDS[:1] + FIELDS[2:5]:
+        table.add_column(field, no_wrap=True)
+    table.add_column("name and summary", overflow="fold", ratio=1)
     for row in rows:
         table.add_row(
-            Text(row["code"], style="bold"), Text(row["name"]), Text(row["severity"], style=SEVERITY_STYLE.get(row["severity"], "")),
+            Text(row["code"], style="bold"), Text(row["severity"], style=SEVERITY_STYLE.get(row["severity"], "")),
             Text(row["fix"], style="dim" if row["fix"] == "-" else "cyan"), Text(row["default"], style="" if row["default"] == "yes" else "dim"),
-            Text(row["summary"]),
+            Text.assemble((row["name"], "bold"), "\n", row["summary"]),
         )
     Console(highlight=False).print(table)

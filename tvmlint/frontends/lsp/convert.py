@@ -160,11 +160,31 @@ def rule_hover(code: str, line: int, begin: int, end: int, lines: Sequence[str],
     )
 
 
-def explanation_hover(explanation, lines: Sequence[str], codec: PositionCodec, traced: Optional[str] = None) -> types.Hover:
-    """The static explanation, and what a traced run did there when a trace is kept (`traced`, markdown)."""
+def findings_markdown(findings: Sequence[Finding]) -> str:
+    """Each finding's code and one-sentence message, then its detail (why, and what to do)."""
+    parts = []
+    for finding in findings:
+        parts.append(f"**{finding.code}** {finding.message}" + (f"\n\n{finding.detail}" if finding.detail else ""))
+    return "\n\n---\n\n".join(parts)
+
+
+def findings_hover(findings: Sequence[Finding], lines: Sequence[str], codec: PositionCodec) -> Optional[types.Hover]:
+    """The hover over findings where nothing is explained (not a pass call): their detail."""
+    if not findings:
+        return None
+    return types.Hover(
+        contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=findings_markdown(findings)),
+        range=lsp_range(findings[0].start, findings[0].end, lines, codec),
+    )
+
+
+def explanation_hover(explanation, lines: Sequence[str], codec: PositionCodec, traced: Optional[str] = None,
+                      findings: str = "") -> types.Hover:
+    """The findings there (`findings`, markdown), the static explanation, and what a traced run did
+    there when a trace is kept (`traced`, markdown)."""
     from tvmlint.frontends.explain import render_markdown
 
-    text = render_markdown(explanation) + (f"\n\n{traced}" if traced else "")
+    text = (f"{findings}\n\n---\n\n" if findings else "") + render_markdown(explanation) + (f"\n\n{traced}" if traced else "")
     return types.Hover(
         contents=types.MarkupContent(kind=types.MarkupKind.Markdown, value=text),
         range=lsp_range(

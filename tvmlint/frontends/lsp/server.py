@@ -38,7 +38,7 @@ from tvmlint import __version__
 from tvmlint.run.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.base.diagnostics import Finding
 from tvmlint.frontends.lsp.convert import (
-    SOURCE, diagnostic, explanation_hover, noqa_action, noqa_code_at, quick_fix, rule_hover, skipped_hint,
+    SOURCE, diagnostic, explanation_hover, findings_hover, findings_markdown, noqa_action, noqa_code_at, quick_fix, rule_hover, skipped_hint,
     whole_change,
 )
 from tvmlint.frontends.lsp import notebooks
@@ -427,12 +427,19 @@ class TvmlintLanguageServer(LanguageServer):
             code = noqa_code_at(lines[where.line], where.character)
             if code is not None:
                 return rule_hover(code[0], where.line, code[1], code[2], lines, codec)
+        # the findings under the cursor, from the buffer's last check (the editor shows their
+        # one-sentence message; the hover adds each one's detail)
+        checked = self.checked.get(uri)
+        cursor = types.Range(start=params.position, end=params.position)
+        here = [] if checked is None or checked.text != text else [
+            finding for finding in checked.findings if _overlaps(diagnostic(finding, lines, codec).range, cursor)
+        ]
         loop = asyncio.get_running_loop()
         explanation = await loop.run_in_executor(self.worker, self.explain_at, uri, text, where.line, where.character)
         if explanation is None:
-            return None
+            return findings_hover(here, lines, codec)
         traced = await loop.run_in_executor(self.worker, self.traced_at, uri, explanation)
-        return explanation_hover(explanation, lines, codec, traced)
+        return explanation_hover(explanation, lines, codec, traced, findings_markdown(here))
 
     def traced_at(self, uri: str, explanation) -> Optional[str]:
         """What the kept trace says happened at the explained call (markdown), or None."""
