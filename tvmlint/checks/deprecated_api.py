@@ -79,7 +79,7 @@ class DeprecatedApi(HistoryRule):
         # metal_sanity_check.py): the use is reported, and rewritten to the new module whole
         Case(
             "import tvm\nm = tvm.contrib.graph_runtime.graph_executor.GraphModule(lib['default'](dev))\n",
-            expect="directly", target="0.12",
+            expect="in favour of `tvm.contrib.graph_executor.GraphModule`", detail="directly", target="0.12",
             fixed="import tvm\nm = tvm.contrib.graph_executor.GraphModule(lib['default'](dev))\n",
         ),
         Case(
