@@ -38,6 +38,29 @@ def too_large_stream(limit: int) -> str:
     )
 
 
+# A file's analysis that runs past its budget (`max-analysis-time`, tvmlint.run.budget) is stopped:
+# its TVM001 starts so, and the commands that see one exit 2 (the verdict is the machine's, not the code's)
+_OVER_TIME = "The file could not be analysed: its analysis took longer than "
+
+
+def over_time(seconds: float) -> str:
+    """TVM001's message for a file whose analysis ran past `max-analysis-time` (seconds)."""
+    return (
+        f"{_OVER_TIME}{seconds:g} s (max-analysis-time); "
+        "set max-analysis-time in [tool.tvmlint] or --max-analysis-time (0: no limit) to give it longer"
+    )
+
+
+def timed_out(findings) -> list:
+    """The findings among `findings` that say a file's analysis ran past its budget."""
+    return [finding for finding in findings if finding.code == "TVM001" and finding.message.startswith(_OVER_TIME)]
+
+
+def over_time_line(finding) -> str:
+    """The one-line error a command prints for such a finding: the file and how long it was given."""
+    return f"{finding.path}: its analysis took longer than {finding.message[len(_OVER_TIME):].split(';', 1)[0]}"
+
+
 # libcst's parser slows down with the square of the nesting and crashes the process
 # (a native stack overflow) a few thousand levels down, and the analysis (recursive
 # visitors) gives up with RecursionError at a few hundred: deeper files never reach it.
