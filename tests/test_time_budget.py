@@ -7,6 +7,7 @@ so in words that only the budget writes."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
 from pathlib import Path
@@ -138,3 +139,22 @@ def test_the_budget_stops_python_work_in_any_thread_and_after_a_fork():
     os.close(write)
     _, status = os.waitpid(child, 0)
     assert os.read(read, 100) == b"stopped in a child" and status == 0
+
+
+def test_an_import_is_never_stopped_halfway(tmp_path: Path, monkeypatch):
+    # a module whose import takes longer than the budget: imported whole, then the work stopped
+    from tvmlint.run.budget import within
+
+    (tmp_path / "slow_to_import.py").write_text("import time\nstarted = time.monotonic()\n"
+                                                "while time.monotonic() - started < 0.6:\n    pass\ndone = True\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+
+    def work():
+        import slow_to_import  # noqa: F401
+
+        _spin()
+
+    assert within(0.1, work, lambda: "stopped") == "stopped"
+    # a stopped import would have left nothing in sys.modules
+    assert sys.modules["slow_to_import"].done
+    del sys.modules["slow_to_import"]

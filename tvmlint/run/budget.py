@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 import threading
 import time
 from typing import Callable, Dict, Optional, TypeVar
@@ -80,11 +81,29 @@ class _Watchdog:
                 now = time.monotonic()
                 for entry in self.armed.values():
                     if not entry.fired and entry.deadline <= now:
+                        if _importing(entry.thread):
+                            entry.deadline = now + _IMPORT_WAIT
+                            continue
                         entry.fired = True
                         _raise_in(entry.thread, OverTime)
                 waiting = [entry.deadline for entry in self.armed.values() if not entry.fired]
                 self.waiting_until = min(waiting) if waiting else None
                 self.wake.wait(None if self.waiting_until is None else max(0.0, self.waiting_until - now))
+
+
+# An import stopped halfway may leave its module unusable for the rest of the process (an
+# extension module such as libcst's parser cannot be initialised twice): a thread that is
+# importing (lazily: libcst, the rules) is stopped once it is done, looked at this often.
+_IMPORT_WAIT = 0.05
+
+
+def _importing(thread: int) -> bool:
+    frame = sys._current_frames().get(thread)
+    while frame is not None:
+        if frame.f_code.co_filename.startswith("<frozen importlib"):
+            return True
+        frame = frame.f_back
+    return False
 
 
 _WATCHDOG: Dict[str, _Watchdog] = {}
