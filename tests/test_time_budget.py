@@ -131,6 +131,13 @@ def test_the_budget_stops_python_work_in_any_thread_and_after_a_fork():
     worker.start()
     worker.join(BOUND)
     assert answers == ["stopped in a thread"]
+    # under a tracer or profiler (coverage, a debugger, cProfile) too
+    traced = threading.Thread(target=lambda: (sys.settrace(lambda *_: None),
+                                              answers.append(within(0.2, _spin, lambda: "stopped under a tracer"))),
+                              daemon=True)
+    traced.start()
+    traced.join(30)
+    assert answers[1:] == ["stopped under a tracer"]
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # the parent's watchdog thread does not survive fork: the child's own works

@@ -31,18 +31,20 @@ class OverTime(BaseException):
     no `except Exception` of the analysis takes it for the analysis' own failure."""
 
 
-# (thread id, exception type): raise it in that thread at its next bytecode; (thread id, NULL): withdraw it
+# (thread id, exception type): raise it in that thread at its next check between bytecodes. Never
+# called with NULL to withdraw one: CPython then leaves the check tripped for good, which costs
+# every later call a little, and loops for ever under a tracer or profiler.
 _raise_in = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.py_object)(("PyThreadState_SetAsyncExc", ctypes.pythonapi))
-_withdraw_in = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_ulong, ctypes.c_void_p)(("PyThreadState_SetAsyncExc", ctypes.pythonapi))
 
 
 class _Armed:
-    __slots__ = ("thread", "deadline", "fired")
+    __slots__ = ("thread", "deadline", "fired", "finished")
 
     def __init__(self, thread: int, deadline: float):
         self.thread = thread
         self.deadline = deadline
-        self.fired = False
+        self.fired = False  # OverTime sent
+        self.finished = False  # the work is over: never send it
 
 
 class _Watchdog:
@@ -54,6 +56,7 @@ class _Watchdog:
         self.armed: Dict[int, _Armed] = {}  # by thread: one budget per thread at a time
         self.waiting_until: Optional[float] = None  # None: asleep until woken
         self.thread: Optional[threading.Thread] = None
+        self.firing: Optional[_Armed] = None  # the entry the watchdog is deciding on, if any
 
     def arm(self, seconds: float) -> _Armed:
         entry = _Armed(threading.get_ident(), time.monotonic() + seconds)
@@ -66,27 +69,32 @@ class _Watchdog:
                 self.wake.notify()
         return entry
 
-    def disarm(self, entry: _Armed) -> bool:
-        """Whether the budget ran out; an OverTime sent and not yet raised is withdrawn."""
-        with self.lock:
-            if self.armed.get(entry.thread) is entry:
-                del self.armed[entry.thread]
-            if entry.fired:
-                _withdraw_in(entry.thread, None)
-        return entry.fired
+    def disarm(self, entry: _Armed) -> None:
+        """The entry is never fired from now on. Takes no lock: OverTime may arrive anywhere in
+        here, and a lock taken just before it would be held for good. Marked finished, the entry
+        is passed over by the watchdog, and one it is firing at this moment is waited for."""
+        entry.finished = True
+        while self.firing is entry:
+            time.sleep(0.0005)
+        if self.armed.get(entry.thread) is entry:
+            self.armed.pop(entry.thread, None)
 
     def _watch(self) -> None:
         with self.lock:
             while True:
                 now = time.monotonic()
-                for entry in self.armed.values():
-                    if not entry.fired and entry.deadline <= now:
-                        if _importing(entry.thread):
-                            entry.deadline = now + _IMPORT_WAIT
-                            continue
+                for entry in list(self.armed.values()):  # (the analysing threads remove theirs unlocked)
+                    if entry.fired or entry.finished or entry.deadline > now:
+                        continue
+                    if _importing(entry.thread):
+                        entry.deadline = now + _IMPORT_WAIT
+                        continue
+                    self.firing = entry  # disarm waits while this is its entry
+                    if not entry.finished:
                         entry.fired = True
                         _raise_in(entry.thread, OverTime)
-                waiting = [entry.deadline for entry in self.armed.values() if not entry.fired]
+                    self.firing = None
+                waiting = [entry.deadline for entry in list(self.armed.values()) if not (entry.fired or entry.finished)]
                 self.waiting_until = min(waiting) if waiting else None
                 self.wake.wait(None if self.waiting_until is None else max(0.0, self.waiting_until - now))
 
@@ -139,8 +147,18 @@ def within(seconds: Optional[float], work: Callable[[], T], over: Callable[[], T
         try:
             result = work()
         finally:
-            fired = dog.disarm(entry)
+            dog.disarm(entry)
+            if entry.fired and sys.exc_info()[0] is not OverTime:
+                _receive()  # sent as the work ended: raised here, inside the `try`
     except OverTime:
-        dog.disarm(entry)  # delivered inside the first disarm, before it was done
+        dog.disarm(entry)  # (it may have come inside the first one)
         return over()
-    return over() if fired else result
+    return over() if entry.fired else result
+
+
+def _receive() -> None:
+    """Run bytecode until a pending OverTime is raised: at once, unless the work took it and
+    let it go (an `except BaseException`), and then there is none to wait for."""
+    until = time.monotonic() + 0.1
+    while time.monotonic() < until:
+        pass
