@@ -221,3 +221,11 @@ def test_a_statement_of_megabytes_is_refused_in_bounded_memory(tmp_path):
     assert os.waitstatus_to_exitcode(status) == 1, shown
     assert "big.py:1:1: TVM001 The file could not be analysed: it is too large: the statement on line 3 (4.9 MB)" in shown
     assert usage.ru_maxrss < 600 * 1024, usage.ru_maxrss  # kilobytes
+
+
+def test_a_statement_too_large_to_parse_is_reported_in_any_file(tmp_path):
+    # no syntax verdict for it: a file that names no TVM is not passed as clean
+    (tmp_path / "data.py").write_text("x = [" + "1, " * 300_000 + "] $ broken\n", encoding="utf-8")
+    done = run_cli("check", "--no-cache", "--format", "concise", "--target-version", "0.19", "data.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "data.py:1:1: TVM001 The file could not be analysed: it is too large: the statement on line 1" in done.stdout

@@ -140,7 +140,8 @@ def _checked_module(text: str, path: str, codes: FrozenSet[str], version: Versio
     with _no_cycle_collection():
         wanted = not cheap or follow is not None or _may_want(text, codes, version, module_name, is_package)
         measured = measure_in_parts(text)
-        if measured is not None and (measured.error is not None or wanted):
+        # a statement too large to parse has no syntax verdict: said so in any file, as max-file-size is
+        if measured is not None and (measured.error is not None or measured.unparsed is not None or wanted):
             refused = _refused(text, path, codes, version, module_name, measured)
             if refused is not None:
                 return refused
