@@ -31,6 +31,12 @@ Figures on this project's 2-core machine (2026-11-25; loaded by other work, so w
              (before: 19.6 s / 4.2 GB); explain on it 2.4 s / 76 MB (before: 12 s / 1.9 GB); 250k
              `x = tvm.nd.array(1)` 2.5 s / 63 MB; error at the end 2.8 s / 88 MB (a failing whole
              parse: 2.5 GB); one statement is never split: a 1 MB line 0.9 s / 361 MB, 4.9 MB 3.5 s / 1.7 GB
+  one statement past MAX_NODES (2026-11-27, --shape line --shape names --shape "explain :2" --shape 4.7;
+             refused unparsed, guards._huge_statement; before -> after, the same machine):
+             a 1 MB line 2.0 s / 362 MB -> 0.7 s / 31 MB; a 4.9 MB line 9.4 s / 1678 MB -> 1.5 s / 53 MB,
+             of names 19.0 s / 2357 MB -> 1.3 s / 34 MB, explain on it 15.6 s / 1674 MB -> 0.9 s / 47 MB;
+             a 4.7 MB list on 700k lines 10.9 s / 710 MB -> 2.1 s / 39 MB; a 4.7 MB sum of 700k strings
+             (no comma, no number: parsed, too deep) 7.3 s / 423 MB -> 4.3 s / 424 MB
   fix vs check, 20,000 lines, 5,334 fixes: before 4.66x (--diff) and 4.27x (writes);
              after (3 paired runs) 2.04x median (1.93-2.14) with --diff, 1.89x (1.72-1.95) writing.
              The rest is the re-check of the fixed text, which holds 1,333 more `with` contexts
@@ -200,6 +206,10 @@ SHAPES = [
     ("800k `x = 1`, error last", lambda: FINDING + "x = 1\n" * 800_000 + "def broken(:\n", "check"),
     ("a 1 MB line", lambda: FINDING + "x = [" + "1, " * 349_000 + "]\n", "check"),
     ("a 4.9 MB line", lambda: FINDING + "x = [" + "1, " * 1_700_000 + "]\n", "check"),
+    ("  of names", lambda: FINDING + "x = [" + "a, " * 1_700_000 + "]\n", "check"),
+    ("  explain :2", lambda: FINDING + "x = [" + "1, " * 1_700_000 + "]\n", "explain"),
+    ("a 4.7 MB list on 700k lines", lambda: FINDING + "x = [\n" + "    1,\n" * 700_000 + "]\n", "check"),
+    ("a 4.7 MB sum of strings", lambda: FINDING + "x = (" + " + ".join(["'ab'"] * 700_000) + ")\n", "check"),
 ]
 
 
@@ -209,6 +219,8 @@ def shapes(args, base: Path) -> None:
     (work / "pyproject.toml").write_text(CONFIG.format(target="0.19"))
     print(f"\nthe worst shapes under the default max-file-size (target 0.19, cap {args.cap_gb} GB)")
     for name, build, command in SHAPES:
+        if args.shape and not any(wanted in name for wanted in args.shape):
+            continue
         path = work / "shape.py"
         path.write_text(build(), encoding="utf-8")
         size = path.stat().st_size / 2**20
@@ -252,6 +264,8 @@ def main() -> int:
     parser.add_argument("--select-all", action="store_true", help="check with --select ALL")
     parser.add_argument("--no-shapes", dest="shapes", action="store_false",
                         help="skip the worst shapes under the default limit (Part 3)")
+    parser.add_argument("--shape", action="append", default=[], metavar="TEXT",
+                        help="run only the Part 3 shapes whose name holds TEXT (repeatable), and neither other part")
     parser.add_argument("--fix-lines", type=int, default=20_000, help="lines of the fix-cost file (0 to skip)")
     parser.add_argument("--repeat", type=int, default=3, help="paired check/fix runs (the ratio's median and range)")
     parser.add_argument("--cap-gb", type=float, default=6.0, help="address-space cap of each child (0: none)")
@@ -262,11 +276,11 @@ def main() -> int:
     args.select = ["--select", "ALL"] if args.select_all else []
     base = Path(tempfile.mkdtemp(prefix="tvmlint-large-"))
     try:
-        if args.sizes or args.tvmscript:
+        if (args.sizes or args.tvmscript) and not args.shape:
             large(args, base)
         if args.shapes:
             shapes(args, base)
-        if args.fix_lines:
+        if args.fix_lines and not args.shape:
             fix_cost(args, base)
         return 0
     finally:

@@ -5,6 +5,7 @@ The figures the default limit was chosen from are printed by benchmarks/large_fi
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -144,3 +145,87 @@ def test_a_short_text_is_not_measured_in_parts():
     from tvmlint.run import guards
 
     assert guards.measure_in_parts("x = 1\n" * 1000) is None
+
+
+# -- one statement too large to parse (guards._huge_statement) ------------------------------------
+# With MAX_NODES lowered to 2,000 and parts to 300 characters, the shapes are small enough to parse
+# whole here and compare: the parser takes about 300 MB per MB of such a statement (the figures:
+# benchmarks/large_files.py, "a 4.9 MB line").
+
+HUGE = {  # each a logical line past 2,000 nodes, and the first line of the text it is on
+    "numbers": ("x = [" + "1, " * 2_500 + "]\n", 3),
+    "names_on_lines": ("x = [\n" + "    a,\n" * 2_500 + "]\n", 3),
+    "call_arguments": ("f(" + "g(1), " * 2_100 + ")\n", 3),
+    "after_a_continuation": ("y = 1 + \\\n    2\nz = {" + "1: 2, " * 1_100 + "}\n", 5),
+}
+NOT_HUGE = {  # long, and few nodes: parsed as ever
+    "one_string": "s = '" + "a, 1, " * 2_000 + "'\n",
+    "strings_in_a_list": "x = [" + ", ".join(["'" + "1, " * 300 + "'"] * 12) + "]\n",
+    "global_names": "def f():\n    global " + ", ".join(f"a{i}" for i in range(2_500)) + "\n",
+    "commas_in_a_comment": "x = (1  # " + "1, " * 3_000 + "\n)\n",
+}
+
+
+@pytest.fixture
+def small_limits(monkeypatch):
+    from tvmlint.run import guards
+
+    monkeypatch.setattr(guards, "MAX_NODES", 2_000)
+    monkeypatch.setattr(guards, "PARTS_FROM", 400)
+    monkeypatch.setattr(guards, "PART", 300)
+    return guards
+
+
+@pytest.mark.parametrize("shape", HUGE)
+def test_one_statement_past_max_nodes_is_refused_without_being_parsed(small_limits, monkeypatch, shape):
+    from tvmlint.analysis import used_names
+
+    guards = small_limits
+    statement, line = HUGE[shape]
+    text = "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n" + statement + "x = 1\n" * 100
+    whole_tree, _ = used_names.parse(text)
+    assert guards.tree_shape(whole_tree)[1] > guards.MAX_NODES  # the verdict is the whole tree's
+    parsed = []
+    for name in ("parse", "parses"):
+        real = getattr(used_names, name)
+        monkeypatch.setattr(used_names, name, lambda part, real=real: parsed.append(len(part)) or real(part))
+    measured = guards.measure_in_parts(text)
+    assert measured.unparsed is not None and measured.unparsed[0] == line, measured
+    assert measured.problem().startswith(f"The file could not be analysed: it is too large: the statement on line {line} (")
+    assert all(size < len(statement) for size in parsed), parsed  # that statement never reached the parser
+
+
+@pytest.mark.parametrize("shape", NOT_HUGE)
+def test_a_long_statement_of_few_nodes_is_parsed_as_ever(small_limits, shape):
+    from tvmlint.analysis.used_names import parse
+
+    guards = small_limits
+    text = NOT_HUGE[shape] + "x = 1\n" * 100
+    measured = guards.measure_in_parts(text)
+    assert measured.unparsed is None
+    assert (measured.depth, measured.nodes, measured.error) == (*guards.tree_shape(parse(text)[0]), None)
+
+
+def test_a_statement_of_megabytes_is_refused_in_bounded_memory(tmp_path):
+    # before: parsed whole to be counted, 1.7 GB; the figure is the benchmark's, this bound catches a return to it
+    import subprocess
+    import sys
+
+    (tmp_path / "big.py").write_text(
+        "from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\nx = [" + "1, " * 1_700_000 + "]\n", encoding="utf-8")
+    with open(tmp_path / "out", "wb") as out:
+        process = subprocess.Popen([sys.executable, "-m", "tvmlint", "check", "--no-cache", "--format", "concise",
+                                    "--target-version", "0.19", "big.py"], cwd=tmp_path, stdout=out, stderr=subprocess.STDOUT)
+        _, status, usage = os.wait4(process.pid, 0)
+    shown = (tmp_path / "out").read_text(encoding="utf-8")
+    assert os.waitstatus_to_exitcode(status) == 1, shown
+    assert "big.py:1:1: TVM001 The file could not be analysed: it is too large: the statement on line 3 (4.9 MB)" in shown
+    assert usage.ru_maxrss < 600 * 1024, usage.ru_maxrss  # kilobytes
+
+
+def test_a_statement_too_large_to_parse_is_reported_in_any_file(tmp_path):
+    # no syntax verdict for it: a file that names no TVM is not passed as clean
+    (tmp_path / "data.py").write_text("x = [" + "1, " * 300_000 + "] $ broken\n", encoding="utf-8")
+    done = run_cli("check", "--no-cache", "--format", "concise", "--target-version", "0.19", "data.py", cwd=tmp_path)
+    assert done.returncode == 1
+    assert "data.py:1:1: TVM001 The file could not be analysed: it is too large: the statement on line 1" in done.stdout

@@ -585,8 +585,26 @@ def explain_at(
     shown: Optional[str] = None, root: Optional[Path] = None,
 ) -> Explanation:
     """The explanation of the site at (line, column) of `path` (`text`: the buffer, when it is not
-    the file on disk). NotASite when no pass call, Sequential run or build is there."""
+    the file on disk). NotASite when no pass call, Sequential run or build is there, or when
+    the explanation takes longer than `max-analysis-time`."""
     shown = shown or str(path)
+    return _within_budget(resolver.for_path(path), shown,
+                          lambda: _explained_at(path, line, column, resolver, text, shown, root))
+
+
+def _within_budget(settings: Settings, shown: str, work):
+    """`work()` in `max-analysis-time`, the budget a check of the file has; NotASite past it."""
+    from tvmlint.run.budget import within
+    from tvmlint.run.guards import over_time
+
+    def stopped():
+        raise NotASite(f"{shown}: {over_time(settings.analysis_seconds).split(': ', 1)[1]}")
+
+    return within(settings.analysis_seconds, work, stopped)
+
+
+def _explained_at(path: Path, line: int, column: Optional[int], resolver: SettingsResolver, text: Optional[str],
+                  shown: str, root: Optional[Path]) -> Explanation:
     settings = resolver.for_path(path)
     modules, project = _module_and_project(path, resolver, text, shown, root)
     site = modules.at(line, column)
@@ -612,8 +630,13 @@ def explain_at(
 def explain_all(path: Path, resolver: SettingsResolver, text: Optional[str] = None, shown: Optional[str] = None,
                 root: Optional[Path] = None) -> List[Explanation]:
     """Every site of a module, explained (tests compare them with TVM101's findings)."""
-    modules, project = _module_and_project(path, resolver, text, shown or str(path), root)
-    return [explain_site(modules, site, project) for site in modules.sites]
+    shown = shown or str(path)
+
+    def explained() -> List[Explanation]:
+        modules, project = _module_and_project(path, resolver, text, shown, root)
+        return [explain_site(modules, site, project) for site in modules.sites]
+
+    return _within_budget(resolver.for_path(path), shown, explained)
 
 
 def _module_and_project(path: Path, resolver: SettingsResolver, text: Optional[str], shown: str,

@@ -38,6 +38,7 @@ KEYS: Dict[str, str] = {
     "respect-gitignore": "true or false",
     "cache-dir": "a directory for the result cache, relative to this file (default .tvmlint_cache)",
     "max-file-size": "a size in megabytes (a number; 0: no limit)",
+    "max-analysis-time": "a time in seconds (a number; 0: no limit)",
     "output-format": "the report's format when --format is not given: " + ", ".join(f'"{name}"' for name in FORMATS),
 }
 
@@ -46,6 +47,11 @@ KEYS: Dict[str, str] = {
 # analysed (under guards.MAX_NODES) peaks near 900 MB: at 5 MB the largest run stays under 1 GB
 # (benchmarks/large_files.py prints the figures).
 DEFAULT_MAX_FILE_SIZE = 5.0
+# A file whose analysis runs longer than this many seconds is stopped: one TVM001 says so, and
+# check exits 2. The largest file the other guards let through (under guards.MAX_NODES, about
+# 1 MB) took up to 26 s on a loaded 2-core machine (benchmarks/large_files.py): twice that is
+# room for a slower machine, and still ends a hang well within a CI job.
+DEFAULT_MAX_ANALYSIS_TIME = 60.0
 
 
 # What `exclude` replaces and `extend-exclude` adds to, as in ruff: directories that hold no
@@ -79,6 +85,7 @@ class Overrides:
     force_exclude: Optional[bool] = None
     respect_gitignore: Optional[bool] = None
     max_file_size: Optional[float] = None  # megabytes; 0: no limit
+    max_analysis_time: Optional[float] = None  # seconds; 0: no limit
     # `--exclude` replaces `exclude`, `--extend-exclude` adds to `extend-exclude`; a pattern with
     # a `/` is relative to `cwd` (as in ruff), a bare name matches anywhere
     exclude: Optional[Tuple[str, ...]] = None
@@ -153,6 +160,7 @@ class Settings:
     fixable: Optional[Tuple[str, ...]] = None  # None: every rule's fixes
     unfixable: Tuple[str, ...] = ()
     max_file_size: float = DEFAULT_MAX_FILE_SIZE  # megabytes; 0: no limit
+    max_analysis_time: float = DEFAULT_MAX_ANALYSIS_TIME  # seconds per file; 0: no limit
     output_format: Optional[str] = None  # `output-format`: check's format when --format is not given
     # where each setting came from (`--show-settings`): key -> a pyproject.toml, a flag; unlisted: default
     origins: Tuple[Tuple[str, str], ...] = field(default=(), compare=False)
@@ -208,6 +216,12 @@ class Settings:
     def max_file_bytes(self) -> Optional[int]:
         """`max-file-size` in bytes; None: no limit."""
         return int(self.max_file_size * 1024 * 1024) if self.max_file_size > 0 else None
+
+    @property
+    def analysis_seconds(self) -> Optional[float]:
+        """`max-analysis-time`; None: no limit. (Not in the fingerprint: an analysis that ends
+        does not depend on it, and one that does not end is never cached.)"""
+        return self.max_analysis_time if self.max_analysis_time > 0 else None
 
     def fingerprint(self) -> str:
         return repr((self.target_text, sorted(self.enabled_codes()), self.per_file_ignores, self.max_file_size))
@@ -398,6 +412,8 @@ def settings_from_table(table: dict, path: Path, overrides: Overrides) -> Settin
         unfixable=codes("unfixable"),
         cache_dir=_cache_dir(table, path, where),
         max_file_size=validate_max_file_size(table.get("max-file-size", DEFAULT_MAX_FILE_SIZE), f"{where} max-file-size"),
+        max_analysis_time=validate_limit(table.get("max-analysis-time", DEFAULT_MAX_ANALYSIS_TIME), "max-analysis-time",
+                                         f"{where} max-analysis-time"),
         output_format=_output_format(table, where),
         origins=tuple(sorted(origins.items())),
     )
@@ -423,8 +439,13 @@ def _cache_dir(table: dict, path: Path, where: str) -> Optional[Path]:
 
 
 def validate_max_file_size(value: object, where: str) -> float:
+    return validate_limit(value, "max-file-size", where)
+
+
+def validate_limit(value: object, key: str, where: str) -> float:
+    """A limit's value (`max-file-size`, `max-analysis-time`): a finite number, 0 or more."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value or value < 0 or value == float("inf"):
-        raise ConfigError(f"{where}: expected {KEYS['max-file-size']}, got {value!r}")
+        raise ConfigError(f"{where}: expected {KEYS[key]}, got {value!r}")
     return float(value)
 
 
@@ -484,6 +505,9 @@ def apply_overrides(settings: Settings, overrides: Overrides) -> Settings:
     if overrides.max_file_size is not None:
         changes["max_file_size"] = validate_max_file_size(overrides.max_file_size, "--max-file-size")
         origins["max-file-size"] = "--max-file-size"
+    if overrides.max_analysis_time is not None:
+        changes["max_analysis_time"] = validate_limit(overrides.max_analysis_time, "max-analysis-time", "--max-analysis-time")
+        origins["max-analysis-time"] = "--max-analysis-time"
     if overrides.exclude is not None:
         changes["exclude"] = _patterns_from(overrides.exclude, cwd, settings.root)
         origins["exclude"] = "--exclude"
@@ -647,6 +671,8 @@ def describe_settings(settings: Settings, path: Path, project: Optional[str] = N
     out.append(line("respect-gitignore", str(settings.respect_gitignore).lower(), origin("respect-gitignore")))
     out.append(line("max-file-size", f"{settings.max_file_size:g}" + (" (MB)" if settings.max_file_size else " (no limit)"),
                     origin("max-file-size")))
+    out.append(line("max-analysis-time", f"{settings.max_analysis_time:g}" + (" (s)" if settings.max_analysis_time else " (no limit)"),
+                    origin("max-analysis-time")))
     out.append(line("output-format", f'"{settings.output_format or "text"}"', origin("output-format")))
     out.append(line("cache-dir", f'"{settings.cache_dir}"' if settings.cache_dir else '".tvmlint_cache" beside the settings file',
                     origin("cache-dir")))

@@ -19,7 +19,8 @@ from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.run.discovery import resolve
-from tvmlint.run.guards import Measured, measure_in_parts, not_python, shape_problem
+from tvmlint.run.budget import within
+from tvmlint.run.guards import Measured, measure_in_parts, not_python, over_time, shape_problem
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.noqa import suppressions
@@ -73,6 +74,7 @@ class Checked:
     # the lowest opt_level it gives a context as a literal, below every release's default
     # (tvmlint.run.low_contexts.lowest_written_level); None: none
     low_level: Optional[int] = None
+    timed_out: bool = False  # stopped at `max-analysis-time`: a verdict of the machine's, never cached
 
 
 @contextlib.contextmanager
@@ -107,6 +109,7 @@ def check_module(
     follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
     confirm: bool = False,
     defer_low: bool = False,
+    budget: Optional[float] = None,
 ) -> Checked:
     """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
     when one can (`cheap`), or always (`cheap=False`). `follow`: a later round's
@@ -117,13 +120,28 @@ def check_module(
     defines) a followed name. `defer_low`: a run's first round; the lowest level the module
     writes for a context is recorded (`Checked.low_level`), and a module whose rules can only
     fire under a context below the default level, and that writes none itself, is left out
-    (`awaits_low`: the run asks again)."""
+    (`awaits_low`: the run asks again). `budget`: seconds the check may take (None: no limit);
+    past them it stops, and the file's one TVM001 says so."""
+
+    def stopped() -> Checked:
+        checked = _not_analysed(text, path, codes, version, module_name, (1, 1, over_time(budget)))
+        checked.timed_out = True
+        return checked
+
+    return within(budget, lambda: _checked_module(
+        text, path, codes, version, module_name, is_package, cheap, follow, confirm, defer_low), stopped)
+
+
+def _checked_module(text: str, path: str, codes: FrozenSet[str], version: Version, module_name: str,
+                    is_package: bool, cheap: bool, follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
+                    confirm: bool, defer_low: bool) -> Checked:
     from tvmlint.analysis import used_names as names
 
     with _no_cycle_collection():
         wanted = not cheap or follow is not None or _may_want(text, codes, version, module_name, is_package)
         measured = measure_in_parts(text)
-        if measured is not None and (measured.error is not None or wanted):
+        # a statement too large to parse has no syntax verdict: said so in any file, as max-file-size is
+        if measured is not None and (measured.error is not None or measured.unparsed is not None or wanted):
             refused = _refused(text, path, codes, version, module_name, measured)
             if refused is not None:
                 return refused

@@ -8,6 +8,7 @@ the reason nothing is explained)."""
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Tuple
 
@@ -36,6 +37,29 @@ def too_large_stream(limit: int) -> str:
         f"The input could not be analysed: too large to analyse (more than the limit of {limit / 2**20:.4g} MB); "
         "set max-file-size in [tool.tvmlint] or --max-file-size (0: no limit) to check it"
     )
+
+
+# A file's analysis that runs past its budget (`max-analysis-time`, tvmlint.run.budget) is stopped:
+# its TVM001 starts so, and the commands that see one exit 2 (the verdict is the machine's, not the code's)
+_OVER_TIME = "The file could not be analysed: its analysis took longer than "
+
+
+def over_time(seconds: float) -> str:
+    """TVM001's message for a file whose analysis ran past `max-analysis-time` (seconds)."""
+    return (
+        f"{_OVER_TIME}{seconds:g} s (max-analysis-time); "
+        "set max-analysis-time in [tool.tvmlint] or --max-analysis-time (0: no limit) to give it longer"
+    )
+
+
+def timed_out(findings) -> list:
+    """The findings among `findings` that say a file's analysis ran past its budget."""
+    return [finding for finding in findings if finding.code == "TVM001" and finding.message.startswith(_OVER_TIME)]
+
+
+def over_time_line(finding) -> str:
+    """The one-line error a command prints for such a finding: the file and how long it was given."""
+    return f"{finding.path}: its analysis took longer than {finding.message[len(_OVER_TIME):].split(';', 1)[0]}"
 
 
 # libcst's parser slows down with the square of the nesting and crashes the process
@@ -121,6 +145,8 @@ class Measured:
     nodes: int = 0
     error: Optional[Tuple[int, int, str]] = None
     counted_all: bool = True  # False: counting stopped once past MAX_NODES
+    # (line, characters) of one statement too large to parse (`_huge_statement`): never parsed
+    unparsed: Optional[Tuple[int, int]] = None
 
     def problem(self) -> Optional[str]:
         """Why the text cannot be analysed (it does not parse, or it is too deep or too large), or None."""
@@ -131,6 +157,10 @@ class Measured:
         return f"The file could not be analysed: {too_big}" if too_big else None
 
     def too_big(self) -> Optional[str]:
+        if self.unparsed is not None:
+            line, size = self.unparsed
+            return (f"it is too large: the statement on line {line} ({size / 2**20:.1f} MB) holds over {MAX_NODES:,} "
+                    f"syntax nodes (tvmlint analyses up to {MAX_NODES:,}); it was not parsed")
         return too_deep_or_large(self.depth, self.nodes, self.counted_all)
 
 
@@ -167,11 +197,23 @@ def _measure(text: str) -> Measured:
         counting = measured.nodes <= MAX_NODES
         end = _part_end(text, start)
         for _ in range(JOINS + 1):
+            # a part far longer than PART holds a long statement: one past MAX_NODES is never
+            # parsed (the parser takes about 300 MB per MB of it, a 4.9 MB list of numbers 1.6 GB,
+            # even to say whether it parses)
+            huge = _huge_statement(text, start, end) if end - start > 2 * PART else None
+            if huge is not None:
+                measured.unparsed = (line + _lines_in(text, start, huge[0]) + 1, huge[1])
+                return measured
             part = text[start:end]
             tree = parse(part)[0] if counting or not parses(part) else True
             if tree is not None or end == len(text):
                 break
             end = _part_end(text, end)
+        if tree is None:
+            huge = _huge_statement(text, start, len(text))
+            if huge is not None:
+                measured.unparsed = (line + _lines_in(text, start, huge[0]) + 1, huge[1])
+                return measured
         if tree is None:  # a real error, or a statement longer than the parts joined: the rest, whole
             # after as many empty lines as went before, so that the error's lines (its message may
             # name one too) are the whole text's; the tokenizer passes over them at no cost
@@ -192,6 +234,51 @@ def _measure(text: str) -> Measured:
         start = end
     measured.nodes -= parts - 1  # one Module node, not one per part
     return measured
+
+
+# What `_logical_line_end` steps over: strings (whatever their prefix: it changes no extent),
+# comments, brackets, a backslash continuation, and line ends. A quote left unmatched ends the scan.
+# (each loop unrolled: a repeated alternation keeps a backtracking entry per character, hundreds
+# of megabytes for a string of megabytes)
+_STRING = (r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''" r'|"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+           r"|'[^'\\\r\n]*(?:\\.[^'\\\r\n]*)*'" r'|"[^"\\\r\n]*(?:\\.[^"\\\r\n]*)*"')
+_SCAN = re.compile(_STRING + r"|#[^\r\n]*|[\[\](){}]|\\\r?\n|\r\n?|\n|['\"]", re.DOTALL)
+_STRINGS_AND_COMMENTS = re.compile(_STRING + r"|#[^\r\n]*", re.DOTALL)
+# a number's first digit (one per literal: `1.5e3`, `0x1f` and `x1` count once or not at all)
+_NUMBER = re.compile(r"(?<![\w.])[0-9]")
+
+
+def _huge_statement(text: str, start: int, end: int) -> Optional[Tuple[int, int]]:
+    """(where, characters) of the first logical line in text[start:end] that alone holds more than
+    MAX_NODES syntax nodes, or None. One pass over strings, comments, brackets and line ends; the
+    nodes are counted so as never to overstate them (`_over_max_nodes`)."""
+    depth, line_start = 0, start
+    for match in _SCAN.finditer(text, start, end):
+        token = match.group()
+        first = token[0]
+        if first in "([{":
+            depth += 1
+        elif first in ")]}":
+            depth = max(0, depth - 1)
+        elif first in "\r\n":
+            if depth == 0:
+                if match.end() - line_start > MAX_NODES and _over_max_nodes(text[line_start:match.end()]):
+                    return line_start, match.end() - line_start
+                line_start = match.end()
+        elif first in "'\"" and len(token) == 1:  # an open quote: the parser will say what it is
+            return None
+    if end - line_start > MAX_NODES and _over_max_nodes(text[line_start:end]):
+        return line_start, end - line_start
+    return None
+
+
+def _over_max_nodes(statement: str) -> bool:
+    """Whether one logical line holds more than MAX_NODES nodes, by a count that never overstates
+    them: each number is a node, and each comma follows a node of its own (an element, an
+    argument, an alias), except in `global` and `nonlocal`, whose names are none."""
+    code = _STRINGS_AND_COMMENTS.sub(" ", statement)
+    commas = 0 if code.lstrip().startswith(("global", "nonlocal")) else code.count(",")
+    return max(commas, len(_NUMBER.findall(code))) > MAX_NODES  # one-character strings: shared objects
 
 
 def _lines_in(text: str, start: int, end: int) -> int:

@@ -382,7 +382,7 @@ class _Run:
 
     def _store(self, index: int, state, checked: Checked, stage: str, follow: Follow) -> None:
         path = self.entries[index].path
-        if state is None:  # unread, or its process crashed: nothing to keep
+        if state is None or checked.timed_out:  # unread, its process crashed, or stopped: nothing to keep
             self.complete = False
             return
         if self.cache.known_digest(path) not in (None, state[2]):
@@ -824,7 +824,8 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
     checked = _RECENT.pop(key, None)
     if checked is None:
         checked = _check_buffer(text, shown, codes, settings, module_name, is_package)
-    _RECENT[key] = checked  # most recent last
+    if not checked.timed_out:
+        _RECENT[key] = checked  # most recent last
     while len(_RECENT) > _RECENT_SIZE:
         _RECENT.pop(next(iter(_RECENT)))
     used: Dict[str, Set[Tuple[int, str]]] = {}
@@ -858,7 +859,9 @@ def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name:
     context (check_paths' later rounds, within one buffer)."""
     version = settings.target_version
     withheld = gate.withheld_in(text, codes, version)
-    checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package)
+    budget = settings.analysis_seconds
+    checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package,
+                           budget=budget)
     done: Set[str] = set()
     done_defined: Set[str] = set()
     while checked.partial:
@@ -868,5 +871,6 @@ def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name:
         done |= callers_of
         done_defined |= defined
         follow = (frozenset(done), frozenset(done_defined))
-        checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package, follow=follow)
+        checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package,
+                               follow=follow, budget=budget)
     return checked

@@ -39,6 +39,7 @@ class Task:
     confirm: bool = False  # analysed only if it names a followed name (tvmlint.run.engine.check_module)
     defer_low: bool = False  # a first round's: left out if only a low context can set its rules off
     max_bytes: Optional[int] = None  # `max-file-size`: a larger file is not parsed (TVM001 says so)
+    max_seconds: Optional[float] = None  # `max-analysis-time`: an analysis that runs longer is stopped
     text: Optional[str] = None  # an editor's buffer, checked instead of the file's content
 
 
@@ -85,7 +86,7 @@ class Planner:
         return Task(
             index, path, self.shown(path), module_name, is_package, self._codes(settings, path),
             settings.target_version, self.cheap, follow=follow, cached=self.cached, confirm=confirm,
-            defer_low=defer_low, max_bytes=settings.max_file_bytes,
+            defer_low=defer_low, max_bytes=settings.max_file_bytes, max_seconds=settings.analysis_seconds,
         )
 
     def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:

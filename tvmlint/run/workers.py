@@ -72,7 +72,7 @@ def run_task(task: Task) -> Outcome:
     checked = check_module(
         source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
         cheap=task.cheap, follow=task.follow, confirm=task.confirm,
-        defer_low=task.defer_low,
+        defer_low=task.defer_low, budget=task.max_seconds,
     )
     if notebook and source.broken:  # cells that do not parse, left blank in its text: TVM001 each
         checked.result.findings.extend(
@@ -88,6 +88,7 @@ def _run_text(task: Task) -> Outcome:
     checked = check_module(
         task.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
         cheap=task.cheap, follow=task.follow, confirm=task.confirm, defer_low=task.defer_low,
+        budget=task.max_seconds,
     )
     return task.index, None, checked
 

@@ -9,7 +9,8 @@ from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from tvmlint.frontends.commands.options import (add_run_options, add_selection_options, configured_format, existing_paths,
                                                 overrides_from)
 from tvmlint.frontends.commands.fix import add_fix_options
-from tvmlint.frontends.commands.reporting import add_output_options, note_guessed_target, progress_for, quiet
+from tvmlint.frontends.commands.reporting import (add_output_options, note_guessed_target, progress_for, quiet,
+                                                  report_over_time)
 from tvmlint.frontends.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
 from tvmlint.output import FORMATS, format_named
@@ -135,7 +136,7 @@ def _run(args: argparse.Namespace) -> int:
         statistics.render(findings, files, sys.stdout, args.format, args.unsafe_fixes, summary=not quiet(args))
     else:
         renderer(args.format)(findings, files, sys.stdout, sources=sources, summary=not quiet(args))
-    if trace_failed:
+    if report_over_time(findings) or trace_failed:
         return EXIT_ERROR
     if args.exit_zero:
         return EXIT_CLEAN

@@ -15,7 +15,7 @@ from collections import Counter
 from pathlib import Path
 from typing import List, Sequence
 
-from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_FINDINGS
+from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 from tvmlint.frontends.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
 from tvmlint.frontends.commands.stdin import add_stdin_option, reads_stdin
 from tvmlint.output.safe import printable, printable_path
@@ -193,6 +193,10 @@ def _run_stdin(args: argparse.Namespace, resolver) -> int:
 
 
 def _exit(args: argparse.Namespace, remaining, fixed: int = 0) -> int:
+    from tvmlint.frontends.commands.reporting import report_over_time
+
+    if report_over_time(remaining):
+        return EXIT_ERROR
     if getattr(args, "exit_zero", False):  # `check --fix --exit-zero`
         return EXIT_CLEAN
     if args.diff:

@@ -280,3 +280,15 @@ def note_guessed_target(args: argparse.Namespace, resolver) -> None:
         print(f"tvmlint: no target-version is set or declared: checked against TVM {first.target_text}, "
               f"{first.target_source[len(GUESSED):]}; set target-version in [tool.tvmlint], pass "
               "--target-version, or declare apache-tvm in the project's requirements", file=sys.stderr)
+
+
+def report_over_time(findings) -> bool:
+    """One `tvmlint: error:` line per file whose analysis ran past `max-analysis-time` (its TVM001 is
+    in the report too); whether there was one. Such a file was not checked: the run exits 2."""
+    from tvmlint.output.safe import printable_path
+    from tvmlint.run.guards import over_time_line, timed_out
+
+    stopped = timed_out(findings)
+    for finding in stopped:
+        print(f"tvmlint: error: {printable_path(over_time_line(finding))}", file=sys.stderr)
+    return bool(stopped)

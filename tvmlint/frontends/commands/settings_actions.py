@@ -81,9 +81,15 @@ def add_noqa(args: argparse.Namespace) -> int:
     report = check_paths(existing_paths(args), resolver, jobs=args.jobs, use_cache=not args.no_cache, project=True)
     for note in report.notes:
         print(f"tvmlint: {printable_path(note)}", file=sys.stderr)
+    from tvmlint.frontends.commands.reporting import report_over_time
+    from tvmlint.run.guards import timed_out
+
     diff = getattr(args, "diff", False)
-    added, failed = 0, False
-    for shown, findings in sorted(by_path(report.findings).items()):
+    # a file whose analysis was stopped gets no noqa: it would hide the stop for good
+    failed = report_over_time(report.findings)
+    stopped = timed_out(report.findings)
+    added = 0
+    for shown, findings in sorted(by_path([f for f in report.findings if f not in stopped]).items()):
         path = Path(shown) if Path(shown).is_absolute() else resolver.cwd / shown
         changed: List[Tuple[str, str]] = []
         count, problem = add_noqa_to_file(path, findings, write=not diff, changed=changed,

@@ -13,12 +13,20 @@ def comma_list(text: str) -> List[str]:
 
 
 def _megabytes(text: str) -> float:
+    return _limit(text, "a size in megabytes")
+
+
+def _seconds(text: str) -> float:
+    return _limit(text, "a time in seconds")
+
+
+def _limit(text: str, what: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a size in megabytes, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
     if not 0 <= value < float("inf"):
-        raise argparse.ArgumentTypeError(f"expected a size in megabytes (0: no limit), got {text!r}")
+        raise argparse.ArgumentTypeError(f"expected {what} (0: no limit), got {text!r}")
     return value
 
 
@@ -45,6 +53,8 @@ def add_settings_options(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated file patterns to leave out, added to `exclude`")
     parser.add_argument("--max-file-size", type=_megabytes, metavar="MB",
                         help="files larger than this are not parsed: TVM001 says so (default 5; 0: no limit)")
+    parser.add_argument("--max-analysis-time", type=_seconds, metavar="SECONDS",
+                        help="a file whose analysis takes longer is stopped: TVM001 says so, and the run exits 2 (default 60; 0: no limit)")
 
 
 def add_show_options(parser: argparse.ArgumentParser) -> None:
@@ -70,6 +80,7 @@ def override_fields(args: argparse.Namespace) -> dict:
         "force_exclude": getattr(args, "force_exclude", None),
         "respect_gitignore": getattr(args, "respect_gitignore", None),
         "max_file_size": getattr(args, "max_file_size", None),
+        "max_analysis_time": getattr(args, "max_analysis_time", None),
         "exclude": tuple(args.exclude) if getattr(args, "exclude", None) is not None else None,
         "extend_exclude": tuple(getattr(args, "extend_exclude", ())),
     }
