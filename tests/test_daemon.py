@@ -351,6 +351,19 @@ def test_a_directory_others_can_write_to_holds_no_socket(env, tmp_path, monkeypa
     assert list(shared.iterdir()) == []
 
 
+def test_a_daemon_that_cannot_start_says_so_in_one_error_line(env, tmp_path):
+    # as every exit 2 of tvmlint: one `tvmlint: error:` line (#29)
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    shared.chmod(0o777)
+    env = {**env, address.DIR_ENV: str(shared)}
+    for action in ("start", "run"):
+        code, out, err = tvmlint(env, "daemon", action, cwd=REPO)
+        lines = err.decode().splitlines()
+        assert code == 2 and out == b"" and len(lines) == 1, (action, code, out, err)
+        assert lines[0].startswith("tvmlint: error: the daemon "), lines
+
+
 UNKNOWN_PASS = 'import tvm\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=["FoldConstantt"]):\n    pass\n'
 
 

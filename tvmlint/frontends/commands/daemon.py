@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
     from tvmlint.frontends.daemon import address
 
     if not address.supported():
-        print("tvmlint daemon: needs Unix domain sockets, which this system does not have; "
+        print("tvmlint: error: the daemon needs Unix domain sockets, which this system does not have; "
               "`check --daemon` checks in its own process here", file=sys.stderr)
         return EXIT_ERROR
     return {"start": _start, "stop": _stop, "status": _status, "run": _run}[args.action](args)
@@ -49,7 +49,7 @@ def _start(args: argparse.Namespace) -> int:
         return EXIT_CLEAN
     process = client.start_in_background(args.idle_timeout)
     if process is None:
-        print("tvmlint daemon: could not start (no private directory for its socket)", file=sys.stderr)
+        print("tvmlint: error: the daemon could not start (no private directory for its socket)", file=sys.stderr)
         return EXIT_ERROR
     last = {}
 
@@ -63,7 +63,7 @@ def _start(args: argparse.Namespace) -> int:
     if reply is not None:
         print(f"tvmlint daemon: started (pid {reply['pid']}, socket {reply['socket']})")
         return EXIT_CLEAN
-    print("tvmlint daemon: did not come up; see the log beside its socket", file=sys.stderr)
+    print("tvmlint: error: the daemon did not come up; see the log beside its socket", file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -89,7 +89,7 @@ def _stop(args: argparse.Namespace) -> int:
         _signal(pid, signal.SIGKILL)
         _wait(lambda: not _alive(pid))
     if _alive(pid):
-        print(f"tvmlint daemon: pid {pid} did not stop", file=sys.stderr)
+        print(f"tvmlint: error: the daemon (pid {pid}) did not stop", file=sys.stderr)
         return EXIT_ERROR
     print(f"tvmlint daemon: stopped (pid {pid}; it was starting or not answering)")
     return EXIT_CLEAN

@@ -320,7 +320,7 @@ def run_daemon(idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
     runs), 2 when it could not start."""
     path = address.socket_path()
     if path is None:
-        print("tvmlint daemon: no private directory for a socket on this system", file=sys.stderr)
+        print("tvmlint: error: the daemon has no private directory for a socket on this system", file=sys.stderr)
         return 2
     server = Daemon(path, idle_timeout)
     if not server.claim():
@@ -335,7 +335,7 @@ def run_daemon(idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
     except KeyboardInterrupt:
         pass
     except OSError as error:
-        print(f"tvmlint daemon: {error}", file=sys.stderr)
+        print(f"tvmlint: error: the daemon stopped: {error}", file=sys.stderr)
         return 2
     finally:
         server.close()
