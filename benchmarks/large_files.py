@@ -46,7 +46,6 @@ Figures on this project's 2-core machine (2026-11-25; loaded by other work, so w
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import subprocess
 import sys

@@ -385,6 +385,7 @@ def compile_bytecode() -> None:
     and the rules/ tables' pickles, as an installed tvmlint's first run writes them: a checkout
     run with PYTHONDONTWRITEBYTECODE set would compile every module and parse every table each time."""
     import compileall
+
     import tvmlint
     from tvmlint.analysis.knowledge import rules_dir
     from tvmlint.analysis.tables import load_toml

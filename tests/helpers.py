@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence
 
-from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.base.diagnostics import Finding
+from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
 
 REPO = Path(__file__).resolve().parent.parent

@@ -14,11 +14,10 @@ import sys
 from typing import List, Optional
 
 import pytest
+from helpers import check_tree
 
 from tvmlint.base.diagnostics import Finding
 from tvmlint.run.fixer import fix_text
-
-from helpers import check_tree
 
 if sys.version_info >= (3, 11):
     import tomllib

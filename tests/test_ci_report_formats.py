@@ -9,9 +9,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from junitparser import Failure, JUnitXml
-
 from helpers import run_cli, write_tree
+from junitparser import Failure, JUnitXml
 
 FOLD = "mod = relay.transform.FoldScaleAxis()(mod)\n"
 PROJECT = {

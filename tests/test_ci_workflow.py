@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 import yaml
-from packaging.requirements import Requirement
-
 from helpers import REPO, write_tree
+from packaging.requirements import Requirement
 from test_ci_formats import validate
 
 WORKFLOW = REPO / "examples" / "ci" / "tvmlint.yml"

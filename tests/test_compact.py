@@ -7,15 +7,22 @@ from dataclasses import fields
 
 import pytest
 
+from tvmlint.analysis.contexts import Inherited, PassCtx
+from tvmlint.analysis.results import CallFact, Deferred, FileResult
+from tvmlint.base.diagnostics import Finding, Fix, Position
 from tvmlint.run.compact import (
-    LazyFacts, carries, is_placeholder, kept, mentions_any, pack, pack_findings, project_mentions, unpack,
+    LazyFacts,
+    carries,
+    is_placeholder,
+    kept,
+    mentions_any,
+    pack,
+    pack_findings,
+    project_mentions,
+    unpack,
     unpack_findings,
 )
-from tvmlint.analysis.contexts import Inherited, PassCtx
-from tvmlint.base.diagnostics import Finding, Fix, Position
-from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.run.engine import Checked
-from tvmlint.analysis.results import Deferred
 from tvmlint.run.tasks import Task
 
 VERSION = (0, 19)

@@ -13,12 +13,11 @@ import re
 import shutil
 import stat
 import subprocess
-import time
 import sys
+import time
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, run_cli, write_tree
 
 RELAX_AT_0 = (
@@ -444,9 +443,9 @@ def test_verify_checks_the_default_levels(tmp_path, cache_dir):
 
 @pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for the interpreter")
 def test_after_a_hang_the_other_findings_do_not_wait_again(tmp_path):
+    from tvmlint.base.diagnostics import Finding, Position
     from tvmlint.companion.confirm import Confirmer
     from tvmlint.companion.registry import Snapshot
-    from tvmlint.base.diagnostics import Finding, Position
 
     starts = tmp_path / "starts"
     fake = _fake_python(tmp_path, f"echo started >> {starts}\nexec sleep 30")
@@ -465,9 +464,9 @@ def test_after_a_hang_the_other_findings_do_not_wait_again(tmp_path):
 @pytest.mark.tvm
 @needs_tvm
 def test_config_key_confirmation_on_constructed_findings(cache_dir, monkeypatch):
+    from tvmlint.base.diagnostics import Finding, Position
     from tvmlint.companion.confirm import Confirmer
     from tvmlint.companion.registry import load_snapshot
-    from tvmlint.base.diagnostics import Finding, Position
 
     monkeypatch.setenv("TVMLINT_CACHE_DIR", str(cache_dir))
     snapshot = load_snapshot(None, 300)

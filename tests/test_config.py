@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
-
-from tvmlint.run.config import ConfigError, Overrides, SettingsResolver, default_target
-from tvmlint.base.versions import format_version
-
 from helpers import check_tree, run_cli, write_tree
+
+from tvmlint.base.versions import format_version
+from tvmlint.run.config import Overrides, SettingsResolver, default_target
 
 SILENT = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 BUILD = "import tvm\nfrom tvm import relay\nlib = relay.build(mod, 'llvm')\n"

@@ -15,12 +15,11 @@ from typing import List, Optional
 
 import pytest
 import pytest_lsp
+from helpers import REPO
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
 from tvmlint.analysis.tables import toml
-
-from helpers import REPO
 
 tomllib = toml()
 

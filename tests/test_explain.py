@@ -8,13 +8,12 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import CASE_TARGET, REPO, check_tree, run_cli
 
 from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
-from tvmlint.run.config import Overrides, SettingsResolver
-from tvmlint.frontends.explain import explain_all
 from tvmlint.checks.rule import Case
-
-from helpers import CASE_TARGET, REPO, check_tree, run_cli
+from tvmlint.frontends.explain import explain_all
+from tvmlint.run.config import Overrides, SettingsResolver
 
 EXAMPLES = sorted((REPO / "examples").glob("*/*.py"))
 FOLD = REPO / "examples" / "relay_era" / "fold_scale_axis.py"

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Dict
 
 import pytest
-
 from helpers import REPO, run_cli, signals_as_from_a_terminal, write_tree
 
 # PORT: TVM202 three times at 0.8 (lines 2, 4, 6), each with a safe fix

@@ -8,13 +8,12 @@ import stat
 from pathlib import Path
 
 import pytest
+from helpers import REPO, run_cli, write_tree
 
-from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.fixer import FileChanged, fix_file, fix_text, write_atomic
 from tvmlint.run.runner import check_text
-
-from helpers import REPO, run_cli, write_tree
 
 PORT = (
     "from tvm import relay\n"

@@ -8,12 +8,12 @@ from __future__ import annotations
 import random
 import time
 
-from tvmlint.run.config import Overrides, SettingsResolver
+from helpers import run_cli, write_tree
+
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.fixer import choose, fix_file, fix_text, offsets, to_offset
 from tvmlint.run.runner import check_text
-
-from helpers import run_cli, write_tree
 
 CONFIG = '[tool.tvmlint]\ntarget-version = "0.19"\n'
 HEAD = "import tvm\nfrom tvm import relay, relax\n\n"

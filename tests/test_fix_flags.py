@@ -7,7 +7,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 from helpers import run_cli, write_tree
 
 CONFIG = '[tool.tvmlint]\ntarget-version = "0.8"\n'

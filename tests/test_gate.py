@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from helpers import write_tree
+
 from tvmlint.run import gate
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
-
-from helpers import write_tree
 
 # tvm.compile in a helper: TVM302 can report it only under a caller's context that sets the key
 HELPER = "import tvm\n\ndef build(mod):\n    return tvm.compile(mod, target='llvm')\n"

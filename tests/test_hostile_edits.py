@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.helpers import run_cli
 from tvmlint.base.diagnostics import Finding, Position

@@ -16,7 +16,6 @@ import zipfile
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO
 
 pytestmark = pytest.mark.network

@@ -8,9 +8,14 @@ import json
 import os
 
 import pytest
-
 from helpers import run_cli, write_tree
-from tvmlint.run.config import DEFAULT_MAX_FILE_SIZE, ConfigError, Overrides, SettingsResolver
+
+from tvmlint.run.config import (
+    DEFAULT_MAX_FILE_SIZE,
+    ConfigError,
+    Overrides,
+    SettingsResolver,
+)
 from tvmlint.run.runner import check_paths, check_text
 
 FINDING = "import tvm\nfrom tvm import relay\n\nmod = relay.transform.FoldScaleAxis()(mod)\n"

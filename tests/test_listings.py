@@ -14,10 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from helpers import REPO, drain_pty, run_cli
 
 from tvmlint.analysis.catalog import load_catalog
-
-from helpers import REPO, drain_pty, run_cli
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 

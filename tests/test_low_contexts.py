@@ -7,18 +7,17 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-
-from tvmlint.analysis.module import ModuleAnalysis
-from tvmlint.checks import all_rules
-from tvmlint.run.config import Overrides, SettingsResolver
-from tvmlint.analysis.knowledge import get_knowledge
-from tvmlint.run.low_contexts import Factories, lowest_written_level
-from tvmlint.checks.rule import Case
-from tvmlint.run.runner import check_paths
-from tvmlint.base.versions import parse_version
-from tvmlint.analysis.walk import walk
-
 from helpers import CASE_TARGET, REPO, write_tree
+
+from tvmlint.analysis.knowledge import get_knowledge
+from tvmlint.analysis.module import ModuleAnalysis
+from tvmlint.analysis.walk import walk
+from tvmlint.base.versions import parse_version
+from tvmlint.checks import all_rules
+from tvmlint.checks.rule import Case
+from tvmlint.run.config import Overrides, SettingsResolver
+from tvmlint.run.low_contexts import Factories, lowest_written_level
+from tvmlint.run.runner import check_paths
 
 RELEASES = ("0.8", "0.19", "0.27")
 FACTORIES = Factories.of(get_knowledge(parse_version(release)) for release in RELEASES)
@@ -184,8 +183,8 @@ def test_a_module_left_for_a_low_context_has_no_run_the_default_skips(code, targ
     # analysis finds gates only passes at or below the default level
     import ast
 
-    from tvmlint.checks.gated_pass_skipped import GatedPassSkipped, _highest
     from tvmlint.analysis.knowledge import lowest_default_level
+    from tvmlint.checks.gated_pass_skipped import GatedPassSkipped, _highest
 
     try:
         tree = ast.parse(code)

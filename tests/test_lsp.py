@@ -7,14 +7,12 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 import pytest_lsp
+from helpers import REPO
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from helpers import REPO
 
 SERVER = [sys.executable, "-m", "tvmlint", "lsp"]
 WAIT = 120  # seconds; the first check imports libcst and reads the rule tables

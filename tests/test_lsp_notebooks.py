@@ -11,7 +11,6 @@ import pytest
 import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
 from test_lsp import SERVER, WAIT
 
 IMPORTS = "import tvm\nfrom tvm import relay\n%matplotlib inline\n"

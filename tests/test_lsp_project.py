@@ -9,10 +9,9 @@ import sys
 
 import pytest
 import pytest_lsp
+from helpers import REPO, run_cli
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from helpers import REPO, run_cli
 from test_lsp import open_buffer, publish_after
 
 SERVER = [sys.executable, "-m", "tvmlint", "lsp"]

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Dict, List
 
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import LanguageClient, client_capabilities
 from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
-from pygls.protocol import default_converter
 
 SERVER = [sys.executable, "-m", "tvmlint", "lsp"]
 WAIT = 60  # seconds for each publish: the first check imports libcst and reads the rules

@@ -17,11 +17,10 @@ import re
 from typing import List
 
 import pytest
+from helpers import CASE_TARGET, check_tree
 
 from tvmlint.checks import all_rules
 from tvmlint.checks.rule import Case
-
-from helpers import CASE_TARGET, check_tree
 
 # the longest message a rule case may give. Most are under 160 (the median is about 115); the
 # longest name where a value comes from: TVM401's te.sum with two tensors' dtypes given by a

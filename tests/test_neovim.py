@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import List, Optional, Tuple
 
 import pytest
-
 from helpers import REPO
 
 EDITORS_DOC = REPO / "docs" / "editors.md"

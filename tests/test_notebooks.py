@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import run_cli
 
 TARGET = ("--target-version", "0.19", "--no-cache")

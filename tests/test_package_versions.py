@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tvmlint.run import config
 from tvmlint.base.versions import release_of_package
+from tvmlint.run import config
 
 
 @pytest.mark.parametrize(

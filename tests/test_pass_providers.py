@@ -12,11 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers import write_tree
 
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths, check_text
-
-from helpers import write_tree
 
 TARGET = "0.27"
 # defines a pass and nothing any rule looks at

@@ -5,7 +5,13 @@ from __future__ import annotations
 import pytest
 
 from tvmlint.analysis.knowledge import get_knowledge, known_releases, load_table
-from tvmlint.analysis.registry import config_key_verdict, config_keys, keys_at, pass_name_releases, pass_names
+from tvmlint.analysis.registry import (
+    config_key_verdict,
+    config_keys,
+    keys_at,
+    pass_name_releases,
+    pass_names,
+)
 from tvmlint.base.versions import parse_version
 
 RELEASES = [parse_version(r) for r in known_releases()]

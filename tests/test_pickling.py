@@ -8,12 +8,11 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from tvmlint.run.compact import LazyFacts
 from tvmlint.analysis.contexts import FromCall, Inherited, PassCtx
+from tvmlint.analysis.results import CallFact, Deferred, FileResult
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.pickling import by_fields
-from tvmlint.analysis.results import Deferred
+from tvmlint.run.compact import LazyFacts
 
 WHERE = Position(3, 7)
 

@@ -19,7 +19,6 @@ from typing import Dict
 
 import pytest
 import yaml
-
 from helpers import REPO
 
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]

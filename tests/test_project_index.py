@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import List
 
 import pytest
+from helpers import REPO, run_cli, write_tree
 
 from tvmlint.run.config import SettingsResolver
 from tvmlint.run.runner import check_paths
-
-from helpers import REPO, run_cli, write_tree
 
 QUICK = "def quick(mod):\n    return fold_scales(mod)"
 QUICK_UNDER_LEVEL_3 = "def quick(mod):\n    with tvm.transform.PassContext(opt_level=3):\n        return fold_scales(mod)"

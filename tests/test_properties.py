@@ -7,22 +7,21 @@ Budgets are small and the runs derandomized, so CI sees the same examples every 
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import hypothesmith
 import libcst as cst
 import pytest
+from helpers import REPO
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tvmlint.base.source import decode
 from tvmlint.checks import all_rules
+from tvmlint.checks.rule import Case
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.fixer import fix_file, fix_text
-from tvmlint.checks.rule import Case
 from tvmlint.run.runner import check_text
-from tvmlint.base.source import decode
 
-from helpers import REPO
 
 def budget(examples: int):
     return settings(

@@ -9,16 +9,15 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from tvmlint.analysis.used_names import UsedNames, roots_of
+from helpers import CASE_TARGET, write_tree
 
+from tvmlint.analysis.knowledge import get_knowledge
+from tvmlint.analysis.used_names import UsedNames, roots_of
+from tvmlint.base.versions import parse_version
 from tvmlint.run.cheap import prune
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.engine import check_module, selection_for
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.run.runner import check_paths
-from tvmlint.base.versions import parse_version
-
-from helpers import CASE_TARGET, write_tree
 
 VERSION = parse_version(CASE_TARGET)
 CODES = frozenset({"TVM001", "TVM101", "TVM102", "TVM103", "TVM104", "TVM401"})
@@ -413,8 +412,8 @@ def test_a_call_in_a_blanked_statement_still_gives_its_helper_the_callers_contex
 def _scanned_whole(used: UsedNames, statement: ast.stmt) -> UsedNames:
     """A part as a scan of every node under the statement gives it (what `part` joins from the
     statement's own nodes and its blocks' parts)."""
-    from tvmlint.analysis.used_names import nodes
     from tvmlint.analysis.reach import define
+    from tvmlint.analysis.used_names import nodes
 
     part = used._empty_part()
     part.uses_roots = used.uses_roots

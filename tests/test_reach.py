@@ -3,19 +3,17 @@
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
 import pytest
+from helpers import CASE_TARGET, REPO
 
-from tvmlint.analysis.used_names import UsedNames, roots_of
-from tvmlint.checks import all_rules
-from tvmlint.run.engine import selection_for
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.reach import Imports, Reach, TextImports
-from tvmlint.checks.rule import Case
+from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.base.versions import parse_version
-
-from helpers import CASE_TARGET, REPO
+from tvmlint.checks import all_rules
+from tvmlint.checks.rule import Case
+from tvmlint.run.engine import selection_for
 
 TARGETS = {"tvm.relay.build", "tvm.script.tirx.init", "tvm.ir.transform.Sequential", "nnvm"}
 

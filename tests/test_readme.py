@@ -24,7 +24,6 @@ from typing import List, Tuple
 
 import pytest
 import yaml
-
 from helpers import REPO
 
 README = (REPO / "README.md").read_text(encoding="utf-8")

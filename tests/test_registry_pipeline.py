@@ -7,15 +7,14 @@ process on tvmlint's own small module. Tests needing TVM are marked `tvm`.
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 import stat
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import run_cli
 
 

@@ -5,8 +5,8 @@ leave a table ahead of or outside the releases tvmlint targets."""
 from __future__ import annotations
 
 import re
-import tomllib
 
+import tomllib
 from helpers import REPO
 
 RELEASE_KEYS = ("release", "since", "removed", "until", "back")

@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from helpers import REPO, drain_pty, run_cli, write_tree
+from helpers import drain_pty, run_cli, write_tree
 
 FOLD = "mod = relay.transform.FoldScaleAxis()(mod)\n"
 MODEL = "import tvm\nfrom tvm import relay\n\n" + FOLD + "relay.build_config(opt_level=3)\n" + FOLD

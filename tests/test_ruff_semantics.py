@@ -10,7 +10,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import run_cli, write_tree
 
 pytest.importorskip("ruff")

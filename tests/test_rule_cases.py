@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import pytest
-
-from tvmlint.checks import all_rules
-from tvmlint.analysis.edits import apply_edits
-from tvmlint.checks.rule import Case
-
 from helpers import CASE_TARGET, check_tree
+
+from tvmlint.analysis.edits import apply_edits
+from tvmlint.checks import all_rules
+from tvmlint.checks.rule import Case
 
 
 def _as_case(case) -> Case:

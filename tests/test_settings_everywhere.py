@@ -11,8 +11,6 @@ import stat
 import subprocess
 from pathlib import Path
 
-import pytest
-
 from helpers import run_cli, write_tree
 
 SILENT = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"

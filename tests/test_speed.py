@@ -3,18 +3,16 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
 import pytest
+from helpers import CASE_TARGET, REPO, run_cli, write_tree
 
 from tvmlint.checks import all_rules
-from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.checks.rule import Case
+from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
-
-from helpers import CASE_TARGET, REPO, run_cli, write_tree
 
 
 def _findings(root: Path, cheap: bool, jobs: int = 1, select=("ALL",), target=CASE_TARGET, use_cache=False, cwd=None):
@@ -120,11 +118,12 @@ def test_a_caller_without_tvm_is_followed_into_its_helper(tmp_path):
 
 
 def test_a_rule_with_no_triggers_sees_every_tvm_module():
-    from tvmlint.analysis.used_names import UsedNames, roots_of
-    from tvmlint.analysis.knowledge import get_knowledge
-    from tvmlint.checks.rule import Rule
-    from tvmlint.base.versions import parse_version
     import ast
+
+    from tvmlint.analysis.knowledge import get_knowledge
+    from tvmlint.analysis.used_names import UsedNames, roots_of
+    from tvmlint.base.versions import parse_version
+    from tvmlint.checks.rule import Rule
 
     class Anything(Rule):
         code = "TVM999"

@@ -8,10 +8,10 @@ import os
 import subprocess
 import sys
 
+from helpers import run_cli, write_tree
+
 from tvmlint.frontends.commands import COMMANDS
 from tvmlint.output.text import render
-
-from helpers import run_cli, write_tree
 
 UNUSED = ("libcst", "rich", "multiprocessing", "concurrent.futures", "tvm", "tvmlint.frontends.commands.registry",
           "tvmlint.frontends.commands.lsp", "tvmlint.checks", "tvmlint.run.cache")

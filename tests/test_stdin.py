@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from tvmlint.analysis.catalog import load_catalog
-
 from helpers import REPO, run_cli, write_tree
+
+from tvmlint.analysis.catalog import load_catalog
 
 SILENT_FOLD = "import tvm\nfrom tvm import relay\n\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 PROJECT = {

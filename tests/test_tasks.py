@@ -6,13 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from helpers import write_tree
 
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.discovery import discover
 from tvmlint.run.engine import module_name_for
 from tvmlint.run.tasks import Planner, display_path
-
-from helpers import write_tree
 
 TREE = {
     "a/__init__.py": "",

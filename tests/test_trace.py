@@ -13,7 +13,6 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from helpers import REPO, run_cli
 
 EXAMPLE = "examples/relax_era/traced_build.py"

@@ -9,10 +9,9 @@ import sys
 
 import pytest
 import pytest_lsp
+from helpers import run_cli
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
-
-from helpers import run_cli
 
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("tvm") is None, reason="apache-tvm is not installed")
 

@@ -16,8 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-
-from helpers import REPO, run_cli, signals_as_from_a_terminal
+from helpers import run_cli, signals_as_from_a_terminal
 
 BIN = Path(sys.executable).parent
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from helpers import check_tree, run_cli
 
 KERNEL = '''\

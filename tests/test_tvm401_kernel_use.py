@@ -7,11 +7,10 @@ from __future__ import annotations
 import textwrap
 
 import pytest
-
-from tvmlint.checks.float16_accumulation import _runners
-from tvmlint.analysis.kernel_use import KernelUse, is_test_path
-
 from helpers import check_tree
+
+from tvmlint.analysis.kernel_use import KernelUse, is_test_path
+from tvmlint.checks.float16_accumulation import _runners
 
 
 def _use(text: str) -> KernelUse:

@@ -8,13 +8,17 @@ Every module whose text holds one of TVM101's trigger words is explained site by
 (`Explanation.reported`) must be the findings, no more and no fewer. The project's files are read
 and checked once for the whole tree (shared caches), not once per module.
 """
-import json, os, sys, time
+import json
+import os
+import sys
+import time
 from pathlib import Path
-from tvmlint.run.config import Overrides, SettingsResolver
-from tvmlint.frontends import explain as ex
-from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
+
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.base.versions import parse_version
+from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
+from tvmlint.frontends import explain as ex
+from tvmlint.run.config import Overrides, SettingsResolver
 
 tree, target, findings = sys.argv[1], sys.argv[2], sys.argv[3]
 os.chdir(tree)
@@ -39,6 +43,7 @@ reported = {(f["path"], f["line"], f["column"]) for f in json.load(open(findings
 mine, sites, errors = set(), 0, 0
 start = time.time()
 from tvmlint.run.discovery import discover
+
 for path in discover([Path(".")], lambda p: False).files:
     try:
         text = open(path, encoding="utf-8").read()

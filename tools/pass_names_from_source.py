@@ -8,7 +8,12 @@ Create*Pass/Sequential calls with a literal name in C++ and pass decorators and
 Sequential(name=...) in Python; writes the names passes.toml does not list.
 Run from the repository root with tvmlint importable.
 """
-import ast, json, re, subprocess, sys
+import ast
+import json
+import re
+import subprocess
+import sys
+
 G = sys.argv[1] if len(sys.argv) > 1 else "."
 CPP_CALL = re.compile(r"\b(Create(?:Function|Module|PrimFunc|DataflowBlock)Pass|(?:transform::)?Sequential)\s*\(")
 

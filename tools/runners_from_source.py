@@ -761,8 +761,6 @@ def confirm_hand(git: Git, src: Source, tables: Tables, hand: List[dict], tag: s
             continue
         if funcs is None:
             funcs = read_functions(src, tables)
-        info = funcs.get(target)
-        own = [c for c in (info.calls if info else []) if c.own_ctx]
         own_with = [w for w in ast.walk(node) if isinstance(w, ast.With)
                     and any(isinstance(i.context_expr, ast.Call) and src.canon(ast.unparse(i.context_expr.func)) in tables.contexts
                             for i in w.items)]

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import List, Optional, Sequence, Tuple
 
-from tvmlint.base.diagnostics import Edit, Position
 from tvmlint.analysis.lazy import cst
+from tvmlint.base.diagnostics import Edit, Position
 from tvmlint.base.source import split_lines
 
 

@@ -20,13 +20,19 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Set, Tuple
 
-from tvmlint.analysis.used_names import roots_of
-from tvmlint.analysis.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, default_context
+from tvmlint.analysis.contexts import (
+    ContextRef,
+    FromCall,
+    Gated,
+    Inherited,
+    PassCtx,
+    default_context,
+)
 from tvmlint.analysis.knowledge import Knowledge, Runner, harness
-from tvmlint.analysis.results import HIDDEN, OptionRef, ParamRef
 from tvmlint.analysis.lazy import cst
+from tvmlint.analysis.results import HIDDEN, OptionRef, ParamRef
+from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor
-
 
 # --- values the walk can follow through variables --------------------------------
 

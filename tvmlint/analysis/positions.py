@@ -31,8 +31,7 @@ from types import SimpleNamespace
 from typing import Callable, Dict, List, Optional, Tuple
 
 import libcst as cst
-from libcst.metadata import CodeRange
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 from libcst.metadata.position_provider import NEWLINE_RE, PositionProvidingCodegenState
 
 _MISSING = object()

@@ -11,15 +11,32 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from typing import AbstractSet, Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import (
+    AbstractSet,
+    Callable,
+    Dict,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
 from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
-from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.results import (
-    ArgumentWait, CallFact, ConstantWait, Deferred, FileResult, OptionRef, ParamRef, unless_defined,
+    ArgumentWait,
+    CallFact,
+    ConstantWait,
+    Deferred,
+    FileResult,
+    OptionRef,
+    ParamRef,
+    unless_defined,
 )
+from tvmlint.base.diagnostics import Finding
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]

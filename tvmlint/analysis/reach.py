@@ -25,7 +25,18 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Pattern, Set, Tuple
+from typing import (
+    AbstractSet,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Pattern,
+    Set,
+    Tuple,
+)
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # what may separate the parts of a chain: an import binds the head, the text spells the rest

@@ -14,10 +14,20 @@ from __future__ import annotations
 import ast
 import functools
 import warnings
-from typing import AbstractSet, Dict, FrozenSet, Iterable, Iterator, List, Optional, Set, Tuple
+from typing import (
+    AbstractSet,
+    Dict,
+    FrozenSet,
+    Iterable,
+    Iterator,
+    List,
+    Optional,
+    Set,
+    Tuple,
+)
 
-from tvmlint.analysis.reach import absolute_module, define
 from tvmlint.analysis.constants import constant_names
+from tvmlint.analysis.reach import absolute_module, define
 
 
 @functools.lru_cache(maxsize=None)

@@ -14,7 +14,6 @@ from typing import Dict, Type
 
 from tvmlint.checks.rule import Rule
 
-
 # the modules here that say what a rule is, or what a family of rules shares, rather than being one
 _FRAMEWORK = frozenset({"rule", "api_usage", "context_args", "words"})
 

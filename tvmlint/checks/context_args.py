@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Dict, Iterator, List, Optional, Tuple
 
+from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import ContextValue, call_arguments
 from tvmlint.base.diagnostics import Edit
-from tvmlint.analysis.lazy import cst
 from tvmlint.checks.rule import Rule
 
 

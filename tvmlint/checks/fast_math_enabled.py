@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import re
-
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
-from tvmlint.checks.context_args import context_calls
 from tvmlint.analysis.contexts import Gated, PassCtx
 from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.base.diagnostics import Said
-from tvmlint.checks import words
-from tvmlint.checks.rule import Case, Rule
 from tvmlint.base.versions import in_range, parse_version
+from tvmlint.checks import words
+from tvmlint.checks.context_args import context_calls
+from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"

@@ -25,16 +25,16 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Tuple
 
 from tvmlint.analysis.contexts import Inherited
-from tvmlint.analysis.module import call_arguments
-from tvmlint.analysis.results import ArgumentWait, ConstantWait
-from tvmlint.analysis.used_names import BY_NAME, roots_of
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
 from tvmlint.analysis.knowledge import harness, load_table
 from tvmlint.analysis.lazy import cst
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.analysis.module import call_arguments
+from tvmlint.analysis.results import ArgumentWait, ConstantWait
+from tvmlint.analysis.used_names import BY_NAME, roots_of
+from tvmlint.analysis.walk import Visitor, walk
 from tvmlint.base.diagnostics import Said
 from tvmlint.base.versions import in_range
-from tvmlint.analysis.walk import Visitor, walk
+from tvmlint.checks.rule import Case, Rule
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
 

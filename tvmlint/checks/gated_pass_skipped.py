@@ -6,10 +6,15 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate, leaves
-from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.analysis.edits import tvm_import_edit, wrap_in_with
-from tvmlint.analysis.knowledge import highest_gated_level, level_positions, lowest_default_level, pass_levels
+from tvmlint.analysis.knowledge import (
+    highest_gated_level,
+    level_positions,
+    lowest_default_level,
+    pass_levels,
+)
 from tvmlint.analysis.written_levels import literal_levels
+from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.checks import words
 from tvmlint.checks.rule import Case, Rule
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from tvmlint.analysis.module import call_arguments, int_literal
-from tvmlint.checks.context_args import string_elements
 from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.analysis.module import call_arguments, int_literal
 from tvmlint.base.versions import parse_version
+from tvmlint.checks.context_args import string_elements
+from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import nnvm.compiler\n"
 

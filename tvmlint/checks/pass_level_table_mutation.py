@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tvmlint.checks.nnvm_fold_scale_axis import nnvm_in_use
 from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
+from tvmlint.checks.nnvm_fold_scale_axis import nnvm_in_use
 from tvmlint.checks.rule import Case, Rule
 
 MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})

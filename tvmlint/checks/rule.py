@@ -10,16 +10,27 @@ resolves the context across the project and asks the rule's `judge`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Dict, FrozenSet, List, Optional, Sequence, Tuple, Union
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    ClassVar,
+    Dict,
+    FrozenSet,
+    List,
+    Optional,
+    Sequence,
+    Tuple,
+    Union,
+)
 
 from tvmlint.analysis.catalog import RuleInfo, rule_info
-from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.analysis.contexts import ContextRef, PassCtx
-from tvmlint.base.diagnostics import Finding, Fix, Position, Said
 from tvmlint.analysis.knowledge import Knowledge
 from tvmlint.analysis.results import UNLESS_DEFINED, Deferred
-from tvmlint.base.source import split_lines
+from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.analysis.walk import Visitor
+from tvmlint.base.diagnostics import Finding, Fix, Position, Said
+from tvmlint.base.source import split_lines
 
 if TYPE_CHECKING:
     import ast

@@ -5,10 +5,14 @@ from __future__ import annotations
 import difflib
 
 from tvmlint.analysis.knowledge import load_table
-
-from tvmlint.checks.context_args import ContextSettingsRule, context_calls, literal_keys, replace_string
-from tvmlint.base.diagnostics import Fix
 from tvmlint.analysis.registry import config_key_verdict, keys_at
+from tvmlint.base.diagnostics import Fix
+from tvmlint.checks.context_args import (
+    ContextSettingsRule,
+    context_calls,
+    literal_keys,
+    replace_string,
+)
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\n"

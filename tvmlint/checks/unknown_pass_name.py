@@ -7,14 +7,18 @@ import functools
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
-from tvmlint.checks.context_args import ContextSettingsRule, context_calls, replace_string
 from tvmlint.analysis.contexts import PassCtx
-from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.analysis.knowledge import get_knowledge, known_releases
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.registry import pass_name_releases, pass_names, release_span
-from tvmlint.checks.rule import Case
+from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.base.versions import Version, parse_version
+from tvmlint.checks.context_args import (
+    ContextSettingsRule,
+    context_calls,
+    replace_string,
+)
+from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"

@@ -13,9 +13,15 @@ from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
 from tvmlint.analysis.catalog import load_catalog, rule_info
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position, Said
-from tvmlint.base.noqa import UNUSED_NOQA, Directive, directives, noqa_lines, written_codes
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.base.noqa import (
+    UNUSED_NOQA,
+    Directive,
+    directives,
+    noqa_lines,
+    written_codes,
+)
 from tvmlint.base.source import split_lines
+from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\n"
 OURS = "TVM"  # the codes' namespace: a code under it that no rule has is a mistake, not another tool's

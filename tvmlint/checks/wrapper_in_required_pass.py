@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.analysis.contexts import and_list
 from tvmlint.base.diagnostics import Edit, Fix
 from tvmlint.checks import words
+from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"

@@ -12,14 +12,13 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from tvmlint.companion import CompanionError
-from tvmlint.companion.registry import LivePass, Snapshot, build_recipe
-from tvmlint.companion.process import ChildSession
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.knowledge import entries_at, get_knowledge, load_table
+from tvmlint.base.diagnostics import Finding
 from tvmlint.base.versions import Version, format_version
-
+from tvmlint.companion import CompanionError
+from tvmlint.companion.process import ChildSession
+from tvmlint.companion.registry import LivePass, Snapshot, build_recipe
 
 
 def relay_removed() -> str:

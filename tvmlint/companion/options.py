@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Callable, List, Optional, Sequence, TextIO, Tuple
 
-from tvmlint.companion import CompanionError
 from tvmlint.base.diagnostics import Finding
+from tvmlint.companion import CompanionError
 
 
 def add_companion_options(parser: argparse.ArgumentParser) -> None:
@@ -64,8 +64,15 @@ def _say_once_what_was_not_checked(args: argparse.Namespace, kept: List[Finding]
     registry cannot speak to, another release), each naming how many of which rule; in the text
     output those findings carry no per-finding line (JSON and SARIF keep each one's `null` and reason)."""
     from collections import Counter
+
     from tvmlint.analysis.contexts import and_list
-    from tvmlint.companion.confirm import CHECKS, NO_RELAY, NOT_CHECKABLE, OTHER_RELEASE, relay_removed
+    from tvmlint.companion.confirm import (
+        CHECKS,
+        NO_RELAY,
+        NOT_CHECKABLE,
+        OTHER_RELEASE,
+        relay_removed,
+    )
 
     err = err or sys.stderr
     why = {

@@ -12,10 +12,14 @@ from dataclasses import dataclass, field
 from typing import Iterable, Iterator, List, Optional, Sequence, TextIO
 
 from tvmlint.companion import CompanionError
-from tvmlint.companion.process import ChildSession, default_timeout, interpreter, run_child
+from tvmlint.companion.process import (
+    ChildSession,
+    default_timeout,
+    interpreter,
+    run_child,
+)
 from tvmlint.companion.registry import build_recipe
 from tvmlint.output.pass_tree import NESTED, add_rich, plain_lines
-
 
 
 @dataclass
@@ -103,7 +107,10 @@ def checked(answer: dict) -> PipelineRun:
 def names_a_pipeline(name: str) -> bool:
     """Whether `name` is one the child reads as a whole pipeline or an API path as it stands
     (`default`, `tvm.compile`, `relax:NAME`, `tvm.X`), not a pass written as users write it."""
-    from tvmlint.companion.instrumented import COMPILE_NAMES, DEFAULT_NAMES  # constants only: no TVM
+    from tvmlint.companion.instrumented import (  # constants only: no TVM
+        COMPILE_NAMES,
+        DEFAULT_NAMES,
+    )
 
     return name in COMPILE_NAMES or name in DEFAULT_NAMES or name.startswith(("relax:", "tvm."))
 

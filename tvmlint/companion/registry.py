@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from tvmlint.companion import CompanionError, cache
-from tvmlint.companion.process import default_timeout, interpreter, run_child
 from tvmlint.analysis.knowledge import load_table
 from tvmlint.base.versions import Version, format_version, parse_version
+from tvmlint.companion import CompanionError, cache
+from tvmlint.companion.process import default_timeout, interpreter, run_child
 
 
 @dataclass(frozen=True)

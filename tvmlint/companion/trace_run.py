@@ -31,8 +31,8 @@ REFRESH = 1.0  # how often a growing journal is turned into the output file
 
 def check_tvm(python: str, timeout: float) -> dict:
     """Where the command's interpreter finds TVM, without importing it; CompanionError when it finds none or one too old."""
-    from tvmlint.companion.process import run_child
     from tvmlint.base.versions import parse_version, release_of_package
+    from tvmlint.companion.process import run_child
 
     where = run_child(python, {"op": "locate"}, timeout)
     if not where.get("found"):

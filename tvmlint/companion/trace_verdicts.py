@@ -15,9 +15,9 @@ import os
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
+from tvmlint.base.diagnostics import Finding
 from tvmlint.companion import CompanionError
 from tvmlint.companion.trace_journal import NESTED, SCHEMA, VERSION, walk
-from tvmlint.base.diagnostics import Finding
 
 CODES = frozenset({"TVM101", "TVM102", "TVM108"})
 LIMIT = 512 * 2**20  # a trace of a very large model is tens of MB; more is not a trace

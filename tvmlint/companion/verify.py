@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, List, Sequence
 
-from tvmlint.companion.registry import LivePass, Snapshot
 from tvmlint.analysis.knowledge import entries_at, load_table
 from tvmlint.base.versions import Version
+from tvmlint.companion.registry import LivePass, Snapshot
 
 
 @dataclass(frozen=True)

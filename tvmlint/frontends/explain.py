@@ -21,10 +21,25 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
-from tvmlint.run.config import Settings, SettingsResolver
-from tvmlint.analysis.contexts import ContextRef, FromCall, Gated, Inherited, PassCtx, and_list, gate
-from tvmlint.analysis.knowledge import Knowledge, entries_at, get_knowledge, load_table, pass_levels, tutorial_build_level
+from tvmlint.analysis.contexts import (
+    ContextRef,
+    FromCall,
+    Gated,
+    Inherited,
+    PassCtx,
+    and_list,
+    gate,
+)
+from tvmlint.analysis.knowledge import (
+    Knowledge,
+    entries_at,
+    get_knowledge,
+    load_table,
+    pass_levels,
+    tutorial_build_level,
+)
 from tvmlint.base.versions import Version, format_version
+from tvmlint.run.config import Settings, SettingsResolver
 
 CODES = frozenset({"TVM101"})  # the rule whose verdict an explanation must match
 
@@ -319,8 +334,8 @@ class ProjectView:
     def files(self) -> List[str]:
         if self._files is None:
             from tvmlint.run.discovery import discover
-
-            from tvmlint.run.project_scope import project_files, project_root as root_of
+            from tvmlint.run.project_scope import project_files
+            from tvmlint.run.project_scope import project_root as root_of
 
             if os.path.abspath(self.root) == os.path.abspath(root_of(self.path, self.resolver.for_path(self.path)).path):
                 # the file's own project: the files a check of the file alone reads, walked alike
@@ -387,8 +402,8 @@ class ProjectView:
         analysed the way a run's later rounds analyse it (`check_module` with the followed names)."""
         if isinstance(ctx, PassCtx):
             return [(ctx, ())]
-        from tvmlint.run.low_contexts import words_of
         from tvmlint.analysis.project import Project, method_classes
+        from tvmlint.run.low_contexts import words_of
 
         own = self.own()
         aliases = self.aliases()
@@ -644,7 +659,6 @@ def _module_and_project(path: Path, resolver: SettingsResolver, text: Optional[s
     """The module's sites at its settings' release (`text`: the buffer, else the file), and the
     project its calls are followed through."""
     from tvmlint.run.engine import module_name_for
-
     from tvmlint.run.guards import admit
 
     settings = resolver.for_path(path)

@@ -12,7 +12,13 @@ from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
-from tvmlint.base.notebook import REREAD_BOUND, NotANotebook, NotebookSource, is_notebook, read_notebook
+from tvmlint.base.notebook import (
+    REREAD_BOUND,
+    NotANotebook,
+    NotebookSource,
+    is_notebook,
+    read_notebook,
+)
 from tvmlint.base.source import read_file
 
 

@@ -17,7 +17,7 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Dict, Sequence, Set, TextIO
+from typing import Sequence, Set, TextIO
 
 from tvmlint.base.diagnostics import Finding
 from tvmlint.output.safe import json_text

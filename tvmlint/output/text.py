@@ -8,10 +8,10 @@ from itertools import groupby
 from typing import Dict, List, Optional, Sequence, TextIO, Tuple
 
 from tvmlint.base.diagnostics import Finding
+from tvmlint.base.source import decode, read_file, split_lines
 from tvmlint.output.cells import location, source_key
 from tvmlint.output.safe import printable, printable_path, quoted
 from tvmlint.output.summary import summary_line
-from tvmlint.base.source import decode, read_file, split_lines
 
 STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
 TRACED = {"confirmed": "confirmed by the trace", "refuted": "refuted by the trace", "not reached": "not reached in the trace"}

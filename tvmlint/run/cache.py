@@ -41,8 +41,11 @@ from pathlib import Path
 from typing import Dict, Optional, Tuple
 
 from tvmlint.base.filestate import Signature, now_ns, signature, trusted
-from tvmlint.run.fingerprints import code_fingerprint
 from tvmlint.base.source import read_file_stat
+from tvmlint.run.fingerprints import code_fingerprint
+
+# what the store keeps of a file: (its status signature, when that was seen, its content digest)
+FileState = Tuple[Signature, int, str]
 from tvmlint.run.user_dirs import user_cache_dir
 
 DEFAULT_DIR = ".tvmlint_cache"

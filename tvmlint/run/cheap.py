@@ -21,9 +21,15 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from tvmlint.analysis.reach import Reach
 from tvmlint.analysis.knowledge import harness
-from tvmlint.analysis.used_names import UsedNames, call_arguments, mentions_of, merged, roots_of
+from tvmlint.analysis.reach import Reach
+from tvmlint.analysis.used_names import (
+    UsedNames,
+    call_arguments,
+    mentions_of,
+    merged,
+    roots_of,
+)
 
 PARSE_ERROR = "TVM001"
 

@@ -12,14 +12,14 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Mapping
-from types import MappingProxyType
 from dataclasses import MISSING, fields, replace
+from types import MappingProxyType
 from typing import AbstractSet, Any, Dict, FrozenSet, Iterable, Iterator, List, Tuple
 
-from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.results import FileResult
-from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked
+from tvmlint.base.diagnostics import Finding
 from tvmlint.base.versions import Version
+from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked
 
 # FileResult fields every task fixes (and every cache key covers): rebuilt, never stored
 _FROM_TASK = ("path", "module_name", "version", "codes")

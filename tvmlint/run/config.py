@@ -10,12 +10,17 @@ from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
 from tvmlint.analysis.catalog import load_catalog
-from tvmlint.run.discovery import is_regular_file, resolve
-from tvmlint.run.selection import Layer, enabled_codes, expand
 from tvmlint.analysis.knowledge import known_releases, newest_release, rules_dir
 from tvmlint.analysis.tables import toml
-from tvmlint.base.versions import Version, format_version, parse_version, release_of_package
+from tvmlint.base.versions import (
+    Version,
+    format_version,
+    parse_version,
+    release_of_package,
+)
 from tvmlint.output import FORMATS
+from tvmlint.run.discovery import is_regular_file, resolve
+from tvmlint.run.selection import Layer, enabled_codes, expand
 
 
 class ConfigError(Exception):
@@ -284,7 +289,9 @@ def validate_version(text: object, where: str) -> Version:
 
 def installed_tvm_version() -> Optional[str]:
     """The installed apache-tvm's version from package metadata: TVM is not imported."""
-    from importlib import metadata  # only when no target-version is given: it costs a tenth of a run
+    from importlib import (
+        metadata,  # only when no target-version is given: it costs a tenth of a run
+    )
 
     for distribution in ("apache-tvm", "tlcpack", "tlcpack-nightly", "mlc-ai-nightly"):
         try:

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, List, Optional, Sequence, Tuple
 
+
 @dataclass
 class Discovery:
     files: List[str] = field(default_factory=list)  # as walked: str, not Path (a run holds them all)

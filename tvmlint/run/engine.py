@@ -17,14 +17,20 @@ from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Tup
 
 from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
-from tvmlint.base.diagnostics import Finding, Position
-from tvmlint.run.discovery import resolve
-from tvmlint.run.budget import within
-from tvmlint.run.guards import Measured, measure_in_parts, not_python, over_time, shape_problem
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.results import CallFact, FileResult
+from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.base.noqa import suppressions
 from tvmlint.base.versions import Version
+from tvmlint.run.budget import within
+from tvmlint.run.discovery import resolve
+from tvmlint.run.guards import (
+    Measured,
+    measure_in_parts,
+    not_python,
+    over_time,
+    shape_problem,
+)
 
 if TYPE_CHECKING:
     import ast
@@ -287,9 +293,9 @@ _SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
 
 def selection_for(codes: FrozenSet[str], version: Version):
     """The cheap stage's view of these rules at this release, built once per process."""
-    from tvmlint.run.cheap import Selection
-    from tvmlint.checks import all_rules
     from tvmlint.analysis.knowledge import rules_dir
+    from tvmlint.checks import all_rules
+    from tvmlint.run.cheap import Selection
 
     key = (codes, version, str(rules_dir()))
     selection = _SELECTIONS.get(key)
@@ -364,10 +370,10 @@ def _analyze_module(
 
     from tvmlint.analysis.constants import module_constants, option_defaults
     from tvmlint.analysis.module import ModuleAnalysis, call_key
-    from tvmlint.checks import all_rules
     from tvmlint.analysis.positions import LazyPositions, parse_quietly
-    from tvmlint.checks.rule import FileContext
     from tvmlint.analysis.walk import walk, walk_batched
+    from tvmlint.checks import all_rules
+    from tvmlint.checks.rule import FileContext
 
     knowledge = get_knowledge(result.version)
     stdlib_tree = (lambda: tree) if tree is not None else (lambda: parse_quietly(text))

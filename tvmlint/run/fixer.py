@@ -28,11 +28,17 @@ from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 import libcst as cst
 
-from tvmlint.base.diagnostics import Finding
 from tvmlint.analysis.edits import apply_edits, offsets, to_offset
+from tvmlint.base.diagnostics import Finding
 from tvmlint.base.filestate import signature
 from tvmlint.base.notebook import decode_file, file_bound, is_notebook
-from tvmlint.base.source import NotByteExact, SourceText, edited_bytes, read_file_stat, replace_file
+from tvmlint.base.source import (
+    NotByteExact,
+    SourceText,
+    edited_bytes,
+    read_file_stat,
+    replace_file,
+)
 
 MAX_ROUNDS = 10
 

@@ -41,10 +41,20 @@ from __future__ import annotations
 import ast
 import functools
 import re
-from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Sequence, Set, Tuple
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterable,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
-from tvmlint.analysis.written_levels import literal_levels, merge
 from tvmlint.analysis.knowledge import default_levels
+from tvmlint.analysis.written_levels import literal_levels, merge
 from tvmlint.base.source import read_file
 
 # every byte that cannot be part of an identifier, to a space: the rest split into words
@@ -116,7 +126,9 @@ def lowest_written_level(text: str, factories: Factories, below: int, tree: Opti
     if factories.screen(below).search(text) is None:
         return None
     if tree is None:
-        from tvmlint.analysis.used_names import parse  # the code's own warnings are not the run's
+        from tvmlint.analysis.used_names import (
+            parse,  # the code's own warnings are not the run's
+        )
 
         tree, _ = parse(text)
         if tree is None:

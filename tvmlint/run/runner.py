@@ -11,25 +11,48 @@ selection, sorting) then runs over every file's result, cached or not.
 from __future__ import annotations
 
 import functools
-
 import os
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Callable, Dict, FrozenSet, Iterator, List, Optional, Sequence, Set, Tuple
+from typing import (
+    Callable,
+    Dict,
+    FrozenSet,
+    Iterator,
+    List,
+    Optional,
+    Sequence,
+    Set,
+    Tuple,
+)
 
-from tvmlint.run import gate
-from tvmlint.run.compact import is_placeholder, kept, mentions_any, pack, pack_findings, unpack, unpack_findings
-from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.analysis.contexts import FromCall, Inherited
-from tvmlint.base.diagnostics import Finding
-from tvmlint.run.discovery import discover
+from tvmlint.analysis.reach import enclosing
 from tvmlint.analysis.results import ConstantWait, FileResult, OptionRef
-from tvmlint.run.engine import UNKNOWN_MENTIONS, Checked, check_module, module_name_for, parse_error
+from tvmlint.base.diagnostics import Finding
+from tvmlint.base.noqa import UNUSED_NOQA, is_suppressed
+from tvmlint.base.source import read_file
+from tvmlint.run import gate
+from tvmlint.run.compact import (
+    is_placeholder,
+    kept,
+    mentions_any,
+    pack,
+    pack_findings,
+    unpack,
+    unpack_findings,
+)
+from tvmlint.run.config import Settings, SettingsResolver
+from tvmlint.run.discovery import discover
+from tvmlint.run.engine import (
+    UNKNOWN_MENTIONS,
+    Checked,
+    check_module,
+    module_name_for,
+    parse_error,
+)
 from tvmlint.run.guards import too_large
 from tvmlint.run.low_contexts import words_of
-from tvmlint.base.noqa import UNUSED_NOQA, is_suppressed
-from tvmlint.analysis.reach import enclosing
-from tvmlint.base.source import read_file
 from tvmlint.run.tasks import Follow, Planner, Task
 from tvmlint.run.workers import Workers, default_jobs
 
@@ -444,8 +467,8 @@ def _may_mention(
 
 def _tvm_roots(entries: Sequence[_Entry]) -> FrozenSet[str]:
     """The top-level packages of TVM at every release the run checks against."""
-    from tvmlint.analysis.used_names import roots_of
     from tvmlint.analysis.knowledge import get_knowledge
+    from tvmlint.analysis.used_names import roots_of
 
     versions = {entry.result.version for entry in entries if entry.result is not None}
     return frozenset().union(*(roots_of(get_knowledge(version)) for version in versions))

@@ -12,11 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from tvmlint.base.versions import Version
 from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.run.discovery import is_regular_file, resolve
 from tvmlint.run.engine import module_name_for
-from tvmlint.base.versions import Version
-
 
 # a later round's (names whose callers matter, names whose definitions matter): see check_module
 Follow = Optional[Tuple[FrozenSet[str], FrozenSet[str]]]

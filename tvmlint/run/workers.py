@@ -12,11 +12,10 @@ import sys
 from typing import Iterable, Iterator, List, Optional, Tuple
 
 from tvmlint.analysis.results import FileResult
-
-from tvmlint.run.engine import Checked, check_module, parse_error
-from tvmlint.run.guards import too_large
 from tvmlint.base.notebook import decode_file, file_bound, is_notebook
 from tvmlint.base.source import read_file, undecodable_at
+from tvmlint.run.engine import Checked, check_module, parse_error
+from tvmlint.run.guards import too_large
 from tvmlint.run.tasks import Task
 
 # (index, what the cache records of the file read: (signature, when, digest), what was found)

@@ -5,14 +5,24 @@ from __future__ import annotations
 import argparse
 import sys
 
-from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from tvmlint.frontends.commands.options import (add_run_options, add_selection_options, configured_format, existing_paths,
-                                                overrides_from)
-from tvmlint.frontends.commands.fix import add_fix_options
-from tvmlint.frontends.commands.reporting import (add_output_options, note_guessed_target, progress_for, quiet,
-                                                  report_over_time)
-from tvmlint.frontends.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.companion.options import add_companion_options
+from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
+from tvmlint.frontends.commands.fix import add_fix_options
+from tvmlint.frontends.commands.options import (
+    add_run_options,
+    add_selection_options,
+    configured_format,
+    existing_paths,
+    overrides_from,
+)
+from tvmlint.frontends.commands.reporting import (
+    add_output_options,
+    note_guessed_target,
+    progress_for,
+    quiet,
+    report_over_time,
+)
+from tvmlint.frontends.commands.stdin import add_stdin_option, check_stdin, reads_stdin
 from tvmlint.output import FORMATS, format_named
 from tvmlint.output.safe import printable_path
 
@@ -101,8 +111,8 @@ def _run(args: argparse.Namespace) -> int:
                 raise UsageError(f"{flag} goes with --confirm or --daemon, which cannot be combined with --fix")
 
         return fix.apply(args)
-    from tvmlint.run.config import SettingsResolver
     from tvmlint.output import renderer
+    from tvmlint.run.config import SettingsResolver
     from tvmlint.run.runner import check_paths
 
     if reads_stdin(args):
@@ -123,7 +133,11 @@ def _run(args: argparse.Namespace) -> int:
         note_guessed_target(args, resolver)
         findings, files, sources = report.findings, report.files_seen, {}
     if args.confirm:
-        from tvmlint.companion.options import confirm_findings, print_refuted, target_resolver
+        from tvmlint.companion.options import (
+            confirm_findings,
+            print_refuted,
+            target_resolver,
+        )
 
         findings, refuted = confirm_findings(args, findings, target_resolver(resolver))
         print_refuted(refuted)

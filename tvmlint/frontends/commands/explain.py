@@ -58,8 +58,8 @@ def _in_module(path: Path, cell: int, line: int, resolver) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tvmlint.run.config import Overrides, SettingsResolver
     from tvmlint.frontends.explain import NotASite, explain_at, render_rich, render_text
+    from tvmlint.run.config import Overrides, SettingsResolver
 
     path, line, column, cell = parse_place(args.place)
     if not path.exists():

@@ -16,7 +16,12 @@ from pathlib import Path
 from typing import List, Sequence
 
 from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
-from tvmlint.frontends.commands.options import add_run_options, add_selection_options, existing_paths, overrides_from
+from tvmlint.frontends.commands.options import (
+    add_run_options,
+    add_selection_options,
+    existing_paths,
+    overrides_from,
+)
 from tvmlint.frontends.commands.stdin import add_stdin_option, reads_stdin
 from tvmlint.output.safe import printable, printable_path
 
@@ -149,12 +154,12 @@ def _signed(paths: Sequence[Path]):
 
 
 def _run_stdin(args: argparse.Namespace, resolver) -> int:
+    from tvmlint.base.notebook import decode_file
+    from tvmlint.base.source import NotByteExact, TooLarge, edited_bytes, read_stream
     from tvmlint.frontends.commands import UsageError
     from tvmlint.frontends.commands.stdin import STDIN
     from tvmlint.run.fixer import fix_text
     from tvmlint.run.tasks import display_path
-    from tvmlint.base.notebook import decode_file
-    from tvmlint.base.source import NotByteExact, TooLarge, edited_bytes, read_stream
 
     if args.stdin_filename is not None:
         path, shown = args.stdin_filename, display_path(args.stdin_filename, resolver.cwd)

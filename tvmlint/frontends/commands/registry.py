@@ -6,9 +6,9 @@ import argparse
 import json
 import sys
 
+from tvmlint.companion.options import add_companion_options
 from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS, UsageError
 from tvmlint.frontends.commands.settings_options import comma_list
-from tvmlint.companion.options import add_companion_options
 
 
 def add_parser(subparsers) -> None:
@@ -79,8 +79,15 @@ def run(args: argparse.Namespace) -> int:
 
 def _pipeline(args: argparse.Namespace) -> int:
     from tvmlint.companion import CompanionError
-    from tvmlint.companion.pipeline import (UnknownPipeline, missing_ir, render_plain, render_rich, request, run_pipeline,
-                                            to_json)
+    from tvmlint.companion.pipeline import (
+        UnknownPipeline,
+        missing_ir,
+        render_plain,
+        render_rich,
+        request,
+        run_pipeline,
+        to_json,
+    )
 
     if args.verify or args.pass_name:
         raise UsageError("--pipeline cannot be combined with --verify or --pass")
@@ -167,8 +174,8 @@ class _Names:
             return name  # a pass only the pipeline builds: what ran says whether it was there
 
     def with_closest(self, message: str, name: str) -> str:
-        from tvmlint.companion.names import closest
         from tvmlint.companion.instrumented import COMPILE_NAMES, DEFAULT_NAMES
+        from tvmlint.companion.names import closest
 
         try:
             near = closest(self.snapshot(), name, (*DEFAULT_NAMES, *COMPILE_NAMES))

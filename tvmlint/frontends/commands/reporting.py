@@ -165,7 +165,13 @@ class Progress:
             if time.monotonic() - self.started < PROGRESS_DELAY:
                 return
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+            from rich.progress import Progress as Bar
 
             console = Console(file=self.stream, stderr=True)
             self.bar = Bar(TextColumn("Checking"), BarColumn(), MofNCompleteColumn(), TextColumn("files"),

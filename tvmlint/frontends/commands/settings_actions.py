@@ -49,8 +49,8 @@ def show_settings(args: argparse.Namespace) -> int:
 def show_files(args: argparse.Namespace) -> int:
     from tvmlint.frontends.commands import EXIT_CLEAN
     from tvmlint.frontends.commands.options import existing_paths, overrides_from
-    from tvmlint.run.config import SettingsResolver
     from tvmlint.output.safe import printable_path
+    from tvmlint.run.config import SettingsResolver
     from tvmlint.run.runner import discover_files
     from tvmlint.run.tasks import display_path
 
@@ -70,10 +70,9 @@ def add_noqa(args: argparse.Namespace) -> int:
     from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
     from tvmlint.frontends.commands.fix import diff_lines
     from tvmlint.frontends.commands.options import existing_paths, overrides_from
-    from tvmlint.run.config import SettingsResolver
-    from tvmlint.run.fixer import by_path
-    from tvmlint.run.fixer import add_noqa_to_file
     from tvmlint.output.safe import printable_path
+    from tvmlint.run.config import SettingsResolver
+    from tvmlint.run.fixer import add_noqa_to_file, by_path
     from tvmlint.run.runner import check_paths
 
     _refuse_with(args, "--add-noqa")

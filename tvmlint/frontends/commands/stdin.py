@@ -43,9 +43,9 @@ class StdinSource:
 
 
 def read_stdin(args: argparse.Namespace, cwd: Path, limit: Optional[int] = None) -> StdinSource:
-    from tvmlint.run.tasks import display_path
     from tvmlint.base.notebook import decode_file
     from tvmlint.base.source import TooLarge, read_stream, undecodable_at
+    from tvmlint.run.tasks import display_path
 
     if args.stdin_filename is not None:
         path = args.stdin_filename

@@ -68,10 +68,9 @@ def _seconds(text: str) -> float:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tvmlint.companion import CompanionError
-    from tvmlint.companion import trace_run
-    from tvmlint.companion.trace_command import parse
+    from tvmlint.companion import CompanionError, trace_run
     from tvmlint.companion.process import default_timeout
+    from tvmlint.companion.trace_command import parse
     from tvmlint.frontends.commands.trace_report import keep, rewritable, write, writer
 
     command = args.script_command[1:] if args.script_command[:1] == ["--"] else args.script_command

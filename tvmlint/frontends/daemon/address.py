@@ -71,8 +71,8 @@ def socket_path() -> Optional[Path]:
 def fingerprint() -> str:
     """tvmlint's code and its rules/ data as they are on disk now. A daemon started from other
     files (an upgrade, an edited rules table) must not answer: it holds the old ones in memory."""
-    from tvmlint.run.fingerprints import code_fingerprint, file_stamps
     from tvmlint.analysis.rules_location import rules_dir
+    from tvmlint.run.fingerprints import code_fingerprint, file_stamps
 
     rules = rules_dir()
     return f"{code_fingerprint()}:{rules}:{file_stamps(rules, '*.toml')}"

@@ -85,8 +85,8 @@ class Daemon:
         return True
 
     def warm_up(self) -> None:
-        from tvmlint.run.config import SettingsResolver
         from tvmlint.output.safe import encode_anything
+        from tvmlint.run.config import SettingsResolver
 
         encode_anything()  # registers the error handler clients' streams name
         import rich.console  # noqa: F401  (a client on a terminal gets its colours through rich)

@@ -35,18 +35,33 @@ from pygls.lsp.server import LanguageServer
 from pygls.workspace import TextDocument, Workspace
 
 from tvmlint import __version__
-from tvmlint.run.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.base.diagnostics import Finding
+from tvmlint.base.noqa import NoqaWriter
+from tvmlint.base.source import split_lines
+from tvmlint.frontends.lsp import notebooks
 from tvmlint.frontends.lsp.convert import (
-    SOURCE, diagnostic, explanation_hover, findings_hover, findings_markdown, noqa_action, noqa_code_at, quick_fix, rule_hover, skipped_hint,
+    SOURCE,
+    diagnostic,
+    explanation_hover,
+    findings_hover,
+    findings_markdown,
+    noqa_action,
+    noqa_code_at,
+    quick_fix,
+    rule_hover,
+    skipped_hint,
     whole_change,
 )
-from tvmlint.frontends.lsp import notebooks
-from tvmlint.base.noqa import NoqaWriter
 from tvmlint.frontends.lsp.traced import TraceCache
-from tvmlint.frontends.lsp.transport import REFUSED, BoundedInput, GuardedOutput, GuardedProtocol, refused_error
+from tvmlint.frontends.lsp.transport import (
+    REFUSED,
+    BoundedInput,
+    GuardedOutput,
+    GuardedProtocol,
+    refused_error,
+)
+from tvmlint.run.config import ConfigError, Overrides, Settings, SettingsResolver
 from tvmlint.run.runner import check_text, check_text_in_project
-from tvmlint.base.source import split_lines
 
 log = logging.getLogger(__name__)
 
