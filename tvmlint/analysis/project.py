@@ -189,11 +189,12 @@ class Project:
 
     def option_default(self, ref: OptionRef, home: str) -> Optional[Tuple[str, str]]:
         """The default of the command-line option an argument reads (`ARGS.out_dtype`), with
-        where it is declared, when one function of the project parses it."""
-        defining = self.options.get(ref.function) or self.options.get(self.aliases.canonical(ref.function, home))
-        if not defining or len(defining) != 1:
+        where it is declared, when one function of the project parses it (as `constant_value`
+        tells which file a module name means)."""
+        found = _one_beside(self.options.get(ref.function) or self.options.get(self.aliases.canonical(ref.function, home)), home)
+        if found is None:
             return None
-        result, defaults = defining[0]
+        result, defaults = found
         if ref.dest not in defaults:
             return None
         return defaults[ref.dest], f"{ref.function.rpartition('.')[2]}() in {result.path}"
@@ -203,17 +204,14 @@ class Project:
         config.py:3 sets it"): the first of `names` (its qualified candidates) that a module of
         the project defines as a constant. A module name two files have is the one beside
         `home` (a script's folder comes first on sys.path), else not known."""
-        folder = os.path.dirname(os.path.normpath(home))
         for name in names:
             defining = self.constants.get(name) or self.constants.get(self.aliases.canonical(name, home))
-            if not defining:
-                continue
-            if len(defining) > 1:
-                defining = [found for found in defining if os.path.dirname(os.path.normpath(found[0].path)) == folder]
-                if len(defining) != 1:
+            if defining:
+                found = _one_beside(defining, home)
+                if found is None:
                     return None
-            result, value, line = defining[0]
-            return value, f"as {result.path}:{line} sets it"
+                result, value, line = found
+                return value, f"as {result.path}:{line} sets it"
         return None
 
     def _value_finding(self, result: FileResult, deferred: Deferred) -> Optional[Finding]:
@@ -229,6 +227,18 @@ class Project:
                 return _finding(result, deferred, filled[0], deferred.fix, noqa_lines=deferred.noqa_lines,
                                 detail=filled[1])
         return None
+
+
+def _one_beside(defining, home: str):
+    """Of the files defining one qualified name (entries whose first item is a FileResult), the one
+    meant from `home`: the only one, else the one in `home`'s folder (a script's folder comes first
+    on sys.path); None when none or several could be."""
+    if not defining:
+        return None
+    if len(defining) > 1:
+        folder = os.path.dirname(os.path.normpath(home))
+        defining = [entry for entry in defining if os.path.dirname(os.path.normpath(entry[0].path)) == folder]
+    return defining[0] if len(defining) == 1 else None
 
 
 def judged(result: FileResult, deferred: Deferred, judges, reached: Sequence[Reached]) -> Optional[Finding]:

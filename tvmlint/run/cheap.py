@@ -203,13 +203,14 @@ class Pruned:
 
 
 def _module_level_values(tree: ast.Module) -> Dict[str, Set[str]]:
-    """The names each module-level `NAME = <collection>` assignment's value reads."""
+    """The function names each module-level table `NAME = {key: function, ...}` holds as values:
+    the tables the analysis calls through (tvmlint.analysis.module.FunctionTable)."""
     out: Dict[str, Set[str]] = {}
     for statement in tree.body:
         if (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name)
-                and isinstance(statement.value, (ast.Dict, ast.List, ast.Tuple))):
+                and isinstance(statement.value, ast.Dict)):
             out.setdefault(statement.targets[0].id, set()).update(
-                node.id for node in ast.walk(statement.value) if isinstance(node, ast.Name))
+                value.id for value in statement.value.values if isinstance(value, ast.Name))
     return out
 
 

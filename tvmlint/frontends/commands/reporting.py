@@ -236,6 +236,7 @@ def watch(paths, once: Callable[[], int], projects=(), flat=()) -> int:
                 _once(once, terminal)
             try:
                 for _changes in watchfiles.watch(*watched, raise_interrupt=True, recursive=recursive,
+                                                 ignore_permission_denied=True,  # a project's unreadable folder
                                                  watch_filter=watchfiles.PythonFilter(extra_extensions=(".toml",))):
                     _once(once, terminal)
                     if _missing(watched):
