@@ -161,6 +161,7 @@ class Knowledge:
         self.version = version
         self.version_text = format_version(version)
         self._api_prefixes: Optional[FrozenSet[str]] = None
+        self._star_reexports: Optional[Dict[str, str]] = None
         passes = load_table("passes.toml")
         self.default_opt_level: int = int(passes.get("meta", {}).get("default_opt_level", 2))
 
@@ -268,6 +269,14 @@ class Knowledge:
 
     def registered_names(self) -> FrozenSet[str]:
         return frozenset(self.passes_by_name)
+
+    @property
+    def star_reexports(self) -> Dict[str, str]:
+        """rules/api_history.toml [star_reexports]: the TVM module a name brought by a star
+        import of a project module stands for (`relay` -> `tvm.relay`)."""
+        if self._star_reexports is None:
+            self._star_reexports = dict(load_table("api_history.toml").get("star_reexports", {}).get("modules", {}))
+        return self._star_reexports
 
     def api_prefixes(self) -> FrozenSet[str]:
         """Every qualified name the gating analysis cares about (computed once: it is on the hot path)."""
