@@ -194,8 +194,7 @@ class ModuleSites:
             raise NotASite(f"{path}: too deeply nested to analyse") from None
         analysis = _analysis_class()(self.knowledge, module_name, is_package)
         positions = LazyPositions(
-            module, text, lambda: parse_quietly(text), analysis.top_statement_of, exact=True,
-            statement_of=analysis.statement_of, parent_of=analysis.parent_statement_of,
+            module, text, lambda: parse_quietly(text), analysis, exact=True,
         )
         analysis.positions = positions
         walk(module, analysis)

@@ -380,8 +380,7 @@ def _analyze_module(
     for exact in (False, True):
         analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
         positions = LazyPositions(
-            module, text, stdlib_tree, analysis.top_statement_of, exact=exact,
-            statement_of=analysis.statement_of, parent_of=analysis.parent_statement_of,
+            module, text, stdlib_tree, analysis, exact=exact,
         )
         analysis.positions = positions
         walk(module, analysis)
