@@ -29,10 +29,11 @@ def test_uses_with_entries_of_their_own_are_reported_after_their_import(tmp_path
         "sym, params = nnvm.frontend.from_mxnet(model)\n"
         "graph, lib, params = nnvm.compiler.build(sym, 'llvm')\n"
         "mod = ir_pass.infer_type(mod)\n"
-        "x = nnvm.compiler.OPT_PASS_LEVEL\n"  # under the import's own entry: left to the import
+        "x = nnvm.compiler.OPT_PASS_LEVEL\n"  # the import's own entry, spelt from `nnvm`: a line to change too
     )
     findings = check_tree(tmp_path, {"case.py": source}, select=CODES, target="0.8")
-    assert _lines(findings) == [(1, "TVM201"), (2, "TVM201"), (3, "TVM201"), (4, "TVM201"), (5, "TVM201"), (6, "TVM201")]
+    assert _lines(findings) == [(1, "TVM201"), (2, "TVM201"), (3, "TVM201"), (4, "TVM201"), (5, "TVM201"), (6, "TVM201"),
+                                (7, "TVM201")]
     messages = {f.start.line: f.message for f in findings}
     details = {f.start.line: f.detail for f in findings}  # the history's advice: what to write instead
     assert "`nnvm.frontend.from_mxnet`" in messages[4] and "tvm.relay.frontend.from_mxnet" in details[4]
@@ -81,7 +82,8 @@ def test_uses_a_fix_cannot_rename_are_reported_apart(tmp_path):
     assert [(line, f.fix is not None) for f in findings for line in [f.start.line]] == [(3, True), (5, False)]
 
 
-def test_an_import_reached_through_a_reported_dotted_import_is_not_repeated(tmp_path):
+def test_a_use_spelt_through_a_reported_dotted_import_is_a_line_to_change_too(tmp_path):
+    # `tvmlint fix` rewrites both lines: the check names both, not the second only after the first fix
     source = "import tvm.contrib.graph_runtime\nm = tvm.contrib.graph_runtime.create(g, lib, dev)\n"
     findings = check_tree(tmp_path, {"case.py": source}, select=CODES, target="0.8")
-    assert _lines(findings) == [(1, "TVM202")]
+    assert _lines(findings) == [(1, "TVM202"), (2, "TVM202")]

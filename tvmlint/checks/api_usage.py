@@ -10,8 +10,10 @@ it stands: the import, or the attribute path / call.
 A porting user needs every line that must change, without the same message down
 the file:
 - a use under the same entry as an import of the file (reported, or guarded by a
-  `try` that handles ImportError), with nothing more to say, is left to the import
-  (`transform.FoldScaleAxis()` after `from tvm.relay import transform`);
+  `try` that handles ImportError), through the name that import binds and with nothing
+  more to say, is left to the import (`transform.FoldScaleAxis()` after `from tvm.relay
+  import transform`); one spelt from above the entry (`tvm.relay.transform.X` after
+  `import tvm`) is not: fixing the import leaves it as it was;
 - a use whose entry differs from its import's (`nnvm.compiler.build(...)` after
   `import nnvm.compiler`, `relay.ir_pass.infer_type` after `from tvm import relay`),
   or whose replacement does (`tir.Schedule` after `from tvm import tir` ->
@@ -202,7 +204,7 @@ class _Collector:
             for _, use in imports:
                 said.setdefault((use.symbol, use.status), set()).add(use.replacement)
             kept = [(node, use) for node, use in candidates
-                    if node not in in_imports and not self._said_at_import(use, said)]
+                    if node not in in_imports and not (self._through_import(node, use) and self._said_at_import(use, said))]
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
             for node, use in kept:
                 self.out.append(ApiFinding(node, use.status, *self._said(use, self._use_fix(node, use))))
@@ -298,6 +300,19 @@ class _Collector:
         for statement in self.analysis.import_froms:
             add(statement.module)
         return found
+
+    def _through_import(self, node: cst.CSTNode, use: Use) -> bool:
+        """Whether the use reads a name an import of the entry bound (`graph_runtime.create` after
+        `from tvm.contrib import graph_runtime`): fixing that import fixes it. One spelt from
+        above the entry (`tvm.contrib.graph_runtime.create` after `import tvm`) must change too."""
+        root = node
+        while isinstance(root, cst.Attribute):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return True
+        bound = self.analysis.qualnames.get(root)
+        old = use.symbol.old
+        return bound is None or bound == old or bound.startswith(old + ".")
 
     @staticmethod
     def _said_at_import(use: Use, said: Dict[tuple, Set[Optional[str]]]) -> bool:

@@ -51,6 +51,11 @@ class DeprecatedApi(HistoryRule):
     ]
 
     INVALID = [
+        # a use spelt from above the reported import is a line of its own to change (jaeriver/dl_model_converter)
+        Case("import tvm\nfrom tvm.contrib import graph_runtime\nm = graph_runtime.create(g, lib, dev)\n"
+             "m2 = tvm.contrib.graph_runtime.create(g, lib, dev)\n", target="0.8", count=2,
+             fixed="import tvm\nfrom tvm.contrib import graph_executor as graph_runtime\nm = graph_runtime.create(g, lib, dev)\n"
+             "m2 = tvm.contrib.graph_executor.create(g, lib, dev)\n"),
         # `relay` that `from utils import *` brings, where utils (the project's) imported it
         Case("from utils import *\nimport tvm\nwith relay.build_config(opt_level=3):\n    pass\n",
              files={"utils.py": "from tvm import relay\n"}, target="0.8", expect="`tvm.relay.build_config`"),
