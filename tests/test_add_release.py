@@ -6,7 +6,6 @@ byte of rules/."""
 from __future__ import annotations
 
 import os
-
 import shutil
 import subprocess
 import sys
