@@ -13,7 +13,7 @@ from typing import Dict, Iterator, Set, Tuple
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tvmlint"
 # From the top down: a folder imports from the folders below it, and from itself.
-LAYERS = ["frontends", "companion", "run", "output", "checks", "analysis", "base"]
+LAYERS = ["frontends", "companion", "run", "prefilter", "output", "checks", "analysis", "base"]
 # tvmlint/__init__.py holds the version alone; __main__.py starts the command line
 TOP = {"tvmlint": len(LAYERS), "tvmlint.__main__": -1}
 
