@@ -40,11 +40,13 @@ BLANKED_CALLER = (
 
 def test_the_speed_machinery_changes_no_finding(tmp_path):
     # The one equivalence property of the speed machinery. Every rule case, and the examples,
-    # checked the slow way (cheap=False: every file through libcst, no pruning, no gate, no low
-    # contexts, no later rounds, no cache, one process) give exactly what they give with all of
-    # it on: the cheap stage with its rounds, the result cache (cold, then warm) and, for the
-    # examples, worker processes. A case of one file also gives it as one buffer (check_text:
-    # stdin and the editor), whose cheap stage blanks a caller only its own rounds bring back.
+    # checked with the pre-filter wing switched off (`--no-prefilter`, Overrides.prefilter:
+    # every file through libcst with every selected rule, no pruning, no gate, no low
+    # contexts, no later rounds; and no cache, one process) give exactly what they give with
+    # all of it on: the wing with its rounds, the result cache (cold, then warm) and, for the
+    # examples, worker processes and the command line itself. A case of one file also gives it
+    # as one buffer (check_text: stdin and the editor), whose wing blanks a caller only its
+    # own rounds bring back.
     differ, analysed, found = [], [0, 0], 0
     cases = [*_all_cases(), ("blanked-caller", Case(BLANKED_CALLER))]
     for number, (name, case) in enumerate(cases):
@@ -85,6 +87,12 @@ def test_the_speed_machinery_changes_no_finding(tmp_path):
             differ.append(f"{how}: {_shown(on)} != {_shown(off)}")
         if on.files_analysed > off.files_analysed:
             differ.append(f"{how}: {on.files_analysed} files through libcst, {off.files_analysed} without the machinery")
+    # the switch as users give it: the same report, byte for byte
+    cli = {flag: run_cli("check", "--no-cache", "--select", "ALL", "--format", "json", *flag, "examples", cwd=tmp_path)
+           for flag in ((), ("--no-prefilter",))}
+    assert cli[()].returncode == cli[("--no-prefilter",)].returncode == 1, cli[()].stderr
+    if cli[()].stdout != cli[("--no-prefilter",)].stdout:
+        differ.append("examples, tvmlint check: the report differs with --no-prefilter")
     assert not differ, "\n".join(differ)
     assert found > len(cases) // 2, "the cases hold findings"
     # and the machinery does spare work: fewer files go through libcst
