@@ -77,7 +77,6 @@ class FileContext:
         module: cst.Module,
         positions: Dict[cst.CSTNode, CodeRange],
         analysis: ModuleAnalysis,
-        knowledge: Knowledge,
         stdlib_tree: Optional[ast.Module] = None,
     ):
         self.path = path
@@ -89,7 +88,7 @@ class FileContext:
         self.module = module
         self.positions = positions
         self.analysis = analysis
-        self.knowledge = knowledge
+        self.knowledge: Knowledge = analysis.k  # the release the module is checked against
         self.findings: List[Finding] = []
         self.deferred: List[Deferred] = []
 

@@ -307,7 +307,7 @@ def _analyze_module(
         if exact or positions.hints_hold(analysis.call_counts):
             break
         _let_go(analysis, positions)
-    file = FileContext(result.path, text, module, positions, analysis, knowledge, whole_tree)
+    file = FileContext(result.path, text, module, positions, analysis, whole_tree)
     rules = [cls(file) for code, cls in all_rules().items() if code in running and code != PARSE_ERROR]
     for rule in rules:
         rule.start()
