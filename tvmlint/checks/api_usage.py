@@ -64,6 +64,7 @@ def api_findings(file: FileContext) -> List[ApiFinding]:
 
 class HistoryRule(Rule):
     """TVM201 and TVM202: the same uses, split by what the target says about them."""
+
     prefilter = Prefilter(triggers=("api_history",), wants="api_history", tokens=("history_methods",),
                           method_pattern="history_method_call")
 

@@ -84,7 +84,6 @@ def replace_string(file, node: cst.SimpleString, value: str) -> Edit:
 
 class ContextSettingsRule(Rule):
     """A rule about what a PassContext is given: it can only fire where one is created
-    with one of the ARGUMENTS it judges."""
-    prefilter = Prefilter(triggers=("context_factories",))
+    (with one of the arguments it judges, its spec's `arguments` say)."""
 
-    ARGUMENTS: Tuple[str, ...] = ()
+    prefilter = Prefilter(triggers=("context_factories",))

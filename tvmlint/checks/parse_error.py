@@ -7,6 +7,7 @@ from tvmlint.checks.rule import Case, Rule
 class ParseError(Rule):
     code = "TVM001"
     prefilter = Prefilter(triggers=())  # the parser's own verdict: never analysed for it
+
     VALID = [
         "import tvm\n", "", "# just a comment\n",
         # not Python at all: a shell launcher named .py (v0.6.0:apps/vta_rpc/start_rpc_server_to_tracker.py),

@@ -35,6 +35,7 @@ WRONG = "with tvm.transform.PassContext(opt_level=10):"
 class UnusedNoqa(Rule):
     code = UNUSED_NOQA
     prefilter = Prefilter(triggers=())  # never analyses a module: the runner asks `unused_noqa` after suppressing
+
     VALID = [
         Case(HEAD + WRONG + "  # noqa: TVM303\n    pass\n", beside=BESIDE),
         Case(HEAD + WRONG + "  # NOQA:TVM303\n    pass\n", beside=BESIDE),
