@@ -7,6 +7,6 @@ release in `view.py`) and makes one decision per file for the engine (`decide.py
 rule can fire (the file is left to the parser's verdict), or these rules run on this text,
 with what no rule needs blanked out (`prune.py`). It never decides what a finding is, only
 what is left out of the analysis, and leaving it out never changes a finding: a run with
-the wing switched off (`--no-prefilter`) gives the same ones (tests/test_speed.py proves it
-over the rule cases and the ecosystem files).
+the wing switched off (`--no-prefilter`) gives the same ones (tests/test_speed.py's one
+property test, over every rule case and the examples).
 """
