@@ -81,11 +81,11 @@ UNSETTLED = """
 import sys
 from pathlib import Path
 from tvmlint.run.config import SettingsResolver
-from tvmlint.run.runner import check_files
+from tvmlint.run.runner import RunTask, check_files
 wanted = int(sys.argv[1])
 resolver = SettingsResolver()
 for name in sys.argv[2:]:
-    if not check_files([name], resolver, jobs=1, use_cache=False, gated=False).settled:
+    if not check_files([name], resolver, RunTask(jobs=1, use_cache=False, gated=False)).settled:
         print(name, flush=True)
         wanted -= 1
         if not wanted:

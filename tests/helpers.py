@@ -24,6 +24,13 @@ def write_tree(root: Path, files: Dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
+def prefiltered(resolver: SettingsResolver, on: bool) -> SettingsResolver:
+    """The same settings, with the pre-filter wing on or off (`--no-prefilter`)."""
+    from dataclasses import replace
+
+    return SettingsResolver(replace(resolver.overrides, prefilter=on), cwd=resolver.cwd)
+
+
 def check_tree(
     root: Path,
     files: Dict[str, str],

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import write_tree
+from helpers import prefiltered, write_tree
 
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
@@ -136,7 +136,7 @@ def test_a_level_below_every_pass_is_tvm303s_finding_alone(tmp_path, select, cod
     found = []
     for cheap in (True, False):
         resolver = SettingsResolver(Overrides(target_version="0.19", select=select), cwd=tmp_path)
-        report = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=cheap)
+        report = check_paths([tmp_path], prefiltered(resolver, cheap), jobs=1, use_cache=False)
         found.append([(f.code, f.message) for f in report.findings])
     assert found[0] == found[1]
     assert [code for code, _message in found[0]] == codes
@@ -149,6 +149,6 @@ def test_a_dtype_written_with_an_escape_is_judged_the_same(tmp_path):
     findings = {}
     for cheap in (True, False):
         resolver = SettingsResolver(Overrides(target_version="0.19", select=("TVM401",)), cwd=tmp_path)
-        report = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=cheap)
+        report = check_paths([tmp_path], prefiltered(resolver, cheap), jobs=1, use_cache=False)
         findings[cheap] = [(f.start.line, f.code) for f in report.findings]
     assert findings[True] == findings[False] == [(11, "TVM401")]

@@ -23,12 +23,12 @@ from tvmlint.run.compact import (
     unpack_findings,
 )
 from tvmlint.run.engine import Checked
-from tvmlint.run.tasks import Task
+from tvmlint.run.task import Task
 
 VERSION = (0, 19)
 CODES = frozenset({"TVM101", "TVM108"})
 WHERE = Position(3, 7)
-TASK = Task(0, "pkg/a.py", "pkg/a.py", "pkg.a", False, CODES, VERSION, True)
+TASK = Task("pkg/a.py", "pkg.a", CODES, VERSION, path="pkg/a.py")
 FROM_TASK = {"path", "module_name", "version", "codes"}
 
 

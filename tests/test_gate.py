@@ -1,9 +1,10 @@
-"""The project gate (tvmlint.run.gate): a rule no file of a run can set off leaves the run, losing nothing."""
+"""The project gate (tvmlint.run.gate, tvmlint.prefilter.project_gate): a rule no file of a run can set off leaves the run, losing nothing."""
 
 from __future__ import annotations
 
-from helpers import write_tree
+from helpers import prefiltered, write_tree
 
+from tvmlint.prefilter import project_gate
 from tvmlint.run import gate
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
@@ -21,7 +22,7 @@ FILLER = {f"pkg/m{i}.py": f"import os\nVALUE = os.sep * {i}\n" for i in range(3)
 
 def _run(root, cheap):
     resolver = SettingsResolver(Overrides(target_version="0.27", select=("TVM302",)), cwd=root)
-    report = check_paths([root], resolver, jobs=1, use_cache=False, cheap=cheap)
+    report = check_paths([root], prefiltered(resolver, cheap), jobs=1, use_cache=False)
     return report, [(f.path, f.start.line, f.code) for f in report.findings]
 
 
@@ -73,9 +74,9 @@ def test_one_buffer_is_its_own_project():
     from tvmlint.base.versions import parse_version
 
     version, codes = parse_version("0.27"), frozenset({"TVM302", "TVM101"})
-    assert gate.withheld_in(HELPER, codes, version) == {"TVM302"}
-    assert gate.withheld_in(HELPER + CALLER, codes, version) == frozenset()
-    assert gate.withheld_in(HELPER, codes, parse_version("0.19")) == frozenset()
+    assert project_gate.withheld_in(HELPER, codes, version) == {"TVM302"}
+    assert project_gate.withheld_in(HELPER + CALLER, codes, version) == frozenset()
+    assert project_gate.withheld_in(HELPER, codes, parse_version("0.19")) == frozenset()
 
 
 def test_a_one_file_run_is_gated_too(tmp_path):

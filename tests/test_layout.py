@@ -13,7 +13,7 @@ from typing import Dict, Iterator, Set, Tuple
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tvmlint"
 # From the top down: a folder imports from the folders below it, and from itself.
-LAYERS = ["frontends", "companion", "run", "output", "checks", "analysis", "base"]
+LAYERS = ["frontends", "companion", "run", "prefilter", "output", "checks", "analysis", "base"]
 # tvmlint/__init__.py holds the version alone; __main__.py starts the command line
 TOP = {"tvmlint": len(LAYERS), "tvmlint.__main__": -1}
 
@@ -122,3 +122,116 @@ def test_the_checker_sees_an_upward_import(tmp_path, monkeypatch):
     edges = list(_edges())
     assert ("tvmlint.base.leaf", "tvmlint.run.runner", 2) in edges
     assert [e for e in edges if _layer(e[1]) < _layer(e[0])] == [("tvmlint.base.leaf", "tvmlint.run.runner", 2)]
+
+
+# -- the pre-filter boundary (docs/architecture.md, "The rule interface") --------------------
+
+WING = "tvmlint.prefilter"
+SPEC = "tvmlint.checks.prefilter_spec"
+
+
+def _in(name: str, package: str) -> bool:
+    return name == package or name.startswith(package + ".")
+
+
+def _reads_of_the_spec(path: Path) -> Iterator[int]:
+    """Lines that read a rule's `prefilter` (an attribute read, `getattr(..., "prefilter")`)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and node.attr == "prefilter" and isinstance(node.ctx, ast.Load):
+            yield node.lineno
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("getattr", "vars")
+              and any(isinstance(arg, ast.Constant) and arg.value == "prefilter" for arg in node.args)):
+            yield node.lineno
+
+
+def _spec_readers() -> list:
+    # a rule sets `prefilter = Prefilter(...)`; only the wing reads it (a run's Task has a
+    # `prefilter` flag of its own: on or off, not a spec, and read as `task.prefilter`/`how.prefilter`)
+    return [
+        f"{name} line {line}"
+        for name, path in _modules().items() if not _in(name, WING)
+        for line in _reads_of_the_spec(path)
+        if not _flag_read(path, line)
+    ]
+
+
+def _flag_read(path: Path, line: int) -> bool:
+    text = path.read_text(encoding="utf-8").splitlines()[line - 1]
+    return any(f"{owner}.prefilter" in text for owner in ("task", "how", "self", "overrides", "resolver.overrides"))
+
+
+def test_only_the_wing_reads_a_rules_prefilter_spec():
+    assert _spec_readers() == []
+
+
+def test_the_checks_never_import_the_wing():
+    reaching = [f"{name} imports {target} (line {line})" for name, target, line in _edges()
+                if _in(name, "tvmlint.checks") and _in(target, WING)]
+    assert reaching == []
+
+
+def test_only_the_checks_and_the_wing_import_the_spec():
+    others = [f"{name} imports {target} (line {line})" for name, target, line in _edges()
+              if target == SPEC and not (_in(name, "tvmlint.checks") or _in(name, WING))]
+    assert others == []
+
+
+def test_the_wing_decides_no_finding():
+    # it leaves things out of the analysis; what a finding is, and how it is judged across the
+    # project, is the checks' and the analysis' (it makes no Finding, judges no deferred one)
+    deciding = {"tvmlint.base.diagnostics", "tvmlint.analysis.project", "tvmlint.analysis.results"}
+    reaching = [f"{name} imports {target} (line {line})" for name, target, line in _edges()
+                if _in(name, WING) and (target in deciding or _in(target, "tvmlint.output"))]
+    assert reaching == []
+    for name, path in _modules().items():
+        if _in(name, WING):
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            calls = [node.func.attr for node in ast.walk(tree) if isinstance(node, ast.Call)
+                     and isinstance(node.func, ast.Attribute) and node.func.attr in ("report", "defer", "judge")]
+            assert calls == [], f"{name} calls {calls}"
+
+
+def test_the_boundary_checks_see_a_reader_outside_the_wing(tmp_path, monkeypatch):
+    # the tests above must be able to fail: a run module that read a rule's spec, and a check
+    # that imported the wing, would be caught
+    fake = tmp_path / "tvmlint"
+    for folder in ("", "run", "checks", "prefilter"):
+        (fake / folder).mkdir(parents=True, exist_ok=True)
+        (fake / folder / "__init__.py").write_text("")
+    (fake / "run" / "engine.py").write_text("def f(rule):\n    return rule.prefilter.triggers\n")
+    (fake / "checks" / "one.py").write_text("from tvmlint.prefilter.view import view_of\n")
+    (fake / "prefilter" / "view.py").write_text("def view_of(rule):\n    return rule.prefilter\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    assert _spec_readers() == ["tvmlint.run.engine line 2"]
+    assert [(n, t) for n, t, _ in _edges() if _in(n, "tvmlint.checks") and _in(t, WING)] == [
+        ("tvmlint.checks.one", "tvmlint.prefilter.view")]
+
+
+def test_every_name_a_spec_gives_is_one_the_wing_knows():
+    from tvmlint.checks import all_rules
+    from tvmlint.prefilter.names import NAME_SETS, PATTERNS
+    from tvmlint.prefilter.predicates import INNER, LOW, WANTS
+
+    unknown = []
+    for code, rule in all_rules().items():
+        spec = rule.prefilter
+        for name in (*(spec.triggers or ()), *spec.tokens):
+            unknown += [f"{code} names set {name}"] if name not in NAME_SETS else []
+        for name in (spec.text_pattern, spec.text_pattern_outside_tvm, spec.method_pattern, spec.project_pattern):
+            unknown += [f"{code} names pattern {name}"] if name is not None and name not in PATTERNS else []
+        for name, table in ((spec.wants, WANTS), (spec.inner, INNER), (spec.low_context, LOW)):
+            unknown += [f"{code} names predicate {name}"] if name is not None and name not in table else []
+    assert unknown == []
+
+
+def test_a_rule_author_implements_at_most_seven_methods():
+    # start, finish, judge, needs_level_below: the analysis (the libcst visit_/leave_ methods
+    # aside); report, defer and info are given, not written by authors
+    from tvmlint.checks.rule import Rule
+
+    given = {"report", "defer", "info", "__init__"}
+    own = [name for name, value in vars(Rule).items()
+           if callable(getattr(Rule, name)) and not name.startswith("_") and name not in given]
+    assert len(own) <= 7, own
+    assert not any(name in own for name in ("triggers", "wants", "tokens", "needs_low_context"))

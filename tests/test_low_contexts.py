@@ -7,7 +7,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from helpers import CASE_TARGET, REPO, write_tree
+from helpers import CASE_TARGET, REPO, prefiltered, write_tree
 
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.module import ModuleAnalysis
@@ -18,6 +18,7 @@ from tvmlint.checks.rule import Case
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.low_contexts import Factories, lowest_written_level
 from tvmlint.run.runner import check_paths
+from tvmlint.run.task import Task
 
 RELEASES = ("0.8", "0.19", "0.27")
 FACTORIES = Factories.of(get_knowledge(parse_version(release)) for release in RELEASES)
@@ -95,7 +96,7 @@ LOW_CALLER = "import tvm\nimport helper\nwith tvm.transform.PassContext(opt_leve
 
 def _run(root: Path, cheap: bool):
     resolver = SettingsResolver(Overrides(target_version="0.27", select=("TVM101",)), cwd=root)
-    report = check_paths([root], resolver, jobs=1, use_cache=False, cheap=cheap)
+    report = check_paths([root], prefiltered(resolver, cheap), jobs=1, use_cache=False)
     return report, [(f.path, f.start.line, f.message) for f in report.findings]
 
 
@@ -173,18 +174,19 @@ def test_a_bound_above_the_default_is_always_followed(tmp_path):
         "app.py": "import helper\nmod = helper.fold(mod)\n",
     })
     resolver = SettingsResolver(Overrides(target_version="0.19", select=("TVM101",)), cwd=tmp_path)
-    on = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=True)
+    on = check_paths([tmp_path], prefiltered(resolver, True), jobs=1, use_cache=False)
     assert [f.path for f in on.findings] == ["helper.py"] and "app.py:2" in on.findings[0].message
 
 
 @pytest.mark.parametrize("code, target", list(_sources()))
 def test_a_module_left_for_a_low_context_has_no_run_the_default_skips(code, target):
-    # TVM101.needs_low_context is asked before libcst: whenever it says yes, every run the
+    # TVM101's low-context predicate (Prefilter.low_context) is asked before libcst: whenever it says yes, every run the
     # analysis finds gates only passes at or below the default level
     import ast
 
     from tvmlint.analysis.knowledge import lowest_default_level
     from tvmlint.checks.gated_pass_skipped import GatedPassSkipped, _highest
+    from tvmlint.prefilter.view import view_of
 
     try:
         tree = ast.parse(code)
@@ -192,7 +194,7 @@ def test_a_module_left_for_a_low_context_has_no_run_the_default_skips(code, targ
     except (SyntaxError, cst.ParserSyntaxError):
         pytest.skip("not analysed")
     knowledge = get_knowledge(parse_version(target))
-    if not GatedPassSkipped.needs_low_context(tree, knowledge, code):
+    if not view_of(GatedPassSkipped, knowledge).needs_low_context(tree, code):
         return
     analysis = ModuleAnalysis(knowledge, "case")
     walk(module, analysis)
@@ -210,8 +212,8 @@ def test_a_function_under_tvm_is_followed_only_in_its_own_module(tmp_path):
         "user.py": "from tvm.a import fold\nmod = fold(mod)\n",
     })
     resolver = SettingsResolver(Overrides(target_version="0.19", select=("TVM101",)), cwd=tmp_path)
-    on = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=True)
-    off = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=False)
+    on = check_paths([tmp_path], prefiltered(resolver, True), jobs=1, use_cache=False)
+    off = check_paths([tmp_path], prefiltered(resolver, False), jobs=1, use_cache=False)
     assert [(f.path, f.start.line, f.message) for f in on.findings] == [(f.path, f.start.line, f.message) for f in off.findings]
     assert [f.path for f in on.findings] == [str(Path("tvm/a.py"))] and "when run is called on line 9" in on.findings[0].message
     assert "when run is called from tvm/a.py:9" in on.findings[0].detail
@@ -239,11 +241,11 @@ def test_a_first_round_leaves_out_only_files_that_write_no_low_context(tmp_path)
     from tvmlint.run.engine import check_module
 
     version, codes = parse_version("0.27"), frozenset({"TVM101"})
-    waiting = check_module(HELPER, "helper.py", codes, version, "helper", defer_low=True)
+    waiting = check_module(HELPER, Task("helper.py", "helper", codes, version, defer_low=True))
     assert waiting.awaits_low and not waiting.analysed and waiting.low_level is None
     writes = HELPER + "\nwith tvm.transform.PassContext(opt_level=0):\n    mod = lift(mod)\n"
-    written = check_module(writes, "helper.py", codes, version, "helper", defer_low=True)
+    written = check_module(writes, Task("helper.py", "helper", codes, version, defer_low=True))
     assert written.analysed and not written.awaits_low and written.low_level == 0
-    editor = check_module(writes, "helper.py", codes, version, "helper")
+    editor = check_module(writes, Task("helper.py", "helper", codes, version))
     assert editor.analysed and editor.low_level is None
-    assert check_module(HELPER, "helper.py", codes, version, "helper").analysed
+    assert check_module(HELPER, Task("helper.py", "helper", codes, version)).analysed

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import write_tree
+from helpers import prefiltered, write_tree
 
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths, check_text
@@ -40,7 +40,7 @@ MIXED = (
 
 def _run(root: Path, cheap: bool, select=("TVM104",)):
     resolver = SettingsResolver(Overrides(target_version=TARGET, select=select), cwd=root)
-    return check_paths([root], resolver, jobs=1, use_cache=False, cheap=cheap)
+    return check_paths([root], prefiltered(resolver, cheap), jobs=1, use_cache=False)
 
 
 def _findings(report):

@@ -9,15 +9,17 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from helpers import CASE_TARGET, write_tree
+from helpers import CASE_TARGET, prefiltered, write_tree
 
 from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.base.versions import parse_version
-from tvmlint.run.cheap import prune
+from tvmlint.prefilter.decide import selection_for
+from tvmlint.prefilter.prune import prune
 from tvmlint.run.config import Overrides, SettingsResolver
-from tvmlint.run.engine import check_module, selection_for
+from tvmlint.run.engine import check_module
 from tvmlint.run.runner import check_paths
+from tvmlint.run.task import Task
 
 VERSION = parse_version(CASE_TARGET)
 CODES = frozenset({"TVM001", "TVM101", "TVM102", "TVM103", "TVM104", "TVM401"})
@@ -137,8 +139,8 @@ def test_such_a_module_is_left_to_the_stdlib_parser(tmp_path):
 def test_findings_and_their_positions_do_not_move(tmp_path):
     text = MODULE + "\n\ndef late(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\nlate(None)\n"
     # (callsites differ: `caller` is blanked; test_a_blanked_caller... follows that through the runner)
-    checked = check_module(text, "m.py", CODES, VERSION, "m")
-    full = check_module(text, "m.py", CODES, VERSION, "m", cheap=False)
+    checked = check_module(text, Task("m.py", "m", CODES, VERSION))
+    full = check_module(text, Task("m.py", "m", CODES, VERSION, prefilter=False))
     assert checked.partial and not full.partial
     shown = lambda c: [(f.code, f.start, f.end, f.message) for f in c.result.findings]  # noqa: E731
     deferred = lambda c: [(d.code, d.start, d.end, d.ctx, d.payload) for d in c.result.deferred]  # noqa: E731
@@ -152,8 +154,8 @@ def test_findings_and_their_positions_do_not_move(tmp_path):
 def _same_on_and_off(root: Path, files):
     write_tree(root, files)
     resolver = SettingsResolver(Overrides(target_version=CASE_TARGET, select=("TVM101",)), cwd=root)
-    on = check_paths([root], resolver, jobs=1, use_cache=False, cheap=True)
-    off = check_paths([root], resolver, jobs=1, use_cache=False, cheap=False)
+    on = check_paths([root], prefiltered(resolver, True), jobs=1, use_cache=False)
+    off = check_paths([root], prefiltered(resolver, False), jobs=1, use_cache=False)
     shown = lambda r: [(f.path, f.start, f.code, f.message) for f in r.findings]  # noqa: E731
     assert shown(on) == shown(off)
     return on
@@ -273,8 +275,8 @@ def test_a_blanked_inner_function_changes_no_finding_nor_its_place(tmp_path):
     )
     codes = frozenset({"TVM001", "TVM401"})
     version = parse_version("0.27")
-    checked = check_module(text, "m.py", codes, version, "m")
-    full = check_module(text, "m.py", codes, version, "m", cheap=False)
+    checked = check_module(text, Task("m.py", "m", codes, version))
+    full = check_module(text, Task("m.py", "m", codes, version, prefilter=False))
     shown = lambda c: [(f.code, f.start, f.end, f.message) for f in c.result.findings]  # noqa: E731
     assert checked.partial and len(shown(full)) == 2
     assert shown(checked) == shown(full)
@@ -362,8 +364,8 @@ def test_statements_of_a_kept_function_that_hold_no_finding_are_blanked():
 
 def test_a_blanked_statement_changes_no_finding(tmp_path):
     codes, version = frozenset({"TVM001", "TVM401"}), parse_version("0.27")
-    checked = check_module(BODY, "m.py", codes, version, "m")
-    full = check_module(BODY, "m.py", codes, version, "m", cheap=False)
+    checked = check_module(BODY, Task("m.py", "m", codes, version))
+    full = check_module(BODY, Task("m.py", "m", codes, version, prefilter=False))
     shown = lambda c: [(f.code, f.start, f.end, f.message) for f in c.result.findings]  # noqa: E731
     assert checked.partial and len(shown(full)) == 1 and shown(checked) == shown(full)
 
@@ -375,8 +377,8 @@ def test_a_statement_that_declares_a_buffer_is_kept():
     pruned = _prune(text, {"TVM001", "TVM401"})
     assert pruned is not None and 'C = T.alloc_buffer((1,), "float32")' in pruned.text
     codes, version = frozenset({"TVM001", "TVM401"}), parse_version("0.27")
-    checked = check_module(text, "m.py", codes, version, "m")
-    full = check_module(text, "m.py", codes, version, "m", cheap=False)
+    checked = check_module(text, Task("m.py", "m", codes, version))
+    full = check_module(text, Task("m.py", "m", codes, version, prefilter=False))
     assert checked.result.findings == full.result.findings == []
 
 
@@ -395,8 +397,8 @@ def test_a_call_in_a_blanked_statement_still_gives_its_helper_the_callers_contex
     }
     write_tree(tmp_path, files)
     resolver = SettingsResolver(Overrides(target_version="0.19", select=("TVM101", "TVM401")), cwd=tmp_path)
-    on = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=True)
-    off = check_paths([tmp_path], resolver, jobs=1, use_cache=False, cheap=False)
+    on = check_paths([tmp_path], prefiltered(resolver, True), jobs=1, use_cache=False)
+    off = check_paths([tmp_path], prefiltered(resolver, False), jobs=1, use_cache=False)
     shown = lambda r: [(f.path, f.start, f.code, f.message) for f in r.findings]  # noqa: E731
     assert shown(on) == shown(off)
     assert [(f.path, f.code) for f in on.findings] == [("app.py", "TVM401"), ("helpers.py", "TVM101")], shown(on)

@@ -13,7 +13,7 @@ from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.base.versions import parse_version
 from tvmlint.checks import all_rules
 from tvmlint.checks.rule import Case
-from tvmlint.run.engine import selection_for
+from tvmlint.prefilter.decide import selection_for
 
 TARGETS = {"tvm.relay.build", "tvm.script.tirx.init", "tvm.ir.transform.Sequential", "nnvm"}
 

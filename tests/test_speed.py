@@ -7,17 +7,18 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import CASE_TARGET, REPO, run_cli, write_tree
+from helpers import CASE_TARGET, REPO, prefiltered, run_cli, write_tree
 
 from tvmlint.checks import all_rules
 from tvmlint.checks.rule import Case
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.runner import check_paths
+from tvmlint.run.task import Task
 
 
 def _findings(root: Path, cheap: bool, jobs: int = 1, select=("ALL",), target=CASE_TARGET, use_cache=False, cwd=None):
     resolver = SettingsResolver(Overrides(target_version=target, select=tuple(select)), cwd=cwd or root)
-    return check_paths([root], resolver, jobs=jobs, use_cache=use_cache, cheap=cheap)
+    return check_paths([root], prefiltered(resolver, cheap), jobs=jobs, use_cache=use_cache)
 
 
 def _shown(report):
@@ -39,11 +40,13 @@ BLANKED_CALLER = (
 
 def test_the_speed_machinery_changes_no_finding(tmp_path):
     # The one equivalence property of the speed machinery. Every rule case, and the examples,
-    # checked the slow way (cheap=False: every file through libcst, no pruning, no gate, no low
-    # contexts, no later rounds, no cache, one process) give exactly what they give with all of
-    # it on: the cheap stage with its rounds, the result cache (cold, then warm) and, for the
-    # examples, worker processes. A case of one file also gives it as one buffer (check_text:
-    # stdin and the editor), whose cheap stage blanks a caller only its own rounds bring back.
+    # checked with the pre-filter wing switched off (`--no-prefilter`, Overrides.prefilter:
+    # every file through libcst with every selected rule, no pruning, no gate, no low
+    # contexts, no later rounds; and no cache, one process) give exactly what they give with
+    # all of it on: the wing with its rounds, the result cache (cold, then warm) and, for the
+    # examples, worker processes and the command line itself. A case of one file also gives it
+    # as one buffer (check_text: stdin and the editor), whose wing blanks a caller only its
+    # own rounds bring back.
     differ, analysed, found = [], [0, 0], 0
     cases = [*_all_cases(), ("blanked-caller", Case(BLANKED_CALLER))]
     for number, (name, case) in enumerate(cases):
@@ -76,14 +79,20 @@ def test_the_speed_machinery_changes_no_finding(tmp_path):
     # the examples: each directory has its own pyproject.toml (its TVM release), no overrides
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     resolver = SettingsResolver(Overrides(select=("ALL",)), cwd=tmp_path)
-    off = check_paths([tmp_path / "examples"], resolver, jobs=1, use_cache=False, cheap=False)
+    off = check_paths([tmp_path / "examples"], prefiltered(resolver, False), jobs=1, use_cache=False)
     assert off.findings, "the examples hold findings"
     for how, jobs in (("examples, 2 workers", 2), ("examples, cached", 1)):
-        on = check_paths([tmp_path / "examples"], resolver, jobs=jobs, use_cache=True, cheap=True)
+        on = check_paths([tmp_path / "examples"], prefiltered(resolver, True), jobs=jobs, use_cache=True)
         if _shown(on) != _shown(off):
             differ.append(f"{how}: {_shown(on)} != {_shown(off)}")
         if on.files_analysed > off.files_analysed:
             differ.append(f"{how}: {on.files_analysed} files through libcst, {off.files_analysed} without the machinery")
+    # the switch as users give it: the same report, byte for byte
+    cli = {flag: run_cli("check", "--no-cache", "--select", "ALL", "--format", "json", *flag, "examples", cwd=tmp_path)
+           for flag in ((), ("--no-prefilter",))}
+    assert cli[()].returncode == cli[("--no-prefilter",)].returncode == 1, cli[()].stderr
+    if cli[()].stdout != cli[("--no-prefilter",)].stdout:
+        differ.append("examples, tvmlint check: the report differs with --no-prefilter")
     assert not differ, "\n".join(differ)
     assert found > len(cases) // 2, "the cases hold findings"
     # and the machinery does spare work: fewer files go through libcst
@@ -124,19 +133,21 @@ def test_a_rule_with_no_triggers_sees_every_tvm_module():
     from tvmlint.analysis.used_names import UsedNames, roots_of
     from tvmlint.base.versions import parse_version
     from tvmlint.checks.rule import Rule
+    from tvmlint.prefilter.view import view_of
 
     class Anything(Rule):
         code = "TVM999"
 
     knowledge = get_knowledge(parse_version(CASE_TARGET))
     roots = roots_of(knowledge)
-    assert Anything.tokens(knowledge) == roots
+    view = view_of(Anything, knowledge)
+    assert view.tokens == roots
     uses = UsedNames(ast.parse("import tvm.relay as r\nr.foo()\n"), "m", False, roots)
-    assert Anything.wants(uses, knowledge)
+    assert view.wants(uses)
     inside = UsedNames(ast.parse("from . import _ffi_api\n"), "tvm.relay.op", False, roots)
-    assert Anything.wants(inside, knowledge)  # relative imports inside TVM's own package
+    assert view.wants(inside)  # relative imports inside TVM's own package
     plain = UsedNames(ast.parse("import numpy\nnumpy.zeros(3)\n"), "m", False, roots)
-    assert not Anything.wants(plain, knowledge)
+    assert not view.wants(plain)
 
 
 def _many_files(root: Path, count: int) -> None:
@@ -368,7 +379,8 @@ def test_a_check_leaves_no_cycle_holding_its_trees(example):
     path = REPO / "examples" / example
     settings = SettingsResolver(Overrides(target_version=CASE_TARGET), cwd=REPO).for_path(path)
     text = path.read_text()
-    args = (text, str(path), settings.codes_for(path), settings.target_version, *module_name_for(path))
+    name, package = module_name_for(path)
+    args = (text, Task(str(path), name, settings.codes_for(path), settings.target_version, package))
     check_module(*args)  # the first check of a process fills caches (imports, knowledge) that last
     gc.collect()
     gc.disable()
@@ -394,6 +406,6 @@ def test_a_file_no_rule_wants_gets_the_parsers_verdict_without_a_tree(code, brok
     from tvmlint.run.engine import check_module
 
     settings = SettingsResolver(Overrides(target_version=CASE_TARGET), cwd=REPO).for_path(REPO / "m.py")
-    checked = check_module(code, "m.py", settings.codes_for(REPO / "m.py"), settings.target_version, "m")
+    checked = check_module(code, Task("m.py", "m", settings.codes_for(REPO / "m.py"), settings.target_version))
     assert [finding.code for finding in checked.result.findings] == (["TVM001"] if broken else [])
     assert (used_names.parse(code)[0] is None) == broken and not checked.analysed

@@ -18,6 +18,7 @@ from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.base.versions import parse_version
 from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
 from tvmlint.frontends import explain as ex
+from tvmlint.prefilter.view import view_of
 from tvmlint.run.config import Overrides, SettingsResolver
 
 tree, target, findings = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -38,7 +39,7 @@ def checked(self, f, follow):
     if key not in CHECKED: CHECKED[key] = orig_checked(self, f, follow)
     return CHECKED[key]
 ex.ProjectView.text_of, ex.ProjectView.files, ex.ProjectView.checked = text_of, files, checked
-tokens = GatedPassSkipped.tokens(get_knowledge(parse_version(target)))
+tokens = view_of(GatedPassSkipped, get_knowledge(parse_version(target))).tokens
 reported = {(f["path"], f["line"], f["column"]) for f in json.load(open(findings)) if f["code"] == "TVM101"}
 mine, sites, errors = set(), 0, 0
 start = time.time()

@@ -15,7 +15,7 @@ from typing import Dict, Type
 from tvmlint.checks.rule import Rule
 
 # the modules here that say what a rule is, or what a family of rules shares, rather than being one
-_FRAMEWORK = frozenset({"rule", "api_usage", "context_args", "words"})
+_FRAMEWORK = frozenset({"rule", "prefilter_spec", "api_usage", "context_args", "words"})
 
 
 @functools.lru_cache(maxsize=None)

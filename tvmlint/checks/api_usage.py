@@ -30,11 +30,10 @@ ones the replacement takes.
 
 from __future__ import annotations
 
-import functools
 import weakref
 from dataclasses import dataclass
 from pathlib import PurePath
-from typing import ClassVar, Dict, FrozenSet, List, Optional, Set, Tuple
+from typing import ClassVar, Dict, List, Optional, Set, Tuple
 
 from tvmlint.analysis.api_history import REMOVED, History, Use, get_history
 from tvmlint.analysis.edits import tvm_import_edit
@@ -42,6 +41,7 @@ from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import dotted
 from tvmlint.base.diagnostics import Edit, Fix, Said
 from tvmlint.base.versions import format_version, parse_version
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import FileContext, Rule
 
 
@@ -67,53 +67,15 @@ def api_findings(file: FileContext) -> List[ApiFinding]:
 class HistoryRule(Rule):
     """TVM201 and TVM202: the same uses, split by what the target says about them."""
 
+    prefilter = Prefilter(triggers=("api_history",), wants="api_history", tokens=("history_methods",),
+                          method_pattern="history_method_call")
+
     status: ClassVar[str]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        version = knowledge.version
-        history = get_history()
-        return frozenset(s.old for s in history.symbols if s.status(version) is not None) | _renamed_at(version)
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        # entries cover what lies under a module or class too: ask the history about every name;
-        # a method ([[method]]) is asked for by its name, in a module that uses TVM
-        history = get_history()
-        if used.uses_roots and not used.identifiers.isdisjoint(_methods_at(knowledge.version)):
-            return True
-        renamed = _renamed_at(knowledge.version)
-        if renamed and not renamed.isdisjoint(used.names):
-            return True  # an API one of whose keywords the release renamed ([[keyword]])
-        return any(history.use(name, knowledge.version) is not None for name in used.names)
-
-    @classmethod
-    def tokens(cls, knowledge):
-        return super().tokens(knowledge) | frozenset(_methods_at(knowledge.version))
-
-    @classmethod
-    def method_pattern(cls, knowledge):
-        names = _methods_at(knowledge.version)
-        return r"\.\s*(?:" + "|".join(sorted(names)) + r")\s*\(" if names else None
 
     def start(self) -> None:
         for finding in api_findings(self.file):
             if finding.status == self.status:
                 self.report(finding.node, finding.message, finding.fix, detail=finding.detail)
-
-
-@functools.lru_cache(maxsize=None)
-def _renamed_at(version) -> FrozenSet[str]:
-    """The APIs one of whose keywords the release has renamed ([[keyword]]); asked per module by
-    the cheap stage, so worked out once per release."""
-    return frozenset(api for api, rows in get_history().keywords.items()
-                     if any(version >= parse_version(k.removed) for k in rows))
-
-
-@functools.lru_cache(maxsize=None)
-def _methods_at(version) -> Tuple[str, ...]:
-    """The [[method]] names the history says something about at `version`."""
-    return tuple(name for name, method in get_history().methods.items() if method.status(version))
 
 
 def _head(node: cst.BaseExpression) -> Optional[cst.Name]:

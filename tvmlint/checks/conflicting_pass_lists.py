@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -10,7 +11,8 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 
 class ConflictingPassLists(ContextSettingsRule):
     code = "TVM106"
-    ARGUMENTS = ("required_pass", "disabled_pass")
+    prefilter = Prefilter(triggers=("context_factories",), wants="gives_argument",
+                          arguments=("required_pass", "disabled_pass"))
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['AlterOpLayout']):\n"

@@ -13,6 +13,7 @@ from typing import Dict, Iterator, List, Optional, Tuple
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import ContextValue, call_arguments
 from tvmlint.base.diagnostics import Edit
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Rule
 
 
@@ -83,23 +84,6 @@ def replace_string(file, node: cst.SimpleString, value: str) -> Edit:
 
 class ContextSettingsRule(Rule):
     """A rule about what a PassContext is given: it can only fire where one is created
-    with one of the ARGUMENTS it judges."""
+    (with one of the arguments it judges, its spec's `arguments` say)."""
 
-    ARGUMENTS: Tuple[str, ...] = ()
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset(knowledge.context_factories)
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        from tvmlint.analysis.used_names import call_arguments as ast_arguments
-
-        if not cls.ARGUMENTS:
-            return super().wants(used, knowledge)
-        for qualname, factory in knowledge.context_factories.items():
-            for call in used.calls_to.get(qualname, ()):
-                args, hidden = ast_arguments(call, factory.params)
-                if hidden or any(name in args for name in cls.ARGUMENTS):
-                    return True
-        return False
+    prefilter = Prefilter(triggers=("context_factories",))

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
@@ -13,6 +12,7 @@ from tvmlint.base.diagnostics import Said
 from tvmlint.base.versions import in_range, parse_version
 from tvmlint.checks import words
 from tvmlint.checks.context_args import context_calls
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -53,6 +53,7 @@ def runs(members: Tuple[Gated, ...], ctx: PassCtx, name: str) -> bool:
 
 class FastMathEnabled(Rule):
     code = "TVM302"
+    prefilter = Prefilter(triggers=("fast_math_pipelines", "fast_math_builds"), project_pattern="fast_math_config_true")
 
     VALID = [
         # a test module picks the level it exercises (tests/python/relay/test_pass_alter_op_layout.py
@@ -122,27 +123,6 @@ class FastMathEnabled(Rule):
         Case(RELAX + "with tvm.transform.PassContext(opt_level=3, config={'tirx.enable_fast_math': True}):\n"
              "    ex = tvm.compile(mod, target='llvm')\n", target="0.27", expect="tirx.enable_fast_math"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        # FastMath runs inside a runner's pipeline or a Sequential; the config key acts on builds
-        facts = load_table("numerics.toml")
-        builds = {
-            api for row in facts.get("fast_math_build", [])
-            if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
-        }
-        return _pipelines_holding_fast_math(knowledge) | frozenset(builds)
-
-    @classmethod
-    def project_pattern(cls, knowledge):
-        # Where no pipeline of the target holds FastMath, only a config that sets the key to True
-        # can report, and the analysis takes both from a dict literal: `"<key>": True`, maybe with
-        # a prefix on the string, comments, line breaks or parentheses in between.
-        key = load_table("numerics.toml").get("fast_math", {}).get("config_key")
-        if key is None or _pipelines_holding_fast_math(knowledge):
-            return None
-        gap = r"(?:\s|#[^\n]*|\\)*"
-        return re.escape(key) + r"['\"]" + gap + ":" + r"(?:\s|#[^\n]*|\\|\()*" + r"True\b"
 
     def start(self) -> None:
         facts = load_table("numerics.toml")
@@ -277,14 +257,3 @@ class FastMathEnabled(Rule):
         )
 
 
-def _holds(members, name: str) -> bool:
-    return any(member.name == name or _holds(member.members, name) for member in members)
-
-
-def _pipelines_holding_fast_math(knowledge) -> frozenset:
-    """Runners whose pipeline holds FastMath, and passes that are or hold it (a Sequential the
-    file builds holds FastMath only if the file names one of them)."""
-    name = load_table("numerics.toml").get("fast_math", {}).get("pass", "FastMath")
-    runners = {api for api, runner in knowledge.runners.items() if any(m.name == name for m in runner.runs)}
-    wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.name == name or _holds(spec.members, name)}
-    return frozenset(runners | wrappers)

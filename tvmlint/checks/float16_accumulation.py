@@ -26,14 +26,15 @@ from typing import Dict, List, Optional, Tuple
 
 from tvmlint.analysis.contexts import Inherited
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
-from tvmlint.analysis.knowledge import harness, load_table
+from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import call_arguments
 from tvmlint.analysis.results import ArgumentWait, ConstantWait
-from tvmlint.analysis.used_names import BY_NAME, roots_of
+from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor, walk
 from tvmlint.base.diagnostics import Said
 from tvmlint.base.versions import in_range
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
@@ -157,35 +158,6 @@ def _keep_dtype(version) -> frozenset:
         if in_range(version, row.get("since"), row.get("until"))
         for namespace in row["namespaces"] for name in row["names"]
     )
-
-
-@functools.lru_cache(maxsize=None)
-def _declaring(version) -> frozenset:
-    buffer_types, decls, tensors = _declarations(version)
-    return buffer_types | frozenset(decls) | frozenset(tensors) | _rows_apis("te_compute", version)
-
-
-def _may_accumulate_low(accumulated, part) -> bool:
-    """Whether a buffer some block adds into may be low-precision, by what that part's
-    declarations of that name give (`UsedNames.declared`): a low-precision literal, a bare name
-    (`declared_dtype` reads the dtype through it), or no declaration in the part (it lies
-    outside: kept). A declaration with neither gives another dtype, or none: the declaring
-    API's default, which no row of numerics.toml makes low (`_low_default`)."""
-    low = _low()
-    for name in accumulated:
-        literals = part.declared.get(name)
-        if literals is None or not low.isdisjoint(literals) or BY_NAME in literals or _low_default():
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=None)
-def _low_default() -> bool:
-    """Whether some declaring API's default dtype is low-precision (then a declaration without
-    a dtype cannot be left out)."""
-    facts = _facts()
-    rows = [*facts.get("buffer_decl", []), *facts.get("te_tensor", [])]
-    return any(row.get("default_dtype", "float32") in _low() for row in rows)
 
 
 class _Walker(Visitor):
@@ -455,6 +427,10 @@ _TUNED_GEMM = ("    A = te.placeholder((n, n), dtype=dtype, name='A')\n    B = t
 
 class Float16Accumulation(Rule):
     code = "TVM401"
+    prefilter = Prefilter(
+        triggers=("tvmscript_inits", "te_sum"), wants="low_precision_sum", inner="low_precision_sum",
+        text_pattern="low_precision_literal", text_pattern_outside_tvm="dtype_name",
+    )
 
     TIR = "from tvm.script import tir as T\n"
     TIRX = "from tvm.script import tirx as T\n"
@@ -725,74 +701,6 @@ class Float16Accumulation(Rule):
         Case(_IMPORTED_DTYPE, files={"config.py": "dtype_str = 'float16'\n"}, target="0.16",
              expect='`dtype_str`, which is "float16" as config.py:1 sets it'),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        facts = _facts()
-        inits = {f"{row['namespace']}.init" for row in facts.get("tvmscript", [])}
-        return frozenset(inits) | _sum_apis(knowledge.version)
-
-    @classmethod
-    def text_pattern(cls, knowledge):
-        # `wants` asks for a low-precision dtype string; libcst reads a string's value with its
-        # escapes undone (`"\x66loat16"`), so an escape that can spell a letter counts too
-        low = _facts().get("accumulation", {}).get("low_precision", ())
-        return "|".join([*map(re.escape, low), r"\\[xuUN0-7]"])
-
-    @classmethod
-    def text_pattern_outside_tvm(cls, knowledge):
-        # a name holding "dtype" (`def gemm(n, out_dtype)`): a parameter that calls in other
-        # modules may give "float16" (ArgumentWait); `wants` keeps such modules outside TVM's own
-        # packages only, and only there is it worth parsing one for it
-        return "dtype"
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        # the accumulator's dtype is only ever judged from a string literal ("float16"), written
-        # in the declaration or bound to the name the declaration gives (`dtype = "float16"`).
-        # By the module's declarations together (`UsedNames` holds them by name, not one by one):
-        # a buffer every declaration of which gives another dtype literal is left out, even where
-        # one of them gives a name instead (the cheap stage would then miss it; the ecosystem
-        # trees' float16 files give the same findings with it on and off)
-        if not super().wants(used, knowledge):
-            return False
-        if used.strings.isdisjoint(_low()):
-            # no low-precision literal here: only a parameter that calls in other modules give
-            # can be low (ArgumentWait). A module under TVM's own packages is never given one:
-            # a call of a TVM function is TVM's API, and no call site of it is followed
-            if used.module_name.partition(".")[0] in roots_of(knowledge):
-                return False
-            # nor is a test module's kernel builder: tests call their own
-            if harness().is_test_module(used.module_name):
-                return False
-            # (a kernel builder's dtype parameter, by its name: `dtype`, `out_dtype`, `accum_dtype`;
-            # or another module's constant the module imports, `from config import *`: ConstantWait)
-            if not (any("dtype" in name for name in used.identifiers) or used.imports_from_outside(roots_of(knowledge))):
-                return False
-            by_name = any(BY_NAME in literals for _, literals in used.declared.items())
-            return by_name and (used.uses_any(_sum_apis(knowledge.version)) or bool(used.accumulated))
-        return used.uses_any(_sum_apis(knowledge.version)) or _may_accumulate_low(used.accumulated, used)
-
-    @classmethod
-    def may_hold_in_function(cls, function, module, knowledge) -> bool:
-        # Findings are a block's or a te.sum's in the function, and a function's declarations
-        # are seen only inside it: a function with no sum, and no block adding into a buffer
-        # that may be low-precision by the function's own declarations (`_may_accumulate_low`),
-        # holds none, unless the module computes tensors (below). (Whether a test builds the kernel, and what a dtype name is bound to, are
-        # read from the whole original text: blanking never changes them.)
-        if function.uses_any(_sum_apis(knowledge.version)):
-            return True
-        if module.uses_any(_rows_apis("te_compute", knowledge.version)):
-            # a module that computes tensors may give one a function's return value as its dtype
-            # (`te.compute(shape, decode_func)`, a decode helper it calls): any function may count
-            return True
-        return _may_accumulate_low(function.accumulated, function)
-
-    @classmethod
-    def may_matter_in_body(cls, statement, module, knowledge) -> bool:
-        # blanked, a statement also takes its declarations with it, and another of the same name
-        # (a parameter's annotation) would give the dtype: one that may declare a buffer or tensor stays
-        return cls.may_hold_in_function(statement, module, knowledge) or statement.uses_any(_declaring(knowledge.version))
 
     def start(self) -> None:
         facts = _facts()

@@ -7,15 +7,9 @@ from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate, leaves
 from tvmlint.analysis.edits import tvm_import_edit, wrap_in_with
-from tvmlint.analysis.knowledge import (
-    highest_gated_level,
-    level_positions,
-    lowest_default_level,
-    pass_levels,
-)
-from tvmlint.analysis.written_levels import literal_levels
 from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.checks import words
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 
@@ -32,6 +26,8 @@ FOLD = "from tvm import relay\nimport tvm\n"
 
 class GatedPassSkipped(Rule):
     code = "TVM101"
+    prefilter = Prefilter(triggers=("sequential_classes", "gated_wrappers", "reporting_runners"),
+                          low_context="gated_above_default")
 
     VALID = [
         # (issue #28) a script's sibling module (see INVALID), run under a context that keeps every member
@@ -423,18 +419,6 @@ class GatedPassSkipped(Rule):
              expect="at opt_level 1"),
     ]
 
-    @classmethod
-    def triggers(cls, knowledge):
-        # a gate only applies where a Sequential runs: one built here, a pass that is one, a runner;
-        # a pass whose members are all at the lowest level runs them whatever the level (LowerTIRx)
-        lowest = pass_levels()[0]
-        wrappers = {
-            api for api, spec in knowledge.passes_by_api.items()
-            if any(member.highest_level > lowest for member in spec.members)
-        }
-        runners = {api for api, runner in knowledge.runners.items() if runner.report == cls.code}
-        return frozenset(knowledge.sequential_classes) | frozenset(wrappers) | frozenset(runners)
-
     def start(self) -> None:
         analysis = self.file.analysis
         for run in analysis.runs:
@@ -472,18 +456,6 @@ class GatedPassSkipped(Rule):
             return None
         edits = (import_edit, wrap) if import_edit else (wrap,)
         return Fix(f"Run it inside `with {enter}:`", edits, safe=False)
-
-    @classmethod
-    def needs_low_context(cls, tree, knowledge, text) -> bool:
-        # no pass this release gates sits above the default level (0.27: all at 0 or 1), and the
-        # module writes no level above it for a pass or a Sequential of its own
-        default = lowest_default_level(knowledge)
-        if highest_gated_level(knowledge) > default:
-            return False
-        positions = level_positions(knowledge)
-        if text.isascii() and not any(name in text for name in positions):
-            return True  # no decorator or Sequential of its own, nor an alias made from one's name
-        return all(level <= default for level in literal_levels(tree, positions))
 
     @classmethod
     def needs_level_below(cls, payload: GatedRunPayload) -> Optional[int]:

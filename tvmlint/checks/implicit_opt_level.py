@@ -8,6 +8,7 @@ from typing import Optional, Tuple
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
 from tvmlint.analysis.knowledge import tutorial_build_level
 from tvmlint.base.diagnostics import Said
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -22,6 +23,7 @@ class BuildPayload:
 
 class ImplicitOptLevel(Rule):
     code = "TVM108"
+    prefilter = Prefilter(triggers=("reporting_runners", "reporting_executors"))
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
@@ -71,12 +73,6 @@ class ImplicitOptLevel(Rule):
         Case(HEAD + "ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')\nf = ex.evaluate()\n", target="0.7",
              expect='relay.create_executor("vm", ...) runs outside any PassContext'),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        executors = (api for api, kinds in knowledge.executors.items()
-                     if any(runner.report == cls.code for runner, _ in kinds.values()))
-        return frozenset(api for api, runner in knowledge.runners.items() if runner.report == cls.code) | frozenset(executors)
 
     def start(self) -> None:
         for run in self.file.analysis.runs:

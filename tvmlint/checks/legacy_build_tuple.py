@@ -5,6 +5,7 @@ from __future__ import annotations
 from tvmlint.analysis.api_history import get_history
 from tvmlint.analysis.lazy import cst
 from tvmlint.base.versions import format_version, in_range
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 RELAY = "import tvm\nfrom tvm import relay\n"
@@ -13,6 +14,7 @@ UNPACK = "graph, lib, params = relay.build(mod, target, params=params)\n"
 
 class LegacyBuildTuple(Rule):
     code = "TVM203"
+    prefilter = Prefilter(triggers=("build_tuple",), wants="build_tuple_unpacked")
 
     VALID = [
         # up to 0.6 relay.build returned the tuple
@@ -30,19 +32,6 @@ class LegacyBuildTuple(Rule):
         Case(RELAY + "(graph, lib, params) = relay.build_module.build(mod, target)\n", detail="factory module", target="0.19"),
         Case("from tvm.relay import build\n[g, l, p] = build(mod, 'llvm')\n", expect="get_params()", target="0.12"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        table = get_history().build_tuple
-        if table is None or not in_range(knowledge.version, table.deprecated, table.removed):
-            return frozenset()
-        return frozenset(table.api)
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        # only `graph, lib, params = relay.build(...)` itself is reported
-        names = cls.trigger_names(knowledge)
-        return bool(names) and not used.unpacked.isdisjoint(names)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         table = get_history().build_tuple

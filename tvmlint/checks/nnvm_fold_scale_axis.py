@@ -7,6 +7,7 @@ from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import call_arguments, int_literal
 from tvmlint.base.versions import parse_version
 from tvmlint.checks.context_args import string_elements
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import nnvm.compiler\n"
@@ -20,6 +21,7 @@ def nnvm_in_use(version) -> bool:
 
 class NnvmFoldScaleAxis(Rule):
     code = "TVM301"
+    prefilter = Prefilter(triggers=("nnvm_build_config",))
 
     VALID = [
         Case(HEAD + "with nnvm.compiler.build_config(opt_level=2):\n    graph, lib, params = nnvm.compiler.build(net, 'llvm')\n",
@@ -58,10 +60,6 @@ class NnvmFoldScaleAxis(Rule):
              "    args = parser.parse_args()\n    compile_nnvm(None, 'llvm', args.opt_level)\n\nmain()\n",
              target="0.6", expect="which is 3 as given on line 10"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset(load_table("nnvm.toml").get("build_config", {}).get("api", []))
 
     def start(self) -> None:
         self.enabled = nnvm_in_use(self.file.knowledge.version)

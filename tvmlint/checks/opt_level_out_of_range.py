@@ -9,6 +9,7 @@ from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import int_literal
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks.context_args import context_calls
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -16,6 +17,7 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 
 class OptLevelOutOfRange(Rule):
     code = "TVM303"
+    prefilter = Prefilter(triggers=("context_factories", "sequential_classes"), wants="level_literal_out_of_range")
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(opt_level=3):\n    pass\n",
@@ -38,31 +40,6 @@ class OptLevelOutOfRange(Rule):
         Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=7, disabled_pass=['FuseOps']):\n"
              "    mod = relax.transform.FuseOps()(mod)\n", target="0.27", expect="opt_level=7"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset(knowledge.context_factories) | frozenset(knowledge.sequential_classes)
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        """Only a call whose opt_level is a literal this rule would report."""
-        import ast
-
-        from tvmlint.analysis.used_names import call_arguments as ast_arguments
-
-        callees = {**knowledge.context_factories, **knowledge.sequential_classes}
-        for qualname, spec in callees.items():
-            for call in used.calls_to.get(qualname, ()):
-                level = ast_arguments(call, spec.params)[0].get("opt_level")
-                if isinstance(level, ast.UnaryOp) and isinstance(level.op, ast.USub):
-                    level = level.operand
-                    if isinstance(level, ast.Constant):
-                        return True  # any negative literal
-                if isinstance(level, ast.Constant) and not (
-                    type(level.value) is int and pass_levels()[0] <= level.value <= pass_levels()[1]
-                ):
-                    return True
-        return False
 
     def start(self) -> None:
         for call in context_calls(self.file):

@@ -1,10 +1,13 @@
 """TVM001: the engine reports files it cannot decode or parse; this holds the cases."""
 
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 
 class ParseError(Rule):
     code = "TVM001"
+    prefilter = Prefilter(triggers=())  # the parser's own verdict: never analysed for it
+
     VALID = [
         "import tvm\n", "", "# just a comment\n",
         # not Python at all: a shell launcher named .py (v0.6.0:apps/vta_rpc/start_rpc_server_to_tracker.py),
@@ -20,7 +23,3 @@ class ParseError(Rule):
         # a Python shebang is Python: its syntax error is reported
         Case("#!/usr/bin/env python3\ndef f(:\n", expect="could not be parsed"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset()  # the cheap stage's own parser reports it

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -9,6 +10,7 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 
 class PassContextNotEntered(Rule):
     code = "TVM103"
+    prefilter = Prefilter(triggers=("context_factories", "scope_objects"), wants="created_outside_with")
 
     VALID = [
         # entered, or handed on, they act
@@ -69,15 +71,6 @@ class PassContextNotEntered(Rule):
         Case("from tvm.ir.transform import PassContext\ndef f():\n    ctx = PassContext(opt_level=3)\n"
              "    return relay.build(mod)\n", expect="never entered"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset(knowledge.context_factories) | frozenset(knowledge.scope_objects)
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        # a context created right in a `with` item is entered: only other calls can be findings
-        return used.calls_outside_with(cls.trigger_names(knowledge))
 
     def finish(self) -> None:
         for value in self.file.analysis.contexts:

@@ -7,6 +7,7 @@ from typing import Optional
 from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.checks.nnvm_fold_scale_axis import nnvm_in_use
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})
@@ -15,6 +16,7 @@ HEAD = "import nnvm.compiler.build_module as bm\n"
 
 class PassLevelTableMutation(Rule):
     code = "TVM304"
+    prefilter = Prefilter(triggers=("nnvm_opt_pass_level",))
 
     VALID = [
         Case(HEAD + "level = bm.OPT_PASS_LEVEL['FoldScaleAxis']\nnames = sorted(bm.OPT_PASS_LEVEL)\n", target="0.6"),
@@ -37,10 +39,6 @@ class PassLevelTableMutation(Rule):
         # a name bound to the same dict
         Case(HEAD + "def bisect():\n    table = bm.OPT_PASS_LEVEL\n    table['FoldScaleAxis'] = 2\n", target="0.6"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset(load_table("nnvm.toml").get("opt_pass_level", {}).get("api", []))
 
     def start(self) -> None:
         self.enabled = nnvm_in_use(self.file.knowledge.version)

@@ -15,7 +15,6 @@ from typing import (
     Any,
     ClassVar,
     Dict,
-    FrozenSet,
     List,
     Optional,
     Sequence,
@@ -27,10 +26,10 @@ from tvmlint.analysis.catalog import RuleInfo, rule_info
 from tvmlint.analysis.contexts import ContextRef, PassCtx
 from tvmlint.analysis.knowledge import Knowledge
 from tvmlint.analysis.results import UNLESS_DEFINED, Deferred
-from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.analysis.walk import Visitor
 from tvmlint.base.diagnostics import Finding, Fix, Position, Said
 from tvmlint.base.source import split_lines
+from tvmlint.checks.prefilter_spec import Prefilter
 
 if TYPE_CHECKING:
     import ast
@@ -78,7 +77,6 @@ class FileContext:
         module: cst.Module,
         positions: Dict[cst.CSTNode, CodeRange],
         analysis: ModuleAnalysis,
-        knowledge: Knowledge,
         stdlib_tree: Optional[ast.Module] = None,
     ):
         self.path = path
@@ -90,7 +88,7 @@ class FileContext:
         self.module = module
         self.positions = positions
         self.analysis = analysis
-        self.knowledge = knowledge
+        self.knowledge: Knowledge = analysis.k  # the release the module is checked against
         self.findings: List[Finding] = []
         self.deferred: List[Deferred] = []
 
@@ -102,14 +100,14 @@ class FileContext:
         return self.analysis.qualnames.get(node)
 
 
-_TRIGGERS: Dict[Tuple[type, Knowledge], Optional[FrozenSet[str]]] = {}
-
-
 class Rule(Visitor):
+    """What a rule author writes: `code`, `prefilter` (what a file needs for the rule to be
+    looked at: data, read by the pre-filter wing), the cases, and the analysis: `start`, the
+    libcst `visit_`/`leave_` methods, `finish`, and for a rule that defers, `judge` and
+    `needs_level_below`. `report` and `defer` are given."""
+
     code: ClassVar[str]
-    # Judged against every pass name the project defines with TVM's decorators: its deferred
-    # findings' payloads name one (`unless_defined`), and those modules must be analysed.
-    reads_defined_passes: ClassVar[bool] = False
+    prefilter: ClassVar[Prefilter] = Prefilter()
     VALID: ClassVar[Sequence[CaseLike]] = ()
     INVALID: ClassVar[Sequence[CaseLike]] = ()
 
@@ -120,93 +118,6 @@ class Rule(Visitor):
     @classmethod
     def info(cls) -> RuleInfo:
         return rule_info(cls.code)
-
-    # -- the cheap stage (tvmlint.run.cheap): which files are worth a libcst parse --------
-
-    @classmethod
-    def triggers(cls, knowledge: Knowledge) -> Optional[FrozenSet[str]]:
-        """TVM qualified names one of which a module must use for this rule to fire in it.
-
-        Read them from the knowledge tables, never list them by hand. None (the
-        default) means any TVM name will do: always right, only slower.
-        """
-        return None
-
-    @classmethod
-    def trigger_names(cls, knowledge: Knowledge) -> Optional[FrozenSet[str]]:
-        """`triggers`, computed once per rule and release: the cheap stage asks for every file."""
-        key = (cls, knowledge)
-        if key not in _TRIGGERS:
-            _TRIGGERS[key] = cls.triggers(knowledge)
-        return _TRIGGERS[key]
-
-    @classmethod
-    def tokens(cls, knowledge: Knowledge) -> FrozenSet[str]:
-        """Words one of which a file's text must contain for this rule to fire (the text pre-filter)."""
-        names = cls.trigger_names(knowledge)
-        if names is None:
-            return roots_of(knowledge)
-        return frozenset(name.rsplit(".", 1)[-1] for name in names)
-
-    @classmethod
-    def text_pattern(cls, knowledge: Knowledge) -> Optional[str]:
-        """A regular expression a module's text must match for `wants` to hold, besides one of
-        its tokens: for a rule that asks for a literal (a dtype string), the literal's text.
-        A module that does not match leaves the rule's triggers out of the names the cheap
-        stage looks for in it. None (the default): no such pattern."""
-        return None
-
-    @classmethod
-    def text_pattern_outside_tvm(cls, knowledge: Knowledge) -> Optional[str]:
-        """A second pattern that, in a module outside TVM's own packages, keeps the rule as
-        `text_pattern` does (for what `wants` asks of such modules only). None (the default): none."""
-        return None
-
-    @classmethod
-    def method_pattern(cls, knowledge: Knowledge) -> Optional[str]:
-        """A regular expression whose match makes a module that uses TVM worth asking `wants`
-        about even when none of its names reaches a trigger: for a rule about methods of TVM's
-        objects (`x.asnumpy()`), which no import chain names. None (the default): none."""
-        return None
-
-    @classmethod
-    def project_pattern(cls, knowledge: Knowledge) -> Optional[str]:
-        """A regular expression some file of a run must match for this rule to fire in any file.
-
-        For a rule that reports only under a context written out as a literal (a
-        config key set to True) that no context of the target can hold otherwise:
-        a run none of whose files writes one cannot need it (`tvmlint.run.gate`).
-        None (the default): no such pattern.
-        """
-        return None
-
-    @classmethod
-    def wants(cls, used: UsedNames, knowledge: Knowledge) -> bool:
-        """Whether the libcst analysis must see a module, given the names it uses."""
-        names = cls.trigger_names(knowledge)
-        return used.uses_roots if names is None else used.uses_any(names)
-
-    @classmethod
-    def may_hold_in_function(cls, function: UsedNames, module: UsedNames, knowledge: Knowledge) -> bool:
-        """Whether a function nested in a definition (a method, a TVMScript function) may hold a
-        finding of this rule, given what it uses and what its whole module uses.
-
-        A rule says False only when its findings in a function come from that function
-        alone, judged by what the function or the scopes around it declare (all of it in
-        `module`), and no finding elsewhere depends on the function: the cheap stage then
-        blanks it (`tvmlint.run.cheap.prune`). True (the default): always kept.
-        """
-        return True
-
-    @classmethod
-    def may_matter_in_body(cls, statement: UsedNames, module: UsedNames, knowledge: Knowledge) -> bool:
-        """Whether a statement in the body of a function this rule looks into (or in a loop or
-        `if` there) may hold a finding of it, or declare something one depends on.
-
-        False lets the cheap stage blank the statement, as for `may_hold_in_function`.
-        True (the default): always kept.
-        """
-        return True
 
     def start(self) -> None:
         """Called after the analysis, before the walk: rules built on its events work here."""
@@ -243,16 +154,6 @@ class Rule(Visitor):
                 return
         start, end = self.file.span(node)
         self.file.deferred.append(Deferred(self.code, start, end, ctx, payload, fix, noqa_lines))
-
-    @classmethod
-    def needs_low_context(cls, tree: "ast.Module", knowledge: Knowledge, text: str) -> bool:
-        """Whether every finding this rule can make in a module (its stdlib tree, its text)
-        needs a context that writes a level below the default one as a literal.
-
-        A run analyses such a module only when a file of it writes such a context where it
-        can reach the module (`tvmlint.run.low_contexts`). False (the default): always analysed.
-        """
-        return False
 
     @classmethod
     def needs_level_below(cls, payload: Any) -> Optional[int]:

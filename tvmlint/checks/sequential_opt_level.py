@@ -10,6 +10,7 @@ from tvmlint.analysis.knowledge import pass_levels
 from tvmlint.analysis.module import int_literal
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks import words
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -17,6 +18,7 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 
 class SequentialOptLevel(Rule):
     code = "TVM102"
+    prefilter = Prefilter(triggers=("sequential_classes",), wants="sequential_given_level")
 
     VALID = [
         HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()])\nmod = seq(mod)\n",
@@ -53,22 +55,6 @@ class SequentialOptLevel(Rule):
         Case(HEAD + "def opt(mod):\n    return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n"
              "mod = opt(mod)\n", expect="when opt is called on line"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset(knowledge.sequential_classes)
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        # only a Sequential given an opt_level can be reported
-        from tvmlint.analysis.used_names import call_arguments as ast_arguments
-
-        for qualname, spec in knowledge.sequential_classes.items():
-            for call in used.calls_to.get(qualname, ()):
-                args, hidden = ast_arguments(call, spec.params)
-                if hidden or "opt_level" in args:
-                    return True
-        return False
 
     def start(self) -> None:
         for run in self.file.analysis.runs:

@@ -13,6 +13,7 @@ from tvmlint.checks.context_args import (
     literal_keys,
     replace_string,
 )
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\n"
@@ -20,7 +21,7 @@ HEAD = "import tvm\n"
 
 class UnknownConfigKey(ContextSettingsRule):
     code = "TVM107"
-    ARGUMENTS = ("config",)
+    prefilter = Prefilter(triggers=("context_factories",), wants="unknown_config_key")
 
     VALID = [
         Case(HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):\n    pass\n",
@@ -54,27 +55,6 @@ class UnknownConfigKey(ContextSettingsRule):
         Case(HEAD + "with tvm.transform.PassContext(3, None, None, None, {'tir.disable_vectorise': True}):\n    pass\n",
              expect="did you mean 'tir.disable_vectorize'"),
     ]
-
-    @classmethod
-    def wants(cls, used, knowledge) -> bool:
-        # the same judgment on the stdlib tree: only a literal config dict's string keys are
-        # judged, so a module whose config dicts hold registered keys only cannot be reported
-        import ast
-
-        from tvmlint.analysis.used_names import call_arguments as ast_arguments
-
-        for qualname, factory in knowledge.context_factories.items():
-            if "config" not in factory.params:
-                continue
-            for call in used.calls_to.get(qualname, ()):
-                config = ast_arguments(call, factory.params)[0].get("config")
-                if not isinstance(config, ast.Dict):
-                    continue
-                for key in config.keys:
-                    if isinstance(key, ast.Constant) and isinstance(key.value, str):
-                        if config_key_verdict(knowledge.version, key.value) is not None:
-                            return True
-        return False
 
     def start(self) -> None:
         knowledge = self.file.knowledge

@@ -18,6 +18,7 @@ from tvmlint.checks.context_args import (
     context_calls,
     replace_string,
 )
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -106,8 +107,8 @@ def closest(name: str, known: Names) -> Optional[str]:
 
 class UnknownPassName(ContextSettingsRule):
     code = "TVM104"
-    reads_defined_passes = True
-    ARGUMENTS = ("required_pass", "disabled_pass")
+    prefilter = Prefilter(triggers=("context_factories",), wants="gives_argument",
+                          arguments=("required_pass", "disabled_pass"), reads_defined_passes=True)
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayout', 'FoldScaleAxis']):\n"

@@ -21,6 +21,7 @@ from tvmlint.base.noqa import (
     written_codes,
 )
 from tvmlint.base.source import split_lines
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 
 HEAD = "import tvm\n"
@@ -33,6 +34,8 @@ WRONG = "with tvm.transform.PassContext(opt_level=10):"
 
 class UnusedNoqa(Rule):
     code = UNUSED_NOQA
+    prefilter = Prefilter(triggers=())  # never analyses a module: the runner asks `unused_noqa` after suppressing
+
     VALID = [
         Case(HEAD + WRONG + "  # noqa: TVM303\n    pass\n", beside=BESIDE),
         Case(HEAD + WRONG + "  # NOQA:TVM303\n    pass\n", beside=BESIDE),
@@ -82,11 +85,6 @@ class UnusedNoqa(Rule):
              fixed="import tvm\nfrom tvm import relay\n\nx = 1\n\n\ndef fold(mod):\n"
                    "    return relay.transform.FoldScaleAxis()(mod)\n\n\ndef other():\n    return 3\n"),
     ]
-
-    @classmethod
-    def triggers(cls, knowledge):
-        return frozenset()  # never analyses a module: the runner asks `unused_noqa` after suppressing
-
 
 def unused_noqa(
     text: str,

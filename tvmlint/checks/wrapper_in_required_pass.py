@@ -6,6 +6,7 @@ from tvmlint.analysis.contexts import and_list
 from tvmlint.base.diagnostics import Edit, Fix
 from tvmlint.checks import words
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls
+from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -13,7 +14,7 @@ HEAD = "import tvm\nfrom tvm import relay\n"
 
 class WrapperInRequiredPass(ContextSettingsRule):
     code = "TVM105"
-    ARGUMENTS = ("required_pass",)
+    prefilter = Prefilter(triggers=("context_factories",), wants="gives_argument", arguments=("required_pass",))
 
     VALID = [
         HEAD + "with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):\n"

@@ -358,24 +358,26 @@ class ProjectView:
     def own(self):
         if self._own is None:
             from tvmlint.run.engine import check_module, module_name_for
+            from tvmlint.run.task import Task
 
             module_name, is_package = module_name_for(self.path)
             version = self.resolver.for_path(self.path).target_version
-            self._own = check_module(self.text, self.shown, CODES, version, module_name, is_package, cheap=False).result
+            self._own = check_module(self.text, Task(self.shown, module_name, CODES, version, is_package, prefilter=False)).result
         return self._own
 
     def checked(self, file: str, follow: tuple):
         key = (file, follow)
         if key not in self._checked:
             from tvmlint.run.engine import check_module, module_name_for
+            from tvmlint.run.task import Task
             from tvmlint.run.tasks import display_path
 
             _, content = self.text_of(file)
             name, package = module_name_for(Path(file))
-            result = check_module(
-                content, display_path(file, self.resolver.cwd), CODES, self.resolver.for_path(file).target_version,
-                name, package, follow=follow,
-            )
+            result = check_module(content, Task(
+                display_path(file, self.resolver.cwd), name, CODES, self.resolver.for_path(file).target_version,
+                package, follow=follow,
+            ))
             self._checked[key] = result.result if result.analysed else None
         return self._checked[key]
 

@@ -96,6 +96,9 @@ class Overrides:
     exclude: Optional[Tuple[str, ...]] = None
     extend_exclude: Tuple[str, ...] = ()
     cwd: Optional[Path] = None
+    # `--no-prefilter`: every file through the analysis with every selected rule, for the whole
+    # run (tvmlint.run.runner.RunTask.prefilter); no file's settings change
+    prefilter: bool = True
 
 
 class ExcludeMatcher:

@@ -1,8 +1,8 @@
 """Checking one module's text: parse, analyse, run the selected rules.
 
-The rules are imported only when a file names TVM, and libcst only when a file
-gets past the cheap stage (`tvmlint.run.cheap`; the rules load without it,
-`tvmlint.analysis.lazy`): importing libcst costs more than checking a small file, and a
+The rules are imported only when a file names TVM, and libcst only when the
+pre-filter wing (`tvmlint.prefilter.decide`) lets a file through (the rules load without
+it, `tvmlint.analysis.lazy`): importing libcst costs more than checking a small file, and a
 pre-commit run on a file no rule wants should not pay for it.
 """
 
@@ -11,9 +11,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Tuple
+from typing import TYPE_CHECKING, FrozenSet, Iterator, List, NamedTuple, Optional, Tuple
 
 from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
@@ -22,6 +22,7 @@ from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.base.noqa import suppressions
 from tvmlint.base.versions import Version
+from tvmlint.prefilter.decide import UNKNOWN_MENTIONS
 from tvmlint.run.budget import within
 from tvmlint.run.discovery import resolve
 from tvmlint.run.guards import (
@@ -31,6 +32,7 @@ from tvmlint.run.guards import (
     over_time,
     shape_problem,
 )
+from tvmlint.run.task import Task
 
 if TYPE_CHECKING:
     import ast
@@ -58,11 +60,6 @@ def parse_error(path: str, codes: FrozenSet[str], line: int, column: int, why: s
         return []
     where = Position(max(line, 1), max(column, 1))
     return [Finding(path, where, where, PARSE_ERROR, rule_info(PARSE_ERROR).severity, why)]
-
-
-# `Checked.mentions` of a file the cheap stage ruled out before resolving its names: no
-# mentions string starts with "?" (tvmlint.analysis.used_names.mentions)
-UNKNOWN_MENTIONS = "?"
 
 
 @dataclass
@@ -104,64 +101,49 @@ def _no_cycle_collection() -> Iterator[None]:
         gc.enable()
 
 
-def check_module(
-    text: str,
-    path: str,
-    codes: FrozenSet[str],
-    version: Version,
-    module_name: str,
-    is_package: bool = False,
-    cheap: bool = True,
-    follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]] = None,
-    confirm: bool = False,
-    defer_low: bool = False,
-    budget: Optional[float] = None,
-) -> Checked:
+def check_module(text: str, task: Task) -> Checked:
     """The stdlib parser first (TVM001, and whether any selected rule can fire); libcst only
-    when one can (`cheap`), or always (`cheap=False`). `follow`: a later round's
-    (names whose callers matter, names whose definitions matter): the file is analysed
-    whatever the rules want, the definitions naming them kept (`tvmlint.run.cheap.prune`).
-    `confirm`: with
-    `follow`, for a file whose mentions were not worked out: analysed only if it names (or
-    defines) a followed name. `defer_low`: a run's first round; the lowest level the module
-    writes for a context is recorded (`Checked.low_level`), and a module whose rules can only
-    fire under a context below the default level, and that writes none itself, is left out
-    (`awaits_low`: the run asks again). `budget`: seconds the check may take (None: no limit);
-    past them it stops, and the file's one TVM001 says so."""
+    when the pre-filter wing says one can (`task.prefilter`), or always (off). `task.follow`:
+    a later round's (names whose callers matter, names whose definitions matter): the file is
+    analysed whatever the rules want, the definitions naming them kept
+    (`tvmlint.prefilter.prune`). `task.confirm`: with `follow`, for a file whose mentions were
+    not worked out: analysed only if it names (or defines) a followed name. `task.defer_low`:
+    a run's first round; the lowest level the module writes for a context is recorded
+    (`Checked.low_level`), and a module whose rules can only fire under a context below the
+    default level, and that writes none itself, is left out (`awaits_low`: the run asks
+    again). `task.max_seconds`: seconds the check may take (None: no limit); past them it
+    stops, and the file's one TVM001 says so."""
 
     def stopped() -> Checked:
-        checked = _not_analysed(text, path, codes, version, module_name, (1, 1, over_time(budget)))
+        checked = _not_analysed(text, task, (1, 1, over_time(task.max_seconds)))
         checked.timed_out = True
         return checked
 
-    return within(budget, lambda: _checked_module(
-        text, path, codes, version, module_name, is_package, cheap, follow, confirm, defer_low), stopped)
+    return within(task.max_seconds, lambda: _checked_module(text, task), stopped)
 
 
-def _checked_module(text: str, path: str, codes: FrozenSet[str], version: Version, module_name: str,
-                    is_package: bool, cheap: bool, follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
-                    confirm: bool, defer_low: bool) -> Checked:
+def _checked_module(text: str, task: Task) -> Checked:
     from tvmlint.analysis import used_names as names
 
     with _no_cycle_collection():
-        wanted = not cheap or follow is not None or _may_want(text, codes, version, module_name, is_package)
+        wanted = not task.prefilter or task.follow is not None or _may_want(text, task)
         measured = measure_in_parts(text)
         # a statement too large to parse has no syntax verdict: said so in any file, as max-file-size is
         if measured is not None and (measured.error is not None or measured.unparsed is not None or wanted):
-            refused = _refused(text, path, codes, version, module_name, measured)
+            refused = _refused(text, task, measured)
             if refused is not None:
                 return refused
         if not wanted and (measured is not None or names.parses(text)):
             # no selected rule can want it, its text says: the parser's verdict is all it needs (TVM001)
-            checked = Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
-            checked.low_level = _low_level(text, version, None) if defer_low else None
+            checked = Checked(_result(task), False, UNKNOWN_MENTIONS)
+            checked.low_level = _low_level(text, task.version, None) if task.defer_low else None
             return checked
         tree, error = names.parse(text)
-        low_level = _low_level(text, version, tree) if defer_low and cheap and tree is not None else None
-        checked = _check_module(
-            text, path, codes, version, module_name, is_package, cheap, follow, confirm,
-            defer_low and low_level is None, tree, error,
-        )
+        low_level = (_low_level(text, task.version, tree)
+                     if task.defer_low and task.prefilter and tree is not None else None)
+        if task.defer_low and low_level is not None:
+            task = replace(task, defer_low=False)  # it writes one itself: nothing to wait for
+        checked = _check_module(text, task, tree, error)
         # gone before collection resumes: a collection that found the tree alive would walk
         # every node of it
         del tree
@@ -169,26 +151,28 @@ def _checked_module(text: str, path: str, codes: FrozenSet[str], version: Versio
     return checked
 
 
-def _refused(text: str, path: str, codes: FrozenSet[str], version: Version, module_name: str,
-             measured: Measured) -> Optional[Checked]:
+def _result(task: Task) -> FileResult:
+    return FileResult(task.shown, task.module_name, task.version, task.codes)
+
+
+def _refused(text: str, task: Task, measured: Measured) -> Optional[Checked]:
     """A large text's TVM001 when its parts say it does not parse or is too large to analyse (its
     whole tree never built), as `_check_module` gives it; None when it may be analysed."""
     if measured.error is not None:
-        return _not_analysed(text, path, codes, version, module_name, measured.error, not not_python(text))
+        return _not_analysed(text, task, measured.error, not not_python(text))
     too_big = measured.too_big()
     if too_big is None:
         return None
-    return _not_analysed(text, path, codes, version, module_name, (1, 1, f"The file could not be analysed: {too_big}"))
+    return _not_analysed(text, task, (1, 1, f"The file could not be analysed: {too_big}"))
 
 
-def _not_analysed(text: str, path: str, codes: FrozenSet[str], version: Version, module_name: str,
-                  where: Tuple[int, int, str], reported: bool = True, defined=()) -> Checked:
+def _not_analysed(text: str, task: Task, where: Tuple[int, int, str], reported: bool = True, defined=()) -> Checked:
     """A module that is not analysed: its TVM001 at (line, column, message) when `reported`,
     and its noqa directives (they may suppress it)."""
-    result = FileResult(path, module_name, version, codes)
+    result = _result(task)
     result.noqa = suppressions(text)
     if reported:
-        result.findings = parse_error(path, codes, *where)
+        result.findings = parse_error(task.shown, task.codes, *where)
     result.defined_passes = sorted(defined)
     return Checked(result, False)
 
@@ -202,108 +186,47 @@ def _low_level(text: str, version: Version, tree: Optional["ast.Module"]) -> Opt
     return lowest_written_level(text, factories, factories.ceiling, tree)
 
 
-def _may_want(
-    text: str, codes: FrozenSet[str], version: Version, module_name: str, is_package: bool,
-) -> bool:
-    """Whether a selected rule may want a module, by its text alone (the first questions of
-    `_check_module`, asked before the parser builds a tree)."""
-    if _names_no_tvm(text, module_name, version):
-        return False
-    return selection_for(codes, version).may_want(None, text, module_name, is_package)
+def _may_want(text: str, task: Task) -> bool:
+    """Whether a selected rule may want a module, by its text alone (the wing's decision, as far
+    as the text goes, before the parser builds a tree)."""
+    from tvmlint.prefilter.decide import may_want
+
+    return may_want(text, task)
 
 
-def _names_no_tvm(text: str, module_name: str, version: Version) -> bool:
-    # No TVM package named in the text and outside TVM's own packages: no TVM name can
-    # resolve, so no rule can fire, and the rules (and libcst) need not even be imported.
-    from tvmlint.analysis import used_names as names
-
-    roots = names.roots_of(get_knowledge(version))
-    return module_name.split(".")[0] not in roots and not any(root in text for root in roots)
-
-
-def _check_module(
-    text: str,
-    path: str,
-    codes: FrozenSet[str],
-    version: Version,
-    module_name: str,
-    is_package: bool,
-    cheap: bool,
-    follow: Optional[Tuple[FrozenSet[str], FrozenSet[str]]],
-    confirm: bool,
-    defer_low: bool,
-    tree: Optional["ast.Module"],
-    error: Optional[Tuple[int, int, str]],
-) -> Checked:
-    from tvmlint.analysis import used_names as names
-    from tvmlint.run import cheap as stage
-
+def _check_module(text: str, task: Task, tree: Optional["ast.Module"], error: Optional[Tuple[int, int, str]]) -> Checked:
     if tree is None:  # a shell script named .py is not a Python file with an error
-        return _not_analysed(text, path, codes, version, module_name, error, not not_python(text))
-    if cheap:
-        roots = names.roots_of(get_knowledge(version))
-        if follow is None and _names_no_tvm(text, module_name, version):
-            return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
-        selection = selection_for(codes, version)
-        if follow is None and not selection.may_want(tree, text, module_name, is_package):
-            # no selected rule can want it, nor can it define passes (their decorators are targets)
-            return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
-        used = names.UsedNames(tree, module_name, is_package, roots, get_knowledge(version).star_reexports)
-        # the pass names it defines, read here whether or not it is analysed (Rule.reads_defined_passes)
-        defined = selection.defined_passes(tree, used) if used.uses_any(selection.decorators) else frozenset()
+        return _not_analysed(text, task, error, not not_python(text))
+    if task.prefilter:
+        from tvmlint.prefilter.decide import decide
 
-        def skipped(**flags: bool) -> Checked:
-            result = FileResult(path, module_name, version, codes)
-            result.defined_passes = sorted(defined)
-            return Checked(result, False, names.mentions(used), **flags)
-
-        if confirm and follow is not None and not (
-                used.uses_any(follow[0]) or not (used.defined | used.constants).isdisjoint(follow[1])):
-            return skipped()
-        if follow is None and not selection.wanted(used):
-            return skipped()
-        if defer_low and follow is None and selection.awaits_low_context(used, tree, text):
-            return skipped(awaits_low=True)
-        pruned = stage.prune(text, tree, used, selection, follow)
-        if follow is None and pruned is not None and not pruned.holds_findings:
-            return skipped()
-        running = selection.wanting(used) | (codes & {PARSE_ERROR})
+        decision = decide(text, tree, task)
+        if decision.running is None:
+            result = _result(task)
+            result.defined_passes = sorted(decision.defined)
+            return Checked(result, False, decision.mentions, awaits_low=decision.awaits_low)
+        pruned, running, defined = decision.pruned, decision.running, decision.defined
     else:
-        pruned = None
-        running = codes
-        defined = frozenset()
+        pruned, running, defined = None, task.codes, frozenset()
     too_big = shape_problem(tree)
     if too_big:
-        return _not_analysed(text, path, codes, version, module_name,
-                             (1, 1, f"The file could not be analysed: {too_big}"), defined=defined)
+        return _not_analysed(text, task, (1, 1, f"The file could not be analysed: {too_big}"), defined=defined)
     if pruned is not None:
-        result = analyze_text(
-            text, path, codes, version, module_name, is_package, pruned.tree, pruned.text, running, whole_tree=tree,
-        )
+        result = analyze_text(text, task, _Trees(pruned.tree, tree), pruned.text, running)
         checked = Checked(result, True, pruned.mentions, partial=True)
     else:
-        checked = Checked(analyze_text(text, path, codes, version, module_name, is_package, tree, running=running), True)
+        checked = Checked(analyze_text(text, task, _Trees(tree, None), running=running), True)
     if defined:
         checked.result.defined_passes = sorted(defined.union(checked.result.defined_passes))
     return checked
 
 
-_SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
+class _Trees(NamedTuple):
+    """The stdlib parser's trees of a module: of what is analysed (positions use it), and of all
+    of its text when that is the pruned text's (None: the same tree, or none)."""
 
-
-def selection_for(codes: FrozenSet[str], version: Version):
-    """The cheap stage's view of these rules at this release, built once per process."""
-    from tvmlint.analysis.knowledge import rules_dir
-    from tvmlint.checks import all_rules
-    from tvmlint.run.cheap import Selection
-
-    key = (codes, version, str(rules_dir()))
-    selection = _SELECTIONS.get(key)
-    if selection is None:
-        knowledge = get_knowledge(version)
-        selection = Selection([cls for code, cls in all_rules().items() if code in codes], knowledge)
-        _SELECTIONS[key] = selection
-    return selection
+    analysed: Optional["ast.Module"]
+    whole: Optional["ast.Module"] = None
 
 
 # The last text libcst parsed whole here: `tvmlint.run.fixer` re-checks a fixed text and must know that
@@ -319,24 +242,19 @@ def parsed_whole(text: str) -> bool:
 
 def analyze_text(
     text: str,
-    path: str,
-    codes: FrozenSet[str],
-    version: Version,
-    module_name: str,
-    is_package: bool = False,
-    tree: Optional["ast.Module"] = None,
+    task: Task,
+    trees: _Trees = _Trees(None),
     analysed: Optional[str] = None,
     running: Optional[FrozenSet[str]] = None,
-    whole_tree: Optional["ast.Module"] = None,
 ) -> FileResult:
     """Check one module. Never raises for bad input: that becomes TVM001.
-    `tree`: the stdlib parser's tree of what is analysed, when the caller has it (positions use it);
-    `analysed`: the text with the definitions no rule needs blanked out (`tvmlint.run.cheap.prune`);
-    `running`: the codes of the rules to run, when the cheap stage knows the others cannot fire;
-    `whole_tree`: the stdlib parser's tree of all of `text`, when `tree` is of the pruned text."""
+    `trees`: the stdlib parser's trees, when the caller has them;
+    `analysed`: the text with the definitions no rule needs blanked out (`tvmlint.prefilter.prune`);
+    `running`: the codes of the rules to run, when the wing knows the others cannot fire."""
     import libcst as cst
 
-    result = FileResult(path, module_name, version, codes)
+    path, codes = task.shown, task.codes
+    result = _result(task)
     result.noqa = suppressions(text)
     _PARSED_WHOLE[0] = None
     try:
@@ -354,17 +272,16 @@ def analyze_text(
         result.findings = parse_error(path, codes, 1, 1, "The file could not be parsed: it is too deeply nested")
         return result
     try:
-        whole = whole_tree if whole_tree is not None else tree if analysed is None else None
-        return _analyze_module(module, text, result, is_package, tree, codes if running is None else running, whole)
+        whole = trees.whole if trees.whole is not None else trees.analysed if analysed is None else None
+        return _analyze_module(module, text, result, task.is_package, _Trees(trees.analysed, whole),
+                               codes if running is None else running)
     except RecursionError:
         result.findings = parse_error(path, codes, 1, 1, "The file could not be analysed: it is too deeply nested")
         return result
 
 
 def _analyze_module(
-    module: "cst.Module", text: str, result: FileResult, is_package: bool, tree: Optional["ast.Module"],
-    running: FrozenSet[str],
-    whole_tree: Optional["ast.Module"] = None,
+    module: "cst.Module", text: str, result: FileResult, is_package: bool, trees: _Trees, running: FrozenSet[str],
 ) -> FileResult:
     import libcst as cst
 
@@ -375,6 +292,7 @@ def _analyze_module(
     from tvmlint.checks import all_rules
     from tvmlint.checks.rule import FileContext
 
+    tree, whole_tree = trees
     knowledge = get_knowledge(result.version)
     stdlib_tree = (lambda: tree) if tree is not None else (lambda: parse_quietly(text))
     for exact in (False, True):
@@ -388,7 +306,7 @@ def _analyze_module(
         if exact or positions.hints_hold(analysis.call_counts):
             break
         _let_go(analysis, positions)
-    file = FileContext(result.path, text, module, positions, analysis, knowledge, whole_tree)
+    file = FileContext(result.path, text, module, positions, analysis, whole_tree)
     rules = [cls(file) for code, cls in all_rules().items() if code in running and code != PARSE_ERROR]
     for rule in rules:
         rule.start()

@@ -1,22 +1,17 @@
-"""The project gate: rules that no file of a run can set off are left out of it.
+"""The project gate, over a run's files: rules that no file of the run can set off are left out.
 
-Some rules report only under a context written out as a literal that nothing
-else can stand for (`Rule.project_pattern`: TVM302 at a target where no
-pipeline holds FastMath needs a config dict that sets tirx.enable_fast_math to
-True). A helper that calls `tvm.compile` can be reported only when a caller
-somewhere writes that, so the cheap stage cannot leave the helper's file out on
-its own: it sees one file. The run can: when no file of it matches, the rule
-cannot fire anywhere and its files need not go to libcst for it. Every run is
-gated, down to one file (the pre-commit case): reading the files once more costs
-far less than one file libcst need not analyse.
+What each rule's pattern is, and which rules a text keeps, is the pre-filter wing's
+(`tvmlint.prefilter.project_gate`); this module reads the run's files for it. Every run is
+gated, down to one file (the pre-commit case): reading the files once more costs far less
+than one file libcst need not analyse.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.base.versions import Version
+from tvmlint.prefilter.project_gate import matched, patterns
 from tvmlint.run.config import SettingsResolver
 from tvmlint.run.discovery import is_regular_file
 
@@ -46,11 +41,11 @@ def withheld_codes(
             if not any(root in data for root in roots):
                 passed.append(path)
                 continue
-            compiled = _patterns(selected)
+            compiled = patterns(selected)
             gated = {pair for pairs in compiled.values() for pair in pairs}
             for earlier in passed:
-                gated -= _matched(compiled, _read(earlier, texts))
-        gated -= _matched(compiled, data)
+                gated -= matched(compiled, _read(earlier, texts))
+        gated -= matched(compiled, data)
         if not compiled:
             break
     withheld: Dict[Version, Set[str]] = {}
@@ -76,38 +71,3 @@ def _read(path: str, texts: Optional[Dict[str, str]] = None) -> Optional[bytes]:
             return handle.read()
     except OSError:
         return None  # a file that cannot be read writes no context
-
-
-def _matched(compiled: Dict["re.Pattern[bytes]", Set[Tuple[Version, str]]], data: Optional[bytes]) -> Set[Tuple[Version, str]]:
-    """The (release, code) pairs `data` keeps in the run; their patterns are searched no more."""
-    kept: Set[Tuple[Version, str]] = set()
-    if data is None:
-        return kept
-    for pattern in [pattern for pattern in compiled if pattern.search(data)]:
-        kept |= compiled.pop(pattern)
-    return kept
-
-
-def withheld_in(text: str, codes: FrozenSet[str], version: Version) -> FrozenSet[str]:
-    """The codes no context in this one buffer can set off: for the editor and stdin, where
-    contexts are followed within the buffer only, it is the whole project."""
-    compiled = _patterns({version: set(codes)})
-    data = text.encode("utf-8", "surrogateescape")
-    return frozenset(code for pattern, pairs in compiled.items() if not pattern.search(data) for _, code in pairs)
-
-
-def _patterns(selected: Dict[Version, Set[str]]) -> Dict["re.Pattern[bytes]", Set[Tuple[Version, str]]]:
-    """Each selected rule's project pattern, compiled, with the (release, code) pairs it keeps."""
-    from tvmlint.analysis.knowledge import get_knowledge
-    from tvmlint.checks import all_rules
-
-    rules = all_rules()
-    patterns: Dict[str, Set[Tuple[Version, str]]] = {}
-    for version, codes in selected.items():
-        knowledge = get_knowledge(version)
-        for code in codes:
-            rule = rules.get(code)
-            pattern = rule.project_pattern(knowledge) if rule is not None else None
-            if pattern is not None:
-                patterns.setdefault(pattern, set()).add((version, code))
-    return {re.compile(pattern.encode()): pairs for pattern, pairs in patterns.items()}

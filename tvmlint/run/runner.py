@@ -31,6 +31,7 @@ from tvmlint.analysis.results import ConstantWait, FileResult, OptionRef
 from tvmlint.base.diagnostics import Finding
 from tvmlint.base.noqa import UNUSED_NOQA, is_suppressed
 from tvmlint.base.source import read_file
+from tvmlint.prefilter.project_gate import withheld_in
 from tvmlint.run import gate
 from tvmlint.run.compact import (
     is_placeholder,
@@ -52,7 +53,8 @@ from tvmlint.run.engine import (
 )
 from tvmlint.run.guards import too_large
 from tvmlint.run.low_contexts import words_of
-from tvmlint.run.tasks import Follow, Planner, Task
+from tvmlint.run.task import Follow, Task
+from tvmlint.run.tasks import Planner
 from tvmlint.run.workers import Workers, default_jobs
 
 
@@ -87,31 +89,48 @@ class _Entry:
         self.awaits_low, self.low_level = checked.awaits_low, checked.low_level
 
 
+@dataclass(frozen=True)
+class RunTask:
+    """How a run goes, whatever its files: what `check_paths` was asked, handed down its
+    stages whole. `jobs`: worker processes (None: the cores); `use_cache`: read and write the
+    result cache; `prefilter`: the pre-filter wing leaves out what no selected rule can need
+    (`tvmlint.prefilter`; off, `--no-prefilter`: every file through libcst, the same findings);
+    `progress(done, total)`: told as each file of the first round is checked; `notes`: what
+    discovery had to say; `texts`: path -> the text to check instead of the file's (an
+    editor's buffer); `gated`: the project gate (tvmlint.run.gate) may leave rules out, and the
+    run's findings may be kept whole (off: the run tells whether it is `settled`)."""
+
+    jobs: Optional[int] = None
+    use_cache: bool = True
+    prefilter: bool = True
+    progress: Optional[Callable[[int, int], None]] = None
+    notes: Tuple[str, ...] = ()
+    texts: Optional[Dict[str, str]] = None
+    gated: bool = True
+
+
 def check_paths(
     paths: Sequence[Path],
     resolver: SettingsResolver,
     jobs: Optional[int] = None,
     use_cache: bool = True,
-    cheap: bool = True,
     progress: Optional[Callable[[int, int], None]] = None,
     project: bool = False,
 ) -> RunReport:
-    """Check files and directories. `jobs`: worker processes (default: the cores);
-    `use_cache`: read and write the result cache; `cheap`: let the cheap stage skip
-    libcst where no selected rule can fire (off only to test that it loses nothing);
-    `progress(done, total)`: told as each file of the first round is checked;
-    `project`: a file or directory named is judged with the other files of its project
-    (tvmlint.run.project_scope), which are read for their facts and not reported on."""
+    """Check files and directories (see `RunTask` for `jobs`, `use_cache` and `progress`; the
+    pre-filter is the resolver's `Overrides.prefilter`). `project`: a file or directory named
+    is judged with the other files of its project (tvmlint.run.project_scope), which are read
+    for their facts and not reported on."""
     found = discover_files(paths, resolver)
-    notes, named = found.problems, found.files
+    how = RunTask(jobs, use_cache, resolver.overrides.prefilter, progress, tuple(found.problems))
+    named = found.files
     del found
     if project and named:
-        return _in_project(named, [os.fspath(path) for path in paths], resolver, jobs, use_cache, cheap, progress, notes)
-    return check_files(named, resolver, jobs, use_cache, cheap, progress, notes=notes)
+        return _in_project(named, [os.fspath(path) for path in paths], resolver, how)
+    return check_files(named, resolver, how)
 
 
-def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, jobs, use_cache: bool, cheap: bool,
-                progress, notes: Sequence[str] = (), texts: Optional[Dict[str, str]] = None) -> RunReport:
+def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, how: RunTask) -> RunReport:
     """The named files' findings as a run over their whole projects gives them. Most files
     settle on their own: checked first without the project gate (which may only leave rules
     out), a file none of whose findings waits for another file's facts has those findings
@@ -119,16 +138,16 @@ def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, 
     from tvmlint.run.project_scope import roots_beyond
 
     if not roots_beyond(_given_in_run(given, named), resolver):  # the run holds its projects: an ordinary run
-        return check_files(named, resolver, jobs, use_cache, cheap, progress, notes=notes, texts=texts)
+        return check_files(named, resolver, how)
+    texts = how.texts
     buffers_only = texts is not None and all(path in texts for path in named)  # nothing of theirs is cached
-    alone = check_files(named, resolver, jobs, use_cache and not buffers_only, cheap, progress, notes=notes, texts=texts,
-                        gated=False)
+    alone = check_files(named, resolver, replace(how, use_cache=how.use_cache and not buffers_only, gated=False))
     if alone.settled:
         return alone
     context = _project_context(given, named, resolver)
     if not context:
         return alone
-    return check_files(named, resolver, jobs, use_cache, cheap, progress, context=context, notes=notes, texts=texts)
+    return check_files(named, resolver, how, context=context)
 
 
 def _project_context(given: List[str], named: List[str], resolver: SettingsResolver) -> List[str]:
@@ -148,31 +167,19 @@ def _given_in_run(given: List[str], named: List[str]) -> List[str]:
 
 
 def check_files(
-    named: List[str],
-    resolver: SettingsResolver,
-    jobs: Optional[int] = None,
-    use_cache: bool = True,
-    cheap: bool = True,
-    progress: Optional[Callable[[int, int], None]] = None,
-    context: Sequence[str] = (),
-    notes: Sequence[str] = (),
-    texts: Optional[Dict[str, str]] = None,
-    gated: bool = True,
+    named: List[str], resolver: SettingsResolver, how: RunTask = RunTask(), context: Sequence[str] = (),
 ) -> RunReport:
     """check_paths over files already found. `context`: more files, checked as the named ones
     are (so the cross-module step sees what it would see in a run naming them) but not
-    reported on; `texts`: path (as in `named`) -> the text to check instead of the file's
-    (an editor's buffer); `gated`: the project gate (tvmlint.run.gate) may leave rules out,
-    and the run's findings may be kept whole (off: the run tells whether it is `settled`)."""
-    report = RunReport(notes=list(notes))
+    reported on."""
+    report = RunReport(notes=list(how.notes))
     entries = [_Entry(path) for path in named] + [_Entry(path) for path in context]
     report.files_seen = len(named)
-    if context or texts:
-        report = _named_only(_check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated),
-                             named, resolver)
+    if context or how.texts:
+        report = _named_only(_check_entries(entries, resolver, how, report), named, resolver)
         report.context_files = len(context)
         return report
-    return _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report, texts, gated)
+    return _check_entries(entries, resolver, how, report)
 
 
 def _named_only(report: RunReport, named: List[str], resolver: SettingsResolver) -> RunReport:
@@ -183,12 +190,14 @@ def _named_only(report: RunReport, named: List[str], resolver: SettingsResolver)
     return report
 
 
-def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: RunReport, texts, gated=True) -> RunReport:
-    cache = _open_cache(resolver, report.notes) if use_cache and entries else None
-    run = _Run(entries, Planner(resolver, cheap, cached=cache is not None), cache, default_jobs() if jobs is None else max(1, jobs), texts)
+def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTask, report: RunReport) -> RunReport:
+    prefilter, gated = how.prefilter, how.gated
+    cache = _open_cache(resolver, report.notes) if how.use_cache and entries else None
+    jobs = default_jobs() if how.jobs is None else max(1, how.jobs)
+    run = _Run(entries, Planner(resolver, prefilter, cached=cache is not None), cache, jobs, how.texts)
     # one set of worker processes for all of the run's rounds
     with run.workers:
-        stage = "cheap" if cheap else "full"
+        stage = "cheap" if prefilter else "full"
         keys = run.keys(stage) if cache is not None else None
         # (an ungated run is asked whether it settled: stored findings would not say)
         whole = _whole_run_key(keys) if gated else None
@@ -201,13 +210,13 @@ def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: 
                 cache.save()
                 return report
 
-        if cheap and entries and gated:
+        if prefilter and entries and gated:
             # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
             run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver, run.texts)
             if run.planner.withheld and keys is not None:
                 keys = run.keys(stage)
-        run.progress = progress
-        run.check(range(len(entries)), stage, keys, defer_low=cheap)
+        run.progress = how.progress
+        run.check(range(len(entries)), stage, keys, defer_low=prefilter)
         run.progress = None
         del keys
         low = _Low(entries, run.planner, run.read)
@@ -219,18 +228,18 @@ def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: 
             reached = [index for index in waiting if index in exposed]
             if reached:
                 run.check(reached, "low")
-        # Later rounds: files the cheap stage left out (or analysed in part) that name a helper whose
-        # context matters. (The pass names a module defines need none: the cheap stage reads them.)
+        # Later rounds: files the pre-filter left out (or analysed in part) that name a helper whose
+        # context matters. (The pass names a module defines need none: the pre-filter reads them.)
         done: Set[str] = set()
         done_defined: Set[str] = set()
-        tvm_roots = _tvm_roots(entries) if cheap else frozenset()
+        tvm_roots = _tvm_roots(entries) if prefilter else frozenset()
         from tvmlint.analysis.module_aliases import ModuleAliases
         from tvmlint.analysis.project import method_classes
 
         aliases = functools.lru_cache(maxsize=None)(
             lambda: ModuleAliases((entry.path, run.planner.module_name(entry.path)[0]) for entry in entries))
         module_names = lambda: aliases().modules  # noqa: E731
-        while cheap:
+        while prefilter:
             callers_of, defined = _followed_names(entries, low, aliases)
             # a method (`parameters.Proc.run`) is called through an instance: a file that names
             # its class (`from parameters import Proc`) may call it
@@ -266,7 +275,7 @@ def _check_entries(entries, resolver, jobs, use_cache, cheap, progress, report: 
                     or (entry.mentions and beside and mentions_any(entry.mentions, beside.get(_folder(entry.path), ()), ()))
                 )
             ]
-            # files whose names the cheap stage never resolved: those that may name one are asked
+            # files whose names the pre-filter never resolved: those that may name one are asked
             # in the round itself (a file that named an earlier round's name was asked then)
             never_resolved = [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS]
             unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner, run.read)
@@ -454,7 +463,7 @@ def _may_mention(
         try:
             words = words_of(read(entry.path))
         except OSError:
-            continue  # as it was when the cheap stage tried: its result says why
+            continue  # as it was when the pre-filter tried: its result says why
         words.update(part.encode() for part in module.split("."))
         if any(
             all(part in words for part in parts)
@@ -659,7 +668,7 @@ def _settled(entries: Sequence[_Entry]) -> bool:
     """Whether every file's findings are final whatever other files hold: none was analysed in
     part (a later round for another file's finding may read its blanked definitions), and none
     keeps a deferred finding after `settle` (its callers or the project's pass names judge it).
-    A file the cheap stage left out has no finding but TVM001, in any run."""
+    A file the pre-filter left out has no finding but TVM001, in any run."""
     return not any(
         getattr(entry, "partial", False) or (entry.result is not None and entry.result.deferred) for entry in entries
     )
@@ -729,7 +738,7 @@ def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object], t
         if not partial:
             return awaits
         if not blanked:  # parsed again only for a directive that asks
-            from tvmlint.run.cheap import blankable_lines
+            from tvmlint.prefilter.prune import blankable_lines
 
             blanked.append(blankable_lines(text))
         return line in blanked[0]
@@ -857,7 +866,7 @@ def check_text_in_project(
     `check_paths(..., project=True)` judges its file: the buffer stands for its file, the
     others are read from disk (through the result cache) for their facts and not reported on."""
     key = os.fspath(path)  # (over max-file-size, the run's task says so, as check_text would)
-    report = _in_project([key], [key], resolver, jobs, True, True, None, texts={key: text})
+    report = _in_project([key], [key], resolver, RunTask(jobs, prefilter=resolver.overrides.prefilter, texts={key: text}))
     if shown is None:
         return report.findings
     return [finding if finding.path == shown else replace(finding, path=shown) for finding in report.findings]
@@ -865,13 +874,13 @@ def check_text_in_project(
 
 def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name: str, is_package: bool) -> Checked:
     """check_module, then again with the definitions a finding turned out to depend on kept:
-    the cheap stage blanks a caller no rule wants, and only its calls give a helper its
+    the pre-filter blanks a caller no rule wants, and only its calls give a helper its
     context (check_paths' later rounds, within one buffer)."""
     version = settings.target_version
-    withheld = gate.withheld_in(text, codes, version)
-    budget = settings.analysis_seconds
-    checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package,
-                           budget=budget)
+    withheld = withheld_in(text, codes, version)
+    task = Task(shown, module_name, codes - withheld if withheld else codes, version, is_package,
+                max_seconds=settings.analysis_seconds)
+    checked = check_module(text, task)
     done: Set[str] = set()
     done_defined: Set[str] = set()
     while checked.partial:
@@ -880,7 +889,5 @@ def _check_buffer(text: str, shown: str, codes, settings: Settings, module_name:
             break
         done |= callers_of
         done_defined |= defined
-        follow = (frozenset(done), frozenset(done_defined))
-        checked = check_module(text, shown, codes - withheld if withheld else codes, version, module_name, is_package,
-                               follow=follow, budget=budget)
+        checked = check_module(text, replace(task, follow=(frozenset(done), frozenset(done_defined))))
     return checked

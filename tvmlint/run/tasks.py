@@ -1,4 +1,4 @@
-"""What a run knows of a file before checking it: a `Task`, made from its path.
+"""What a run knows of a file before checking it: a `Task` (tvmlint.run.task), made from its path.
 
 A run makes one for every file, and again for each file a later round or the
 cache asks about, so what a path's directory decides (its settings, its
@@ -8,7 +8,6 @@ package, how it is shown) is worked out once per directory.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
@@ -16,30 +15,7 @@ from tvmlint.base.versions import Version
 from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.run.discovery import is_regular_file, resolve
 from tvmlint.run.engine import module_name_for
-
-# a later round's (names whose callers matter, names whose definitions matter): see check_module
-Follow = Optional[Tuple[FrozenSet[str], FrozenSet[str]]]
-
-
-@dataclass(frozen=True)
-class Task:
-    """One file to check: plain data, so it can go to a worker process."""
-
-    index: int
-    path: str
-    shown: str
-    module_name: str
-    is_package: bool
-    codes: frozenset
-    version: Version
-    cheap: bool
-    follow: Follow = None
-    cached: bool = False  # the cache wants the file's signature and digest
-    confirm: bool = False  # analysed only if it names a followed name (tvmlint.run.engine.check_module)
-    defer_low: bool = False  # a first round's: left out if only a low context can set its rules off
-    max_bytes: Optional[int] = None  # `max-file-size`: a larger file is not parsed (TVM001 says so)
-    max_seconds: Optional[float] = None  # `max-analysis-time`: an analysis that runs longer is stopped
-    text: Optional[str] = None  # an editor's buffer, checked instead of the file's content
+from tvmlint.run.task import Follow, Task
 
 
 def display_path(path, cwd: Path) -> str:
@@ -65,9 +41,9 @@ class _Directory:
 class Planner:
     """Tasks for the files of one run."""
 
-    def __init__(self, resolver: SettingsResolver, cheap: bool = True, cached: bool = False):
+    def __init__(self, resolver: SettingsResolver, prefilter: bool = True, cached: bool = False):
         self.resolver = resolver
-        self.cheap = cheap
+        self.prefilter = prefilter
         self.cached = cached
         self._directories: Dict[str, _Directory] = {}
         self._packages: Dict[Path, Tuple[str, ...]] = {}
@@ -83,8 +59,8 @@ class Planner:
         settings = self.resolver.for_path(path)
         module_name, is_package = self.module_name(path)
         return Task(
-            index, path, self.shown(path), module_name, is_package, self._codes(settings, path),
-            settings.target_version, self.cheap, follow=follow, cached=self.cached, confirm=confirm,
+            self.shown(path), module_name, self._codes(settings, path), settings.target_version, is_package,
+            path=path, index=index, prefilter=self.prefilter, follow=follow, cached=self.cached, confirm=confirm,
             defer_low=defer_low, max_bytes=settings.max_file_bytes, max_seconds=settings.analysis_seconds,
         )
 

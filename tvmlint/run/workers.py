@@ -16,7 +16,7 @@ from tvmlint.base.notebook import decode_file, file_bound, is_notebook
 from tvmlint.base.source import read_file, undecodable_at
 from tvmlint.run.engine import Checked, check_module, parse_error
 from tvmlint.run.guards import too_large
-from tvmlint.run.tasks import Task
+from tvmlint.run.task import Task
 
 # (index, what the cache records of the file read: (signature, when, digest), what was found)
 Outcome = Tuple[int, Optional[tuple], Checked]
@@ -68,11 +68,7 @@ def run_task(task: Task) -> Outcome:
     why = too_large(len(source.text.encode("utf-8", "surrogatepass")), task.max_bytes) if notebook else None
     if why is not None:
         return task.index, state, failed(task, why)
-    checked = check_module(
-        source.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
-        cheap=task.cheap, follow=task.follow, confirm=task.confirm,
-        defer_low=task.defer_low, budget=task.max_seconds,
-    )
+    checked = check_module(source.text, task)
     if notebook and source.broken:  # cells that do not parse, left blank in its text: TVM001 each
         checked.result.findings.extend(
             finding for line, why in source.parse_errors() for finding in parse_error(task.shown, task.codes, line, 1, why))
@@ -84,11 +80,7 @@ def _run_text(task: Task) -> Outcome:
     why = too_large(len(task.text.encode("utf-8", "surrogatepass")), task.max_bytes)
     if why is not None:
         return task.index, None, failed(task, why)
-    checked = check_module(
-        task.text, task.shown, task.codes, task.version, task.module_name, task.is_package,
-        cheap=task.cheap, follow=task.follow, confirm=task.confirm, defer_low=task.defer_low,
-        budget=task.max_seconds,
-    )
+    checked = check_module(task.text, task)
     return task.index, None, checked
 
 

@@ -38,6 +38,8 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     """How a run over files goes (`check`, `fix`): worker processes and the result cache."""
     parser.add_argument("--jobs", "-j", type=positive_int, metavar="N", help="worker processes (default: the number of cores)")
     parser.add_argument("--no-cache", action="store_true", help="neither read nor write the result cache (.tvmlint_cache)")
+    parser.add_argument("--no-prefilter", action="store_true",
+                        help="analyse every file with every selected rule: slower, with the same findings")
 
 
 def overrides_from(args: argparse.Namespace):
@@ -50,6 +52,7 @@ def overrides_from(args: argparse.Namespace):
         ignore=tuple(args.ignore),
         extend_select=tuple(args.extend_select),
         config=args.config,
+        prefilter=not getattr(args, "no_prefilter", False),
         **override_fields(args),
     )
 
