@@ -77,6 +77,15 @@ class NotebookSource(SourceText):
         return [(starts[number] + line - 1, f"The cell could not be parsed: {why} (the notebook's other cells "
                  "are checked; Jupyter runs none of this one)") for number, line, why in self.broken]
 
+    def parse_error_lines(self, text: str) -> List[int]:
+        """The lines of `text` (this notebook's module text, as a fix may have edited it: the
+        boundaries are kept) that `parse_errors` names, each cell where the edited text has it."""
+        starts, line = {}, 1
+        for cell, piece in zip(self.cells, _split(text)):
+            starts[cell.number] = line
+            line += piece.count("\n") + 1  # the piece, then its boundary line
+        return [starts[number] + line_in - 1 for number, line_in, _why in self.broken if number in starts]
+
     def where(self, line: int) -> Tuple[Optional[int], int]:
         """(cell number, line in the cell) of a line of the module text; (None, line) for one
         outside every cell (a boundary)."""

@@ -22,7 +22,7 @@ import errno
 import os
 import stat
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -31,7 +31,7 @@ import libcst as cst
 from tvmlint.analysis.edits import apply_edits, offsets, to_offset
 from tvmlint.base.diagnostics import Finding
 from tvmlint.base.filestate import signature
-from tvmlint.base.notebook import decode_file, file_bound, is_notebook
+from tvmlint.base.notebook import NotebookSource, decode_file, file_bound, is_notebook
 from tvmlint.base.source import (
     NotByteExact,
     SourceText,
@@ -266,6 +266,28 @@ class FileOutcome:
     source: Optional[SourceText] = None
     problem: Optional[str] = None  # why the file was left untouched
     written: bool = False
+    known_used: bool = False  # it started from the run's findings (the file was as the run read it)
+
+
+def _keeping_cell_errors(check, source: SourceText, findings: Optional[Sequence[Finding]]):
+    """`check`, for a notebook whose cells do not all parse, giving the run's TVM001 of those cells
+    too: the module text holds them as blank lines (no fix touches them), so a re-check of the
+    text alone cannot say they are still broken, and what remains after the fix would lose them."""
+    if not isinstance(source, NotebookSource) or not source.broken or not findings:
+        return check
+    from tvmlint.run.engine import PARSE_ERROR
+
+    lines = set(source.parse_error_lines(source.text))
+    kept = sorted((f for f in findings if f.code == PARSE_ERROR and f.start.line in lines), key=lambda f: f.start.line)
+    if not kept:
+        return check
+
+    def with_cell_errors(text: str) -> List[Finding]:
+        moved = [replace(f, start=replace(f.start, line=line), end=replace(f.end, line=line + f.end.line - f.start.line))
+                 for f, line in zip(kept, source.parse_error_lines(text))]
+        return sorted(check(text) + moved, key=lambda f: f.sort_key)
+
+    return with_cell_errors
 
 
 def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool, known=None) -> FileOutcome:
@@ -283,7 +305,8 @@ def fix_file(path: Path, shown: str, check, unsafe: bool, write: bool, known=Non
         return outcome
     outcome.source = source
     findings = known[0] if known is not None and signature(status) == known[1] else None
-    outcome.fix = fix_text(source.text, check, unsafe, findings)
+    outcome.known_used = findings is not None
+    outcome.fix = fix_text(source.text, _keeping_cell_errors(check, source, findings), unsafe, findings)
     if not outcome.fix.changed or not write:
         return outcome
     why = None if outcome.fix.verified else parses(outcome.fix.fixed)

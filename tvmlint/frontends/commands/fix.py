@@ -119,7 +119,7 @@ def _run_paths(args: argparse.Namespace, paths: Sequence[Path], resolver) -> int
         if args.diff and outcome.fix is not None and outcome.fix.changed:
             sys.stdout.writelines(diff_lines(shown, outcome.fix.original, outcome.fix.fixed))
     written = [o for o in outcomes if o.written]
-    if written and alone:
+    if written and alone and written[0].known_used:
         remaining = list(written[0].fix.remaining)
     elif written:
         remaining = check_paths(paths, resolver, **run).findings  # across modules again, from the files as written
