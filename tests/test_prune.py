@@ -11,9 +11,9 @@ from pathlib import Path
 
 from helpers import CASE_TARGET, write_tree
 
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.base.versions import parse_version
+from tvmlint.knowledge.target import get_knowledge
 from tvmlint.run.cheap import prune
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.engine import check_module, selection_for

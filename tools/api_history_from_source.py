@@ -340,8 +340,8 @@ def candidates(releases: List[str], sources: Dict[str, Source]) -> List[dict]:
 
 
 def mark_covered(found: List[dict]) -> None:
-    from tvmlint.analysis.api_history import DEPRECATED, REMOVED, get_history
     from tvmlint.base.versions import parse_version
+    from tvmlint.knowledge.api_history import DEPRECATED, REMOVED, get_history
 
     history = get_history()
     for candidate in found:
@@ -390,7 +390,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser.add_argument("--releases", help="comma-separated subset of rules/versions.toml (default: all)")
     args = parser.parse_args(argv)
 
-    from tvmlint.analysis.knowledge import load_table
+    from tvmlint.knowledge.tables import load_table
 
     releases: List[str] = load_table("versions.toml")["releases"]
     if args.releases:

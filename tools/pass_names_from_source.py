@@ -152,8 +152,8 @@ def collect(wheel_root):
 
 
 def main():
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.base.versions import parse_version
+    from tvmlint.knowledge.target import get_knowledge
     order, d = collect(sys.argv[2])
     ver = {t: (t.lstrip('v').rsplit('.', 1)[0] if t.startswith('v') else t) for t in order}
     table = {t: get_knowledge(parse_version(ver[t])).registered_names() for t in order}

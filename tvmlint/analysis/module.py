@@ -28,11 +28,12 @@ from tvmlint.analysis.contexts import (
     PassCtx,
     default_context,
 )
-from tvmlint.analysis.knowledge import Knowledge, Runner, harness
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.results import HIDDEN, OptionRef, ParamRef
 from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor
+from tvmlint.knowledge.harness import harness
+from tvmlint.knowledge.target import Knowledge, Runner
 
 # --- values the walk can follow through variables --------------------------------
 
@@ -1531,8 +1532,8 @@ class ModuleAnalysis(Visitor):
                 return
         qualname = self.qualname_of(node.func)
         if qualname is not None:
-            runner = self.k.runners.get(qualname)
-            if runner is not None:
+            runner = self.k.what_runs(qualname)
+            if isinstance(runner, Runner):  # a relax build's pipeline is only explain's to show
                 self._runner_run(node, runner, self._short(qualname) + "(...)", ctx)
                 return
             executor = self._executor(node, qualname) if qualname in self.k.executors else None

@@ -23,7 +23,6 @@ from typing import (
     Tuple,
 )
 
-from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
 from tvmlint.analysis.results import (
@@ -37,6 +36,7 @@ from tvmlint.analysis.results import (
     unless_defined,
 )
 from tvmlint.base.diagnostics import Finding
+from tvmlint.knowledge.catalog import rule_info
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]

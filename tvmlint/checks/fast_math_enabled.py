@@ -7,13 +7,12 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx
-from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.base.diagnostics import Said
-from tvmlint.base.versions import in_range, parse_version
 from tvmlint.checks import words
 from tvmlint.checks.context_args import context_calls
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.numerics import fast_math, fast_math_builds
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"
@@ -114,28 +113,22 @@ class FastMathEnabled(Rule):
     @classmethod
     def triggers(cls, knowledge):
         # FastMath runs inside a runner's pipeline or a Sequential; the config key acts on builds
-        facts = load_table("numerics.toml")
-        builds = {
-            api for row in facts.get("fast_math_build", [])
-            if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
-        }
-        return _pipelines_holding_fast_math(knowledge) | frozenset(builds)
+        return _pipelines_holding_fast_math(knowledge) | fast_math_builds(knowledge.version)
 
     @classmethod
     def project_pattern(cls, knowledge):
         # Where no pipeline of the target holds FastMath, only a config that sets the key to True
         # can report, and the analysis takes both from a dict literal: `"<key>": True`, maybe with
         # a prefix on the string, comments, line breaks or parentheses in between.
-        key = load_table("numerics.toml").get("fast_math", {}).get("config_key")
-        if key is None or _pipelines_holding_fast_math(knowledge):
+        key = fast_math().config_key
+        if _pipelines_holding_fast_math(knowledge):
             return None
         gap = r"(?:\s|#[^\n]*|\\)*"
         return re.escape(key) + r"['\"]" + gap + ":" + r"(?:\s|#[^\n]*|\\|\()*" + r"True\b"
 
     def start(self) -> None:
-        facts = load_table("numerics.toml")
-        fast = facts.get("fast_math", {})
-        self.pass_name = fast.get("pass", "FastMath")
+        fast = fast_math()
+        self.pass_name = fast.pass_name
         # (node, ctx, payload), deferred in finish(), once the walk has seen the `with`s
         self.pending: List[tuple] = [
             (run.node, run.ctx, PassRun(run.members, run.display, self.pass_name))
@@ -145,16 +138,8 @@ class FastMathEnabled(Rule):
         self.named_withs: List[Tuple[str, cst.With]] = []  # `with ctx:`: the name and the statement
         self.bound_to: Dict[cst.Call, str] = {}  # `ctx = PassContext(...)`: the call -> the name
         self.calls: Optional[list] = None  # the file's context calls, read when first needed
-        self.key = fast.get("config_key")
-        version = self.file.knowledge.version
-        self.builds = frozenset()
-        if self.key and version >= parse_version(fast.get("config_since", "0.0")):
-            self.builds = frozenset(
-                api
-                for row in facts.get("fast_math_build", [])
-                if in_range(version, row.get("since"), row.get("until"))
-                for api in row["api"]
-            )
+        self.key = fast.config_key
+        self.builds = fast_math_builds(self.file.knowledge.version)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.builds:
@@ -272,7 +257,7 @@ def _holds(members, name: str) -> bool:
 def _pipelines_holding_fast_math(knowledge) -> frozenset:
     """Runners whose pipeline holds FastMath, and passes that are or hold it (a Sequential the
     file builds holds FastMath only if the file names one of them)."""
-    name = load_table("numerics.toml").get("fast_math", {}).get("pass", "FastMath")
+    name = fast_math().pass_name
     runners = {api for api, runner in knowledge.runners.items() if any(m.name == name for m in runner.runs)}
     wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.name == name or _holds(spec.members, name)}
     return frozenset(runners | wrappers)

@@ -26,15 +26,27 @@ from typing import Dict, List, Optional, Tuple
 
 from tvmlint.analysis.contexts import Inherited
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
-from tvmlint.analysis.knowledge import harness, load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import call_arguments
 from tvmlint.analysis.results import ArgumentWait, ConstantWait
 from tvmlint.analysis.used_names import BY_NAME, roots_of
 from tvmlint.analysis.walk import Visitor, walk
 from tvmlint.base.diagnostics import Said
-from tvmlint.base.versions import in_range
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.harness import harness
+from tvmlint.knowledge.numerics import (
+    accumulation,
+    compute_apis,
+    declarations,
+    keep_dtype,
+    kernel_inserters,
+    kernel_runners,
+    low_default,
+    select_apis,
+    sum_apis,
+    tvmscript_namespaces,
+    workload_calls,
+)
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
 
@@ -85,84 +97,9 @@ class _Candidate:
 
 
 @functools.lru_cache(maxsize=None)
-def _facts() -> dict:
-    return load_table("numerics.toml")
-
-
-@functools.lru_cache(maxsize=None)
-def _sum_apis(version) -> frozenset:
-    """The te.sum spellings at a release: the cheap stage asks once per definition."""
-    facts = _facts()
-    return frozenset(
-        api for row in facts.get("te_sum", []) if in_range(version, row.get("since"), row.get("until"))
-        for api in row["api"]
-    )
-
-
-@functools.lru_cache(maxsize=None)
-def _low() -> frozenset:
-    return frozenset(_facts().get("accumulation", {}).get("low_precision", ()))
-
-
-@functools.lru_cache(maxsize=None)
-def _declarations(version) -> Tuple[frozenset, Dict[str, dict], Dict[str, dict]]:
-    """What `declared_dtype` reads a dtype from at a release: the buffer types, and the buffer
-    declarations and tensors by API (their rows)."""
-    facts = _facts()
-    namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
-    buffer_types = frozenset(f"{ns}.Buffer" for ns in namespaces)
-    decls = {f"{ns}.{row['name']}": row for ns in namespaces for row in facts.get("buffer_decl", [])}
-    tensors = {
-        api: row for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until"))
-        for api in row["api"]
-    }
-    return buffer_types, decls, tensors
-
-
-@functools.lru_cache(maxsize=None)
-def _runners() -> frozenset:
-    """What builds or runs a kernel (numerics.toml `kernel_run`)."""
-    return frozenset(api for row in _facts().get("kernel_run", []) for api in row["api"])
-
-
-@functools.lru_cache(maxsize=None)
-def _inserters() -> Tuple[frozenset, frozenset]:
-    """What puts a kernel into a model that runs it (numerics.toml `kernel_insert`): APIs, methods."""
-    rows = _facts().get("kernel_insert", [])
-    return (frozenset(api for row in rows for api in row["api"]),
-            frozenset(name for row in rows for name in row.get("methods", ())))
-
-
-@functools.lru_cache(maxsize=None)
-def _workload_calls(version) -> tuple:
-    """The calls through which a tuner calls a kernel builder with an args tuple, at a release."""
-    return tuple(row for row in _facts().get("workload_call", []) if in_range(version, row.get("since"), row.get("until")))
-
-
-@functools.lru_cache(maxsize=None)
-def _rows_apis(table: str, version) -> frozenset:
-    """The APIs of a numerics.toml table's rows at a release."""
-    return frozenset(
-        api for row in _facts().get(table, []) if in_range(version, row.get("since"), row.get("until"))
-        for api in row["api"]
-    )
-
-
-@functools.lru_cache(maxsize=None)
-def _keep_dtype(version) -> frozenset:
-    """The TIR math functions whose value has their first argument's dtype (`tir.exp`), by the
-    names they are called under at a release (numerics.toml `te_keep_dtype`)."""
-    return frozenset(
-        f"{namespace}.{name}" for row in _facts().get("te_keep_dtype", [])
-        if in_range(version, row.get("since"), row.get("until"))
-        for namespace in row["namespaces"] for name in row["names"]
-    )
-
-
-@functools.lru_cache(maxsize=None)
 def _declaring(version) -> frozenset:
-    buffer_types, decls, tensors = _declarations(version)
-    return buffer_types | frozenset(decls) | frozenset(tensors) | _rows_apis("te_compute", version)
+    buffer_types, decls, tensors = declarations(version)
+    return buffer_types | frozenset(decls) | frozenset(tensors) | compute_apis(version)
 
 
 def _may_accumulate_low(accumulated, part) -> bool:
@@ -170,22 +107,13 @@ def _may_accumulate_low(accumulated, part) -> bool:
     declarations of that name give (`UsedNames.declared`): a low-precision literal, a bare name
     (`declared_dtype` reads the dtype through it), or no declaration in the part (it lies
     outside: kept). A declaration with neither gives another dtype, or none: the declaring
-    API's default, which no row of numerics.toml makes low (`_low_default`)."""
-    low = _low()
+    API's default, which no row of numerics.toml makes low (`low_default`)."""
+    low = accumulation().low_precision
     for name in accumulated:
         literals = part.declared.get(name)
-        if literals is None or not low.isdisjoint(literals) or BY_NAME in literals or _low_default():
+        if literals is None or not low.isdisjoint(literals) or BY_NAME in literals or low_default():
             return True
     return False
-
-
-@functools.lru_cache(maxsize=None)
-def _low_default() -> bool:
-    """Whether some declaring API's default dtype is low-precision (then a declaration without
-    a dtype cannot be left out)."""
-    facts = _facts()
-    rows = [*facts.get("buffer_decl", []), *facts.get("te_tensor", [])]
-    return any(row.get("default_dtype", "float32") in _low() for row in rows)
 
 
 class _Walker(Visitor):
@@ -728,15 +656,14 @@ class Float16Accumulation(Rule):
 
     @classmethod
     def triggers(cls, knowledge):
-        facts = _facts()
-        inits = {f"{row['namespace']}.init" for row in facts.get("tvmscript", [])}
-        return frozenset(inits) | _sum_apis(knowledge.version)
+        inits = {f"{ns}.init" for ns in tvmscript_namespaces()}
+        return frozenset(inits) | sum_apis(knowledge.version)
 
     @classmethod
     def text_pattern(cls, knowledge):
         # `wants` asks for a low-precision dtype string; libcst reads a string's value with its
         # escapes undone (`"\x66loat16"`), so an escape that can spell a letter counts too
-        low = _facts().get("accumulation", {}).get("low_precision", ())
+        low = accumulation().low_precision_order
         return "|".join([*map(re.escape, low), r"\\[xuUN0-7]"])
 
     @classmethod
@@ -756,7 +683,7 @@ class Float16Accumulation(Rule):
         # trees' float16 files give the same findings with it on and off)
         if not super().wants(used, knowledge):
             return False
-        if used.strings.isdisjoint(_low()):
+        if used.strings.isdisjoint(accumulation().low_precision):
             # no low-precision literal here: only a parameter that calls in other modules give
             # can be low (ArgumentWait). A module under TVM's own packages is never given one:
             # a call of a TVM function is TVM's API, and no call site of it is followed
@@ -770,8 +697,8 @@ class Float16Accumulation(Rule):
             if not (any("dtype" in name for name in used.identifiers) or used.imports_from_outside(roots_of(knowledge))):
                 return False
             by_name = any(BY_NAME in literals for _, literals in used.declared.items())
-            return by_name and (used.uses_any(_sum_apis(knowledge.version)) or bool(used.accumulated))
-        return used.uses_any(_sum_apis(knowledge.version)) or _may_accumulate_low(used.accumulated, used)
+            return by_name and (used.uses_any(sum_apis(knowledge.version)) or bool(used.accumulated))
+        return used.uses_any(sum_apis(knowledge.version)) or _may_accumulate_low(used.accumulated, used)
 
     @classmethod
     def may_hold_in_function(cls, function, module, knowledge) -> bool:
@@ -780,9 +707,9 @@ class Float16Accumulation(Rule):
         # that may be low-precision by the function's own declarations (`_may_accumulate_low`),
         # holds none, unless the module computes tensors (below). (Whether a test builds the kernel, and what a dtype name is bound to, are
         # read from the whole original text: blanking never changes them.)
-        if function.uses_any(_sum_apis(knowledge.version)):
+        if function.uses_any(sum_apis(knowledge.version)):
             return True
-        if module.uses_any(_rows_apis("te_compute", knowledge.version)):
+        if module.uses_any(compute_apis(knowledge.version)):
             # a module that computes tensors may give one a function's return value as its dtype
             # (`te.compute(shape, decode_func)`, a decode helper it calls): any function may count
             return True
@@ -795,21 +722,19 @@ class Float16Accumulation(Rule):
         return cls.may_hold_in_function(statement, module, knowledge) or statement.uses_any(_declaring(knowledge.version))
 
     def start(self) -> None:
-        facts = _facts()
-        accumulation = facts.get("accumulation", {})
+        facts = accumulation()
         version = self.file.knowledge.version
-        self.low = _low()
-        namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
+        self.low = facts.low_precision
+        namespaces = tvmscript_namespaces()
         self.init_apis = frozenset(f"{ns}.init" for ns in namespaces)
-        scopes = accumulation.get("reduction_scopes", ())
-        self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in scopes)
-        self.buffer_types, self.decls, self.tensors = _declarations(version)
-        self.sum_apis = _sum_apis(version)
-        self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
-        self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
-        self.computes = _rows_apis("te_compute", version)
-        self.selects = _rows_apis("te_select", version)
-        self.keep_dtype = _keep_dtype(version)
+        self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in facts.reduction_scopes)
+        self.buffer_types, self.decls, self.tensors = declarations(version)
+        self.sum_apis = sum_apis(version)
+        self.cast_methods = facts.cast_methods
+        self.cast_calls = facts.cast_calls | {f"{ns}.Cast" for ns in namespaces}
+        self.computes = compute_apis(version)
+        self.selects = select_apis(version)
+        self.keep_dtype = keep_dtype(version)
         self.functions: Dict[str, cst.FunctionDef] = {}
         self.walker = _Walker(self)
 
@@ -832,9 +757,9 @@ class Float16Accumulation(Rule):
         modules TVM401 sees hold no candidate); None when it cannot be read (nothing is known)."""
         if not hasattr(self, "_use"):
             try:
-                self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""),
-                                      *_inserters(), tree=self.file.stdlib_tree,
-                                      workload_calls=_workload_calls(self.file.knowledge.version))
+                self._use = KernelUse(self.file.text, kernel_runners(), getattr(self.file.analysis, "package", ""),
+                                      *kernel_inserters(), tree=self.file.stdlib_tree,
+                                      workload_calls=workload_calls(self.file.knowledge.version))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._use = None
         return self._use
@@ -930,17 +855,17 @@ class Float16Accumulation(Rule):
             parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
             if len(parts) >= 2:
                 return _literal_or_name(parts[1])
-            return self.decls[self.file.qualname(node.value)].get("default_dtype", "float32")
+            return self.decls[self.file.qualname(node.value)].default_dtype
         if not isinstance(node, cst.Call):
             return False
         qualname = self.file.qualname(node.func)
         row = self.decls.get(qualname) or self.tensors.get(qualname)
         if row is None:
             return False
-        args, hidden = call_arguments(node, tuple(row["params"]))
+        args, hidden = call_arguments(node, row.params)
         dtype = args.get("dtype")
         if dtype is None:
-            return UNKNOWN if hidden else row.get("default_dtype", "float32")
+            return UNKNOWN if hidden else row.default_dtype
         return _literal_or_name(dtype)
 
     def computed_dtype(self, node: cst.BaseExpression, scope) -> Optional[Declared]:

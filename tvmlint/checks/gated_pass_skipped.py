@@ -7,16 +7,16 @@ from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate, leaves
 from tvmlint.analysis.edits import tvm_import_edit, wrap_in_with
-from tvmlint.analysis.knowledge import (
+from tvmlint.analysis.written_levels import literal_levels
+from tvmlint.base.diagnostics import Fix, Said
+from tvmlint.checks import words
+from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.target import (
     highest_gated_level,
     level_positions,
     lowest_default_level,
     pass_levels,
 )
-from tvmlint.analysis.written_levels import literal_levels
-from tvmlint.base.diagnostics import Fix, Said
-from tvmlint.checks import words
-from tvmlint.checks.rule import Case, Rule
 
 
 @dataclass(frozen=True)
@@ -403,8 +403,7 @@ class GatedPassSkipped(Rule):
             api for api, spec in knowledge.passes_by_api.items()
             if any(member.highest_level > lowest for member in spec.members)
         }
-        runners = {api for api, runner in knowledge.runners.items() if runner.report == cls.code}
-        return frozenset(knowledge.sequential_classes) | frozenset(wrappers) | frozenset(runners)
+        return frozenset(knowledge.sequential_classes) | frozenset(wrappers) | knowledge.runner_apis(cls.code)
 
     def start(self) -> None:
         analysis = self.file.analysis

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.analysis.knowledge import tutorial_build_level
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.target import tutorial_build_level
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 
@@ -76,7 +76,7 @@ class ImplicitOptLevel(Rule):
     def triggers(cls, knowledge):
         executors = (api for api, kinds in knowledge.executors.items()
                      if any(runner.report == cls.code for runner, _ in kinds.values()))
-        return frozenset(api for api, runner in knowledge.runners.items() if runner.report == cls.code) | frozenset(executors)
+        return knowledge.runner_apis(cls.code) | frozenset(executors)
 
     def start(self) -> None:
         for run in self.file.analysis.runs:

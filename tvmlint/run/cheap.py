@@ -21,7 +21,6 @@ import re
 from dataclasses import dataclass
 from typing import AbstractSet, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
-from tvmlint.analysis.knowledge import harness
 from tvmlint.analysis.reach import Reach
 from tvmlint.analysis.used_names import (
     UsedNames,
@@ -30,6 +29,7 @@ from tvmlint.analysis.used_names import (
     merged,
     roots_of,
 )
+from tvmlint.knowledge.harness import harness
 
 PARSE_ERROR = "TVM001"
 

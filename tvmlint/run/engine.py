@@ -15,13 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Dict, FrozenSet, Iterator, List, Optional, Tuple
 
-from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.base.noqa import suppressions
 from tvmlint.base.versions import Version
+from tvmlint.knowledge.catalog import rule_info
+from tvmlint.knowledge.target import get_knowledge
 from tvmlint.run.budget import within
 from tvmlint.run.discovery import resolve
 from tvmlint.run.guards import (
@@ -293,8 +293,8 @@ _SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], object] = {}
 
 def selection_for(codes: FrozenSet[str], version: Version):
     """The cheap stage's view of these rules at this release, built once per process."""
-    from tvmlint.analysis.knowledge import rules_dir
     from tvmlint.checks import all_rules
+    from tvmlint.knowledge.location import rules_dir
     from tvmlint.run.cheap import Selection
 
     key = (codes, version, str(rules_dir()))

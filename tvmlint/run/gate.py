@@ -60,8 +60,8 @@ def withheld_codes(
 
 
 def _roots(version: Version) -> FrozenSet[str]:
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.analysis.used_names import roots_of
+    from tvmlint.knowledge.target import get_knowledge
 
     return roots_of(get_knowledge(version))
 
@@ -98,8 +98,8 @@ def withheld_in(text: str, codes: FrozenSet[str], version: Version) -> FrozenSet
 
 def _patterns(selected: Dict[Version, Set[str]]) -> Dict["re.Pattern[bytes]", Set[Tuple[Version, str]]]:
     """Each selected rule's project pattern, compiled, with the (release, code) pairs it keeps."""
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.checks import all_rules
+    from tvmlint.knowledge.target import get_knowledge
 
     rules = all_rules()
     patterns: Dict[str, Set[Tuple[Version, str]]] = {}

@@ -16,8 +16,9 @@ import functools
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from tvmlint.analysis.knowledge import load_table, rules_dir
 from tvmlint.base.versions import Version, in_range, parse_version
+from tvmlint.knowledge.location import rules_dir
+from tvmlint.knowledge.tables import load_from
 
 REMOVED, DEPRECATED = "removed", "deprecated"
 
@@ -244,7 +245,7 @@ class History:
 
 @functools.lru_cache(maxsize=None)
 def _history(directory: str) -> History:
-    return History(load_table("api_history.toml"))
+    return History(load_from(directory, "api_history.toml"))
 
 
 def get_history() -> History:
