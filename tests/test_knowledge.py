@@ -10,12 +10,24 @@ from helpers import REPO, run_cli
 
 from tvmlint.base.versions import parse_version
 from tvmlint.companion.pipeline import compile_names
+from tvmlint.knowledge.api_history import get_history, old_roots
 from tvmlint.knowledge.harness import harness
 from tvmlint.knowledge.nnvm import nnvm
-from tvmlint.knowledge.numerics import accumulation, declarations, fast_math, fast_math_builds
+from tvmlint.knowledge.numerics import (
+    accumulation,
+    declarations,
+    fast_math,
+    fast_math_builds,
+)
 from tvmlint.knowledge.registry import config_keys
 from tvmlint.knowledge.releases import known_releases, newest_release
-from tvmlint.knowledge.target import BuildPipeline, Runner, get_knowledge, pass_constructors, pass_kinds
+from tvmlint.knowledge.target import (
+    BuildPipeline,
+    Runner,
+    get_knowledge,
+    pass_constructors,
+    pass_kinds,
+)
 
 
 @pytest.mark.parametrize("release", known_releases())
@@ -40,6 +52,7 @@ def test_the_tables_own_values():
     assert harness().is_test_module("pkg.test_fold")
     assert config_keys()["relay.FuseOps.max_depth"].type == "int"
     assert "tvm.relay.transform.FoldScaleAxis" in pass_constructors()
+    assert old_roots() == get_history().roots == {"nnvm", "topi", "tvm"}
 
 
 def test_what_a_call_runs_is_one_answer():

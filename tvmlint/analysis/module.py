@@ -1532,8 +1532,8 @@ class ModuleAnalysis(Visitor):
                 return
         qualname = self.qualname_of(node.func)
         if qualname is not None:
-            runner = self.k.what_runs(qualname)
-            if isinstance(runner, Runner):  # a relax build's pipeline is only explain's to show
+            runner = self.k.runners.get(qualname)
+            if runner is not None:
                 self._runner_run(node, runner, self._short(qualname) + "(...)", ctx)
                 return
             executor = self._executor(node, qualname) if qualname in self.k.executors else None

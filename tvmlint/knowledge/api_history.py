@@ -250,3 +250,14 @@ def _history(directory: str) -> History:
 
 def get_history() -> History:
     return _history(str(rules_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def _roots(directory: str) -> FrozenSet[str]:
+    return frozenset(raw["old"].split(".")[0] for raw in load_from(directory, "api_history.toml").get("symbol", []))
+
+
+def old_roots() -> FrozenSet[str]:
+    """The top-level packages of every path the history knows (`History.roots`), without building
+    the history: the gating analysis asks on runs that check no API use."""
+    return _roots(str(rules_dir()))

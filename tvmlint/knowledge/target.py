@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 from tvmlint.base.versions import Version, format_version, in_range
-from tvmlint.knowledge.api_history import get_history
+from tvmlint.knowledge.api_history import old_roots
 from tvmlint.knowledge.location import rules_dir
 from tvmlint.knowledge.tables import load_from, load_table
 
@@ -135,6 +135,22 @@ def _members(rows: Iterable[dict], version: Optional[Version] = None) -> Tuple[M
     )
 
 
+def _build_pipelines(release: str) -> Dict[str, BuildPipeline]:
+    # a relax build's pipeline is recorded per release (tools/relax_pipeline_from_source.py)
+    pipelines: Dict[str, BuildPipeline] = {}
+    for raw in load_table("pipelines.toml").get("pipeline", []):
+        if raw["release"] == release:
+            wrapper = raw["wrapper"]
+            spec = BuildPipeline(
+                raw["name"], tuple(raw["api"]), Member(wrapper["name"], int(wrapper["opt_level"])),
+                tuple(Member(m["name"], int(m["opt_level"])) for m in raw["members"]),
+                tuple((m["name"], m["kind"]) for m in raw["members"]), raw["source"],
+            )
+            for api in spec.api:
+                pipelines[api] = spec
+    return pipelines
+
+
 class Knowledge:
     """Every table, filtered to what exists at one TVM release."""
 
@@ -142,6 +158,7 @@ class Knowledge:
         self.version = version
         self.version_text = format_version(version)
         self._api_prefixes: Optional[FrozenSet[str]] = None
+        self._pipelines: Optional[Dict[str, BuildPipeline]] = None
         passes = load_table("passes.toml")
         self.default_opt_level: int = int(passes["meta"]["default_opt_level"])
 
@@ -234,18 +251,6 @@ class Knowledge:
                 )
                 for api in spec.api:
                     self.runners[api] = spec
-        # a relax build's pipeline is recorded per release (tools/relax_pipeline_from_source.py)
-        self.pipelines: Dict[str, BuildPipeline] = {}
-        for raw in load_table("pipelines.toml").get("pipeline", []):
-            if raw["release"] == self.version_text:
-                wrapper = raw["wrapper"]
-                spec = BuildPipeline(
-                    raw["name"], tuple(raw["api"]), Member(wrapper["name"], int(wrapper["opt_level"])),
-                    tuple(Member(m["name"], int(m["opt_level"])) for m in raw["members"]),
-                    tuple((m["name"], m["kind"]) for m in raw["members"]), raw["source"],
-                )
-                for api in spec.api:
-                    self.pipelines[api] = spec
         # relay.create_executor's kinds: the runner each one's executor runs, and when
         # (rules/executors.toml: "create" at the call, "evaluate" at its evaluate())
         self.executors: Dict[str, Dict[str, Tuple[Runner, str]]] = {}
@@ -261,9 +266,17 @@ class Knowledge:
     def what_runs(self, qualname: str) -> Union[Runner, BuildPipeline, None]:
         """What a call of `qualname` runs under the PassContext active at it: a runner
         (rules/runners.toml, judged by the rule its `report` names), a build's pipeline
-        (rules/pipelines.toml), or None. TVM101, TVM108, explain, its hover and the companion
-        all ask here."""
+        (rules/pipelines.toml), or None. Explain, its hover and the companion ask here; the
+        analysis's runner events (TVM101, TVM108) read the runners, the first half of the same
+        answer, so a check never loads the build pipelines only explain shows."""
         return self.runners.get(qualname) or self.pipelines.get(qualname)
+
+    @property
+    def pipelines(self) -> Dict[str, BuildPipeline]:
+        """rules/pipelines.toml at this release, by API (read when first asked)."""
+        if self._pipelines is None:
+            self._pipelines = _build_pipelines(self.version_text)
+        return self._pipelines
 
     def runner_apis(self, code: str) -> FrozenSet[str]:
         """The runners' APIs whose gating the rule `code` reports."""
@@ -282,7 +295,7 @@ class Knowledge:
             names.update(self.sequential_classes, self.decorators, self.context_factories)
             names.update(self.current_context_apis, self.runners, self.executors)
             # packages the API history knows that are not TVM's any more (nnvm): their roots count too
-            names.update(get_history().roots)
+            names.update(old_roots())
             self._api_prefixes = frozenset(names)
         return self._api_prefixes
 
