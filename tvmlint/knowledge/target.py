@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 from tvmlint.base.versions import Version, format_version, in_range
 from tvmlint.knowledge.api_history import old_roots
 from tvmlint.knowledge.location import rules_dir
-from tvmlint.knowledge.tables import load_from, load_table
+from tvmlint.knowledge.tables import cached, load_from, load_table
 
 
 def pass_levels() -> Tuple[int, int]:
@@ -338,7 +338,7 @@ def pass_rows(version: Version) -> List[dict]:
     return entries_at(load_table("passes.toml")["pass"], version)
 
 
-@functools.lru_cache(maxsize=None)
+@cached
 def pass_constructors() -> Dict[str, Dict[str, str]]:
     """Every pass API any release has, with how to build it where a bare call cannot: `args`
     (Python source) and `target`, from the rows' build_args and build_target."""
@@ -383,7 +383,7 @@ def pass_kinds(knowledge: Knowledge) -> Dict[str, str]:
     return kinds
 
 
-@functools.lru_cache(maxsize=None)
+@cached
 def instruments_since() -> str:
     """The first release whose PassContext takes `instruments` (contexts.toml): what the
     companion's tracer needs."""
