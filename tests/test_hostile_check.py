@@ -253,3 +253,21 @@ def test_watch_on_one_file_checks_it_again_when_a_caller_elsewhere_changes(tmp_p
         finally:
             watching.kill()
             watching.wait()
+
+
+def test_a_long_elif_chain_beside_the_checked_file_is_no_internal_error(tmp_path: Path):
+    # lac-dcc/DropletSearch's tuning scripts hold one `if`/`elif` per shape, 500 of them: each
+    # `elif` nests in the one before, and the cheap stage walked that nesting by recursion
+    # (RecursionError, exit 2 for every file of the folder) before the depth guard was asked
+    chain = "".join(f"    elif n == {i}:\n        shape = ({i}, {i})\n" for i in range(1, 520))
+    (tmp_path / "shapes.py").write_text(
+        "import tvm\nfrom tvm import relay\nfrom utils import *\n\n"
+        "def pick(n):\n    if n == 0:\n        shape = (0, 0)\n" + chain + "    return relay.build(mod, 'llvm')\n"
+    )
+    (tmp_path / "utils.py").write_text("import tvm\nfrom shapes import pick\n\ndef run(n):\n    return pick(n)\n")
+    for named in ("utils.py", "shapes.py", "."):
+        result = run_cli("check", "--no-cache", "--target-version", "0.14", named, cwd=tmp_path)
+        assert result.returncode in (0, 1), result.stderr
+        assert "internal error" not in result.stderr
+    result = run_cli("check", "--no-cache", "--target-version", "0.14", "shapes.py", cwd=tmp_path)
+    assert "too deeply nested" in result.stdout

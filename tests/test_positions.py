@@ -60,8 +60,7 @@ def _parsed(text: str):
 def _positions(module, text: str, analysis, nested: bool = True) -> LazyPositions:
     # a fresh one for each order of asking: what it has rendered decides the path it takes
     return LazyPositions(
-        module, text, lambda: ast.parse(text), analysis.top_statement_of,
-        statement_of=analysis.statement_of if nested else None, parent_of=analysis.parent_statement_of,
+        module, text, lambda: ast.parse(text), analysis, nested=nested,
     )
 
 
@@ -147,7 +146,7 @@ def test_a_line_named_mid_walk_is_checked_once_the_calls_are_counted():
     assert lazy.hint_line(second, "g", 1) == 4
     assert lazy.hints_hold(analysis.call_counts)
     assert not lazy.hints_hold({(module.body[1], "g"): 3})  # libcst counted another g(): walk again exactly
-    exact = LazyPositions(module, text, lambda: None, analysis.top_statement_of, exact=True)
+    exact = LazyPositions(module, text, lambda: None, analysis, exact=True, nested=False)
     assert exact.hint_line(second, "g", 1) == 4 and exact.hints_hold({})
 
 

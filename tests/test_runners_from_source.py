@@ -123,6 +123,17 @@ def test_runners_found(found):
     assert any(leaf.name == "AlterOpLayout" for leaf in runners[lib + "builds"].leaves)
 
 
+def test_a_hand_kept_members_releases_go_with_it_into_its_callers(found, monkeypatch):
+    """relay.build runs FastMath only from 0.7 (the hand-kept entry's member says so); a function that
+    calls relay.build runs it on the same terms, and the generated entry writes them."""
+    _src, runners = found
+    fast = [leaf for leaf in runners["tvm.relay.mylib.lib.builds"].leaves if leaf.name == "FastMath"]
+    assert [(leaf.since, leaf.until) for leaf in fast] == [("0.7", None)]
+    monkeypatch.setattr(R, "RELAY_TAGS", ["v0.6.0", "v0.19.0"])
+    entry = {"api": ["tvm.relay.mylib.builds"], "since": "0.6", "until": "0.20", "runs": fast}
+    assert '  { name = "FastMath", opt_level = 4, since = "0.7" },' in R.render([entry], [], [], []).splitlines()
+
+
 def test_public_names_through_reexports(found):
     src, runners = found
     apis = R.public_apis("tvm.relay.mylib.lib.runs_gated", src.aliases())

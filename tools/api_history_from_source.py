@@ -3,8 +3,9 @@
 Usage: python tools/api_history_from_source.py GIT_DIR [--wheel SITE_PACKAGES/tvm] [--out FILE] [--usage]
 
 GIT_DIR is a clone (bare is fine) of apache/tvm with its tags. At each release of
-rules/versions.toml (v0.4, v0.5, v0.6.0 ... v0.26.0; 0.27 from an installed
-apache-tvm wheel's package directory when --wheel is given) it reads:
+rules/versions.toml or --releases (tools/releases.py: v0.4, v0.5, v0.6.0 ... v0.26.0;
+the newest, 0.27, from an installed apache-tvm wheel's package directory when --wheel
+is given and is that release) it reads:
 
 - the modules: `git ls-tree` of python/tvm (and topi/python/topi, nnvm/python/nnvm
   while they exist);
@@ -44,6 +45,9 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Dict, Iterable, List, Optional, Set, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import releases as release_sources  # noqa: E402
 
 ROOTS = (("python/tvm", "tvm"), ("topi/python/topi", "topi"), ("nnvm/python/nnvm", "nnvm"))
 WARNINGS = {"DeprecationWarning", "FutureWarning", "PendingDeprecationWarning"}
@@ -384,22 +388,20 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("git_dir")
     parser.add_argument("--wheel", type=Path, help="an installed apache-tvm package directory: the 0.27 release")
-    parser.add_argument("--wheel-label", default="0.27.0.post1 wheel (live)")
+    parser.add_argument("--wheel-label", help="how facts read from the wheel are cited (default: '<its version> wheel (live)')")
     parser.add_argument("--out", type=Path)
     parser.add_argument("--usage", action="store_true", help="count uses of uncovered removals in TVM's tests/tutorials")
-    parser.add_argument("--releases", help="comma-separated subset of rules/versions.toml (default: all)")
+    parser.add_argument("--releases", help="comma-separated releases (default: rules/versions.toml's)")
     args = parser.parse_args(argv)
 
-    from tvmlint.knowledge.tables import load_table
-
-    releases: List[str] = load_table("versions.toml")["releases"]
-    if args.releases:
-        releases = [r for r in releases if r in args.releases.split(",")]
+    releases = release_sources.releases(args.releases)
+    wheel_release = release_sources.release_of(release_sources.wheel_version(args.wheel) or "?") if args.wheel else None
     sources: Dict[str, Source] = {}
     tags: Dict[str, str] = {}
     for release in releases:
-        if release == releases[-1] and args.wheel is not None and release == load_table("versions.toml")["newest"]:
-            sources[release] = from_directory(args.wheel, args.wheel_label)
+        if release == releases[-1] and release == wheel_release:
+            label = args.wheel_label or f"{release_sources.wheel_label(args.wheel)} (live)"
+            sources[release] = from_directory(args.wheel, label)
             continue
         try:
             tags[release] = tag_of(release, args.git_dir)

@@ -6,9 +6,11 @@ calls, or (for some kinds at some releases) already in the executor's `__init__`
 class each kind makes, and which of the two methods calls `build` or `compile`, is read here
 from python/tvm/relay/build_module.py and python/tvm/relay/backend/vm.py at every tag.
 
-    python tools/executors_from_source.py GIT_DIR [--write rules/executors.toml]
+    python tools/executors_from_source.py GIT_DIR [--write rules/executors.toml] [--releases 0.6,0.7,...]
 
-GIT_DIR: an apache/tvm clone with its release tags (e.g. the bare mirror `fetch` brings).
+GIT_DIR: an apache/tvm clone with its release tags (e.g. the bare mirror `fetch` brings). The
+releases are rules/versions.toml's (tools/releases.py), each read at its tag; one without a tag
+(a release read from its wheel) has no Relay and is left out.
 """
 
 from __future__ import annotations
@@ -17,7 +19,11 @@ import argparse
 import ast
 import subprocess
 import sys
+from pathlib import Path
 from typing import Dict, List, Optional, Tuple
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import releases  # noqa: E402
 
 BUILD_MODULE = "python/tvm/relay/build_module.py"
 VM_MODULE = "python/tvm/relay/backend/vm.py"
@@ -26,17 +32,13 @@ INTERPRETER = "python/tvm/relay/backend/interpreter.py"
 RUNS = {BUILD_MODULE: {"build": "tvm.relay.build_module.build"}, VM_MODULE: {"compile": "tvm.relay.backend.vm.compile"}}
 API = ["tvm.relay.create_executor", "tvm.relay.build_module.create_executor"]
 WHEN = {"__init__": "create", "_make_executor": "evaluate"}
+# create_executor is read from v0.6.0 on: the relay.build pipelines runners.toml lists start there
+FIRST = "0.6"
 
 
 def show(git: str, tag: str, path: str) -> Optional[str]:
     done = subprocess.run(["git", "--git-dir", git, "show", f"refs/tags/{tag}:{path}"], capture_output=True, text=True)
     return done.stdout if done.returncode == 0 else None
-
-
-def tags(git: str) -> List[str]:
-    out = subprocess.run(["git", "--git-dir", git, "tag", "-l", "v0.*.0"], capture_output=True, text=True, check=True).stdout
-    found = [tag for tag in out.split() if tag.count(".") == 2]
-    return sorted(found, key=lambda tag: int(tag.split(".")[1]))
 
 
 def signature_of(tree: ast.Module) -> Tuple[List[str], Optional[str]]:
@@ -153,13 +155,13 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("git_dir")
     parser.add_argument("--write", metavar="FILE")
+    parser.add_argument("--releases", help="comma-separated releases (default: rules/versions.toml's)")
     args = parser.parse_args(argv)
-    per_tag = [(tag, facts_at(args.git_dir, tag)) for tag in tags(args.git_dir)]
-    per_tag = [(tag, facts) for tag, facts in per_tag if facts or int(tag.split(".")[1]) >= 6]
+    chosen = releases.between(releases.releases(args.releases), since=FIRST)
+    per_tag = [(version, tag, facts_at(args.git_dir, tag)) for version, tag in releases.tagged(args.git_dir, chosen)]
     rows: List[dict] = []
     open_rows: Dict[str, dict] = {}  # kind -> the row its range is still growing
-    for tag, facts in per_tag:
-        version = "0." + tag.split(".")[1]
+    for version, tag, facts in per_tag:
         for kind in list(open_rows):
             row = open_rows[kind]
             now = facts.get(kind)

@@ -1,18 +1,25 @@
 """Regenerate rules/pass_names.toml from apache/tvm's source at every release tag.
 
-Usage: python tools/pass_names_from_source.py GIT_DIR SITE_PACKAGES/tvm > rules/pass_names.toml
+Usage: python tools/pass_names_from_source.py GIT_DIR SITE_PACKAGES/tvm [--releases 0.6,...] > rules/pass_names.toml
 
 GIT_DIR is a clone (bare is fine) of apache/tvm with its tags; the second path
-is an installed apache-tvm wheel's package directory (the 0.27 names). Reads
+is an installed apache-tvm wheel's package directory (the names of the release
+that has no tag, 0.27). The releases are rules/versions.toml's from 0.6 on (or
+--releases; tools/releases.py). Reads
 Create*Pass/Sequential calls with a literal name in C++ and pass decorators and
 Sequential(name=...) in Python; writes the names passes.toml does not list.
 Run from the repository root with tvmlint importable.
 """
+import argparse
 import ast
 import json
 import re
 import subprocess
 import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import releases  # noqa: E402
 
 G = sys.argv[1] if len(sys.argv) > 1 else "."
 CPP_CALL = re.compile(r"\b(Create(?:Function|Module|PrimFunc|DataflowBlock)Pass|(?:transform::)?Sequential)\s*\(")
@@ -115,47 +122,79 @@ HEADER = """# tvmlint rules: pass_names.toml
 # with the names in passes.toml they are every name a required_pass/disabled_pass entry can
 # match at a release (TVM104 unknown-pass-name); nothing else reads this file.
 #
-# How this was built (tools/pass_names_from_source.py): at every release tag v0.6.0 .. v0.26.0 of apache/tvm, every
-# Create{Function,Module,PrimFunc,DataflowBlock}Pass(..., "Name", ...) and Sequential(..., "Name")
+# How this was built (tools/pass_names_from_source.py): at every release tag {first} .. {last} of apache/tvm, every
+# Create{{Function,Module,PrimFunc,DataflowBlock}}Pass(..., "Name", ...) and Sequential(..., "Name")
 # call with a literal name under src/ include/ vta/ apps/, and every pass decorator call
 # (name=..., else the decorated function's or class's name) and Sequential(name=...) under
-# python/ (tests excluded). 0.27: the apache-tvm 0.27.0.post1 wheel's Python files, plus the C++
-# names at v0.26.0 and at main (the wheel's commit is not under a tag; main is newer, so a name
-# there that 0.27 lacks is tolerated, never reported). Names built at run time (`"relay.ext." + name`)
+# python/ (tests excluded). {wheel_release}: the apache-tvm {wheel_version} wheel's Python files, plus the C++
+# names at {last} and at main (the wheel's commit is not under a tag; main is newer, so a name
+# there that {wheel_release} lacks is tolerated, never reported). Names built at run time (`"relay.ext." + name`)
 # cannot be listed; TVM104 only judges names it can compare.
 # `since`/`until` as in README.md; `source` is the first registration (and the last, for a range).
 
 """
 
 
-def collect(wheel_root):
+# pass names are read from v0.6.0, the first release with Relay's pass infrastructure
+FIRST = "0.6"
+
+
+def names_at(tag):
+    names = cpp_names(tag, tag)
+    for k, v in py_names(tag, tag).items():
+        names.setdefault(k, v)
+    return names
+
+
+def collect(wheel_root, chosen):
+    """The releases read, in order (a tag, or a release read from the wheel), and each one's names."""
     import glob
-    tags = [f"v0.{i}.0" for i in range(6, 27)]
-    found = {}
-    for tag in tags + ["main"]:
-        names = cpp_names(tag, tag)
-        for k, v in py_names(tag, tag).items():
-            names.setdefault(k, v)
-        found[tag] = names
-    wheel = {}
-    for path in sorted(glob.glob(wheel_root + "/**/*.py", recursive=True)):
-        rel = "tvm" + path[len(wheel_root):]
-        for k, v in py_names_from_text(open(path, encoding="utf-8").read(), "0.27.0.post1 wheel:" + rel).items():
-            wheel.setdefault(k, v)
-    # 0.27: the wheel's Python, plus C++ names at v0.26.0 and main (the wheel's commit has no tag)
-    newest = dict(wheel)
-    for source in (found["main"], found["v0.26.0"]):
-        for k, v in source.items():
-            newest.setdefault(k, v)
-    found["0.27"] = newest
-    return tags + ["0.27"], found
+    tagged = dict(releases.tagged(G, chosen))
+    wheel_release = releases.release_of(releases.wheel_version(Path(wheel_root)) or "?")
+    order, found = [], {}
+    for release in chosen:
+        if release in tagged:
+            tag = tagged[release]
+            found[tag] = names_at(tag)
+            order.append(tag)
+        elif release == wheel_release and order:
+            # the wheel's Python, plus C++ names at the newest tag before it and at main (its commit has no tag)
+            label = releases.wheel_label(Path(wheel_root))
+            wheel = {}
+            for path in sorted(glob.glob(wheel_root + "/**/*.py", recursive=True)):
+                rel = "tvm" + path[len(wheel_root):]
+                for k, v in py_names_from_text(open(path, encoding="utf-8").read(), f"{label}:" + rel).items():
+                    wheel.setdefault(k, v)
+            newest = dict(wheel)
+            for source in (names_at("main"), found[order[-1]]):
+                for k, v in source.items():
+                    newest.setdefault(k, v)
+            found[release] = newest
+            order.append(release)
+        else:
+            releases.warn(f"{release}: no tag in {G} and not the wheel's release: left out")
+    return order, found
+
+
+def header(order, wheel_root):
+    tags = [t for t in order if t.startswith("v")]
+    return HEADER.format(first=tags[0], last=tags[-1], wheel_release=releases.release_of(releases.wheel_version(Path(wheel_root)) or "?"),
+                         wheel_version=releases.wheel_version(Path(wheel_root)))
 
 
 def main():
     from tvmlint.base.versions import parse_version
     from tvmlint.knowledge.target import get_knowledge
-    order, d = collect(sys.argv[2])
-    ver = {t: (t.lstrip('v').rsplit('.', 1)[0] if t.startswith('v') else t) for t in order}
+    global G
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("git_dir")
+    parser.add_argument("wheel", help="an installed apache-tvm's tvm/ directory (read, never imported)")
+    parser.add_argument("--releases", help="comma-separated releases (default: rules/versions.toml's)")
+    args = parser.parse_args()
+    G = args.git_dir
+    chosen = releases.between(releases.releases(args.releases), FIRST)
+    order, d = collect(args.wheel, chosen)
+    ver = {t: releases.release_of(t.lstrip('v')) for t in order}
     table = {t: get_knowledge(parse_version(ver[t])).registered_names() for t in order}
     names = sorted({n for t in order for n in d[t]})
     entries = []
@@ -177,7 +216,7 @@ def main():
                 flush(); run = []
         flush()
     def q(s): return json.dumps(s)
-    out = [HEADER]
+    out = [header(order, args.wheel)]
     for e in entries:
         out.append('[[name]]')
         for k in ('name', 'since', 'until', 'source'):

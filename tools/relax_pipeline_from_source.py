@@ -1,9 +1,10 @@
 """Derive rules/pipelines.toml: the pipeline relax.build / tvm.compile run, per release, from TVM's source.
 
 Usage: python tools/relax_pipeline_from_source.py GIT_DIR [--wheel SITE_TVM_DIR] [--write rules/pipelines.toml]
+    [--releases 0.16,...]
 
-GIT_DIR is a clone (bare is fine) of apache/tvm with its tags. At every tag v0.16.0 .. v0.26.0 it
-reads python/tvm/relax/pipeline.py with `ast`, finds `default_build_pipeline` (the pipeline
+GIT_DIR is a clone (bare is fine) of apache/tvm with its tags. At the tag of every release of
+rules/versions.toml (or --releases; tools/releases.py) from 0.16 on, v0.16.0 .. , it reads python/tvm/relax/pipeline.py with `ast`, finds `default_build_pipeline` (the pipeline
 relax.build runs by default: `pipeline="default_build"` up to 0.19, `relax_pipeline="default"` from
 0.20, both naming default_build_pipeline in PIPELINE_MAP; python/tvm/relax/vm_build.py), and lists
 the members of the `tvm.transform.Sequential([...])` it builds, in order. Each member is resolved
@@ -18,8 +19,8 @@ at the same tag to its registered PassInfo name, kind and opt_level:
 The wrapper itself is `@tvm.transform.module_pass(opt_level=0)`: called directly it always runs,
 and its Sequential (default opt_level 0 from 0.8) gates each member by the caller's context.
 
-With --wheel (the installed apache-tvm's `tvm` directory, read as text, never imported) a 0.27 entry
-is added from the wheel's pipeline.py; the wheel ships no C++ source, so the members' names and
+With --wheel (the installed apache-tvm's `tvm` directory, read as text, never imported) the release
+that has no tag and is the wheel's (0.27) is read from the wheel's pipeline.py; the wheel ships no C++ source, so the members' names and
 levels come from rules/passes.toml (introspected from the same wheel). Run from the repository root.
 """
 
@@ -33,7 +34,11 @@ import sys
 from pathlib import Path
 from typing import Dict, List, Optional, Tuple
 
-TAGS = [f"v0.{minor}.0" for minor in range(16, 27)]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import releases  # noqa: E402
+
+# relax.build and its default pipeline ship from v0.16.0
+RELAX_SINCE = "0.16"
 PIPELINE = "python/tvm/relax/pipeline.py"
 VM_BUILD = "python/tvm/relax/vm_build.py"
 DRIVER = "python/tvm/driver/build_module.py"
@@ -209,12 +214,13 @@ def wheel_python_pass(wheel: Path, name: str) -> Optional[dict]:
                     "name": registered.group(1) if registered else name,
                     "kind": found.group(1).replace("_pass", ""),
                     "opt_level": int(level.group(1)) if level else 0,
-                    "source": f"0.27.0.post1 wheel: tvm/{path.relative_to(wheel).as_posix()}#L{number}",
+                    "source": f"{releases.wheel_label(wheel)}: tvm/{path.relative_to(wheel).as_posix()}#L{number}",
                 }
     return None
 
 
 def entry_for_wheel(wheel: Path, passes: Dict[str, dict]) -> dict:
+    release, label = releases.release_of(releases.wheel_version(wheel) or "?"), releases.wheel_label(wheel)
     text = (wheel / "relax" / "pipeline.py").read_text(encoding="utf-8")
     members, line = pipeline_members(text)
     resolved = []
@@ -227,15 +233,15 @@ def entry_for_wheel(wheel: Path, passes: Dict[str, dict]) -> dict:
             continue
         row = passes.get(api)
         if row is None:
-            raise SystemExit(f"0.27: {api} is not in rules/passes.toml")
+            raise SystemExit(f"{release}: {api} is not in rules/passes.toml")
         resolved.append({
             "name": row["name"], "kind": row["kind"], "opt_level": int(row["opt_level"]), "api": api,
-            "source": row.get("source", "0.27.0.post1 wheel (live)"),
+            "source": row.get("source", f"{label} (live)"),
         })
     return {
-        "release": "0.27",
+        "release": release,
         "api": ["tvm.relax.build", "tvm.relax.vm_build.build", "tvm.compile"],
-        "source": f"0.27.0.post1 wheel: tvm/relax/pipeline.py#L{line} (default_build_pipeline), read as text; "
+        "source": f"{label}: tvm/relax/pipeline.py#L{line} (default_build_pipeline), read as text; "
                   "members' names and levels from rules/passes.toml (live from the same wheel)",
         "members": resolved,
     }
@@ -272,15 +278,24 @@ def main() -> int:
     parser.add_argument("git_dir")
     parser.add_argument("--wheel", type=Path, help="an installed apache-tvm's tvm/ directory (read, never imported)")
     parser.add_argument("--write", type=Path)
+    parser.add_argument("--releases", help="comma-separated releases (default: rules/versions.toml's)")
     args = parser.parse_args()
-    entries = [entry_for_tag(args.git_dir, tag) for tag in TAGS]
-    if args.wheel:
-        sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-        from tvmlint.knowledge.tables import load_toml
+    chosen = releases.between(releases.releases(args.releases), since=RELAX_SINCE)
+    tagged = dict(releases.tagged(args.git_dir, chosen))
+    from_wheel = releases.release_of(releases.wheel_version(args.wheel) or "?") if args.wheel else None
+    entries = []
+    for release in chosen:
+        if release in tagged:
+            entries.append(entry_for_tag(args.git_dir, tagged[release]))
+        elif release == from_wheel:
+            sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+            from tvmlint.knowledge.tables import load_toml
 
-        rows = load_toml(Path("rules/passes.toml")).get("pass", [])
-        passes = {api: row for row in rows for api in row.get("api", [])}
-        entries.append(entry_for_wheel(args.wheel, passes))
+            rows = load_toml(Path("rules/passes.toml")).get("pass", [])
+            passes = {api: row for row in rows for api in row.get("api", [])}
+            entries.append(entry_for_wheel(args.wheel, passes))
+        else:
+            releases.warn(f"{release}: no tag in {args.git_dir} and no --wheel of that release: left out")
     generated = render(entries)
     if args.write:
         old = args.write.read_text(encoding="utf-8") if args.write.exists() else ""

@@ -1,9 +1,10 @@
 """A module's constants: the module-level names other modules may import as settings.
 
 `config.py` holding `DTYPE = "float16"`, read by a kernel through `from config import *`,
-is how real projects set a dtype. A name counts only where the module binds it once, at
-module level, to a string literal that can be a dtype's name: a name bound twice, in a
-function through `global`, or by a loop or an import, may hold anything when read.
+is how real projects set a dtype, and `OPT_LEVEL = 3` their PassContext's level. A name
+counts only where the module binds it once, at module level, to a string literal that can
+be a dtype's name or to an integer: a name bound twice, in a function through `global`, or
+by a loop or an import, may hold anything when read.
 """
 
 from __future__ import annotations
@@ -17,12 +18,12 @@ _LONGEST = 32
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
-def module_constants(tree: ast.Module, text: str = "global") -> Dict[str, Tuple[str, int]]:
+def module_constants(tree: ast.Module, text: str = "global") -> Dict[str, Tuple[object, int]]:
     """name -> (its value, the line binding it), for names the module binds exactly once, at
-    module level, by `NAME = "literal"` (or an annotated one). `text`: the module's source,
+    module level, by `NAME = "literal"` or `NAME = 3` (or an annotated one). `text`: the module's source,
     when known (no function of a text without the word `global` binds a module-level name)."""
     counts: Dict[str, int] = {}
-    literal: Dict[str, Tuple[str, int]] = {}
+    literal: Dict[str, Tuple[object, int]] = {}
     rebound: Set[str] = set()
     for statement in tree.body:
         literal.update(_literal_binding(statement))
@@ -39,8 +40,9 @@ def module_constants(tree: ast.Module, text: str = "global") -> Dict[str, Tuple[
     return {name: found for name, found in literal.items() if counts.get(name) == 1 and name not in rebound}
 
 
-def _literal_binding(statement: ast.stmt) -> Dict[str, Tuple[str, int]]:
-    """A top-level `NAME = "literal"`'s name and (value, line); empty for any other statement."""
+def _literal_binding(statement: ast.stmt) -> Dict[str, Tuple[object, int]]:
+    """A top-level `NAME = "literal"` or `NAME = 3`'s name and (value, line); empty for any
+    other statement."""
     if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
         target = statement.targets[0]
     elif isinstance(statement, ast.AnnAssign):
@@ -50,6 +52,8 @@ def _literal_binding(statement: ast.stmt) -> Dict[str, Tuple[str, int]]:
     value = statement.value
     if (isinstance(target, ast.Name) and isinstance(value, ast.Constant) and isinstance(value.value, str)
             and value.value.isidentifier() and len(value.value) <= _LONGEST):
+        return {target.id: (value.value, statement.lineno)}
+    if isinstance(target, ast.Name) and isinstance(value, ast.Constant) and type(value.value) is int:
         return {target.id: (value.value, statement.lineno)}
     return {}
 

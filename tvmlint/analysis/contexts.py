@@ -9,7 +9,7 @@ runs when `ctx.opt_level >= member.opt_level`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import FrozenSet, List, Optional, Tuple, Union
+from typing import FrozenSet, Iterator, List, Optional, Tuple, Union
 
 from tvmlint.base.pickling import by_fields
 from tvmlint.knowledge.target import pass_levels
@@ -52,7 +52,44 @@ class FromCall:
     line: int
 
 
-ContextRef = Union[PassCtx, Inherited, FromCall]
+@by_fields
+@dataclass(frozen=True)
+class LevelFrom:
+    """A PassContext whose opt_level the file cannot read alone (`ctx` holds its other settings,
+    with opt_level None). The level is the enclosing function's parameter `param` (what each
+    call of `function` gives it, or its `default`), or a constant another module of the project
+    defines (`names`: what the name may stand for, qualified, `config.OPT_LEVEL`)."""
+
+    ctx: PassCtx
+    written: str  # the name as the call writes it: `opt`, `OPT_LEVEL`
+    function: str = ""
+    position: Optional[int] = None
+    default: Optional[int] = None
+    names: Tuple[str, ...] = ()
+
+
+ContextRef = Union[PassCtx, Inherited, FromCall, LevelFrom]
+
+
+def depends_on(ctx: ContextRef) -> Iterator[Tuple[str, bool]]:
+    """The project names a context depends on, each with whether its callers matter (a function
+    the context is inherited in, or whose parameter gives the level) or only its definition (a
+    helper whose returned context it is, a constant that gives the level)."""
+    while True:
+        if isinstance(ctx, FromCall):
+            yield ctx.function, False
+            ctx = ctx.outer
+        elif isinstance(ctx, Inherited):
+            yield ctx.function, True
+            return
+        elif isinstance(ctx, LevelFrom):
+            if ctx.function:
+                yield ctx.function, True
+            for name in ctx.names:
+                yield name, False
+            return
+        else:
+            return
 
 
 def default_context(level: int) -> PassCtx:

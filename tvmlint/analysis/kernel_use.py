@@ -71,7 +71,7 @@ def _target_names(target: ast.AST) -> Set[str]:
 
 class KernelUse:
     def __init__(self, text: str, runners: FrozenSet[str], package: str = "",
-                 inserters: FrozenSet[str] = frozenset(), insert_methods: FrozenSet[str] = frozenset(),
+                 inserters: Tuple[FrozenSet[str], FrozenSet[str]] = (frozenset(), frozenset()),
                  tree: Optional[ast.Module] = None, workload_calls: Tuple[dict, ...] = ()):
         # `tree`: the stdlib tree of `text` when the caller has it (the cheap stage parsed it already)
         self.tree = tree if tree is not None else ast.parse(text)
@@ -79,9 +79,9 @@ class KernelUse:
         # numerics.toml `workload_call` rows at the release: calls that call a function with a tuple
         self.workload_calls = workload_calls
         self._workloads: Optional[Dict[str, List[Optional[List[ast.expr]]]]] = None
-        # what puts a kernel into a model that runs it (relax's call_tir, BlockBuilder.add_func):
-        # counted only when `reaches_run` is asked with `inserted=True`
-        self.inserters, self.insert_methods = inserters, insert_methods
+        # what puts a kernel into a model that runs it: calls (relax's call_tir) and method names
+        # (BlockBuilder.add_func), counted only when `reaches_run` is asked with `inserted=True`
+        self.inserters, self.insert_methods = inserters
         self._inserting = False
         self.parent: Dict[int, ast.AST] = {}
         self.functions: Dict[str, List[ast.AST]] = {}

@@ -25,6 +25,7 @@ from tvmlint.analysis.contexts import (
     FromCall,
     Gated,
     Inherited,
+    LevelFrom,
     PassCtx,
     default_context,
 )
@@ -109,6 +110,8 @@ class ContextValue:
     # None: a PassContext; else what a context manager that is no PassContext sets (rules/contexts.toml
     # scope_object: a qconfig, a tuning-log dispatch context): entering it leaves the gate alone
     other: Optional[str] = None
+    # an opt_level its callers or another module give it: the context a `with` of it enters
+    level_from: Optional[LevelFrom] = None
 
 
 @dataclass
@@ -548,6 +551,10 @@ class ModuleAnalysis(Visitor):
             candidate = f"{star}.{name}"
             if candidate in self.k.api_prefixes():
                 return ImportBinding(candidate, module_scope)
+        # `relay` after `from utils import *`, where utils is the project's and imported it
+        meant = self.k.star_reexports.get(name)
+        if meant is not None and any(not self.is_tvm(star) for star in module_scope.star_modules):
+            return ImportBinding(meant, module_scope)
         return None
 
     def _module_scope(self) -> Scope:
@@ -673,10 +680,7 @@ class ModuleAnalysis(Visitor):
         scope = constant.scope
         if scope.node is None or scope.kind == "class":
             return False
-        counts = self._binding_counts.get(scope.node)
-        if counts is None:
-            counts = self._binding_counts[scope.node] = _binding_counts(scope.node)
-        return counts.get(constant.name, 0) == 1
+        return self._bindings_in(scope.node).get(constant.name, 0) == 1
 
     # -- values --------------------------------------------------------------------
 
@@ -792,6 +796,13 @@ class ModuleAnalysis(Visitor):
                 parsed_by = self._call_result(node.value.value)
                 if parsed_by is not None:
                     return OptionRef(parsed_by, node.attr.value)
+        number = int_literal(literal)
+        if number is not None:
+            return number  # an opt_level the called function gives a PassContext
+        return self._parameter_ref(node)
+
+    def _parameter_ref(self, node: cst.BaseExpression) -> Optional[ParamRef]:
+        """`node` as the enclosing function's own parameter, with its string or integer default."""
         if not isinstance(node, cst.Name) or self._scope.kind != "function":
             return None
         if self._scope.bindings.get(node.value) is not LOCAL or not isinstance(self._scope.node, cst.FunctionDef):
@@ -802,10 +813,49 @@ class ModuleAnalysis(Visitor):
             positional = positional[1:]  # a method's calls do not pass its instance
         for index, param in enumerate([*positional, *params.kwonly_params]):
             if param.name.value == node.value:
-                default = param.default.evaluated_value if isinstance(param.default, cst.SimpleString) else None
-                return ParamRef(self._scope.qualname, node.value, index if index < len(positional) else None,
-                                default if isinstance(default, str) else None)
+                default: object = param.default.evaluated_value if isinstance(param.default, cst.SimpleString) else None
+                if not isinstance(default, str):
+                    default = int_literal(param.default)
+                return ParamRef(self._scope.qualname, node.value, index if index < len(positional) else None, default)
         return None
+
+    def _level_from(self, node: cst.BaseExpression, ctx: PassCtx) -> Optional[LevelFrom]:
+        """Where a PassContext's opt_level comes from when it is a name the file cannot read
+        alone: the enclosing function's parameter, never rebound in it (what its callers give
+        it), or a name another module of the project may define (`from config import *`)."""
+        if isinstance(node, cst.Attribute):
+            qualname = self.qualname_of(node)  # `config.OPT_LEVEL` after `import config`
+            root = node.value
+            while isinstance(root, cst.Attribute):
+                root = root.value
+            if (qualname is None or self.is_tvm(qualname) or not isinstance(root, cst.Name)
+                    or not isinstance(self._lookup(root.value), ImportBinding)):
+                return None
+            return LevelFrom(ctx, qualname.rpartition(".")[2], names=(qualname,))
+        if not isinstance(node, cst.Name):
+            return None
+        binding = self._lookup(node.value)
+        if binding is LOCAL:
+            ref = self._parameter_ref(node)
+            if ref is None or self._bindings_in(self._scope.node).get(node.value, 0) != 1:
+                return None
+            default = ref.default if isinstance(ref.default, int) else None
+            return LevelFrom(ctx, node.value, function=ref.function, position=ref.position,
+                             default=default)
+        if isinstance(binding, ImportBinding) and isinstance(binding.alias, cst.ImportAlias):
+            names = (binding.qualname,)
+        elif binding is None and node.value not in _BUILTINS:
+            names = tuple(f"{module}.{node.value}" for module in reversed(self._module_scope().star_modules))
+        else:
+            return None
+        names = tuple(name for name in names if not self.is_tvm(name))
+        return LevelFrom(ctx, node.value, names=names) if names else None
+
+    def _bindings_in(self, scope_node: cst.CSTNode) -> Dict[str, int]:
+        counts = self._binding_counts.get(scope_node)
+        if counts is None:
+            counts = self._binding_counts[scope_node] = _binding_counts(scope_node)
+        return counts
 
     def _call_result(self, name: str) -> Optional[str]:
         """The project function whose return value `name` holds where it is read, if the nearest
@@ -933,8 +983,10 @@ class ModuleAnalysis(Visitor):
             origin=origin,
             config=config,
         )
+        level_from = self._level_from(level_node, ctx) if known and level is None and level_node is not None else None
         value = ContextValue(ctx, call, line_text, expects_raise=self._frames[-1].raising > 0,
-                             pass_names={k: v for k, v in pass_names.items() if v is not None}, lone_strings=lone)
+                             pass_names={k: v for k, v in pass_names.items() if v is not None}, lone_strings=lone,
+                             level_from=level_from)
         self.contexts.append(value)
         return value
 
@@ -1403,7 +1455,9 @@ class ModuleAnalysis(Visitor):
         value = self.value_of(expr)
         if isinstance(value, ContextValue):
             value.state = "entered"
-            return value.ctx if value.other is None else None
+            if value.other is not None:
+                return None
+            return value.level_from or value.ctx
         if isinstance(value, Ambiguous):
             for candidate in value.candidates:
                 if isinstance(candidate, ContextValue):

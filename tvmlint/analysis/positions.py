@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 from types import SimpleNamespace
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, List, Optional, Protocol, Tuple
 
 import libcst as cst
 from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
@@ -145,10 +145,20 @@ def _child_statements(statement: cst.CSTNode, theirs: ast.stmt, child: cst.CSTNo
     return None
 
 
+class StatementsOf(Protocol):
+    """Where a node sits among the statements, as the analysis records it while it walks."""
+
+    def top_statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]: ...
+
+    def statement_of(self, node: cst.CSTNode) -> Optional[cst.CSTNode]: ...
+
+    def parent_statement_of(self, statement: cst.CSTNode) -> Optional[cst.CSTNode]: ...
+
+
 class LazyPositions:
     """A read-only mapping node -> CodeRange, as `MetadataWrapper.resolve(PositionProvider)` gives.
 
-    `owner_of(node)` names the top-level statement holding a node (the analysis
+    `statements.top_statement_of(node)` names the top-level statement holding a node (the analysis
     records it as it walks); `tree()` gives the stdlib parser's tree of the same
     text, or None; it is only called once a position is asked for.
     """
@@ -158,21 +168,21 @@ class LazyPositions:
         module: cst.Module,
         text: str,
         tree: Callable[[], Optional[ast.Module]],
-        owner_of: Callable[[cst.CSTNode], Optional[cst.CSTNode]],
+        statements: "StatementsOf",
         exact: bool = False,
-        statement_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None,
-        parent_of: Optional[Callable[[cst.CSTNode], Optional[cst.CSTNode]]] = None,
+        nested: bool = True,
     ):
         self.module = module
         # the innermost statement holding a node and the statement holding a statement: a
         # node deep in a large class (a TVMScript module) renders one line, not the class
-        self.statement_of = statement_of
-        self.parent_of = parent_of
+        # (`nested=False`: only the top-level statement is asked)
+        self.statement_of = statements.statement_of if nested else None
+        self.parent_of = statements.parent_statement_of
         self._stdlib: Dict[cst.CSTNode, Optional[List[ast.stmt]]] = {}
         self.text = text
         self.exact = exact  # never guess a line from the stdlib tree (`hint_line`)
         self._hints: Dict[tuple, int] = {}
-        self.owner_of = owner_of
+        self.owner_of = statements.top_statement_of
         self._tree = tree
         self._computed: Dict[cst.CSTNode, CodeRange] = {}
         self._done: set = set()

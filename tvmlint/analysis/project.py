@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
+from dataclasses import replace
 from typing import (
     AbstractSet,
     Callable,
@@ -23,7 +24,7 @@ from typing import (
     Tuple,
 )
 
-from tvmlint.analysis.contexts import ContextRef, FromCall, PassCtx
+from tvmlint.analysis.contexts import ContextRef, FromCall, LevelFrom, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
 from tvmlint.analysis.results import (
     ArgumentWait,
@@ -104,7 +105,28 @@ class Project:
             if returned:
                 return [(c, ()) for c in returned]
             return self.reach(ctx.outer, seen, home)
+        if isinstance(ctx, LevelFrom):
+            return self._levels(ctx, seen, home)
         return self._callers_of(ctx.function, seen, home)
+
+    def _levels(self, ctx: LevelFrom, seen: frozenset, home: Optional[str]) -> List[Reached]:
+        """The contexts a PassContext whose opt_level is a parameter or another module's constant
+        is: one per level a call gives it (the call in the chain), or the one the constant sets.
+        A level nothing visible gives is not known: no context, nothing judged."""
+        if ctx.names:
+            found = self._constant_site(ctx.names, home) if home is not None else None
+            if found is None or type(found[0]) is not int:
+                return []
+            level, path, line = found
+            origin = f"{ctx.ctx.origin} from {ctx.written} = {level} in {path}:{line}"
+            return [(replace(ctx.ctx, opt_level=level, origin=origin), ())]
+        reached: List[Reached] = []
+        for level, where in self.argument_values(ctx.function, ctx.position, ctx.written, ctx.default, home, seen,
+                                                 kind=int):
+            # the call that decides (the outermost) in the message, each call in the detail
+            calls = where.split("; ")
+            reached.append((replace(ctx.ctx, opt_level=level), (f"{ctx.written}={level} {calls[0]}", *calls[1:])))
+        return reached
 
     def _calls_of(self, function: str, seen: frozenset, home: Optional[str],
                   escaped_too: bool = False) -> Optional[List[Tuple[FileResult, CallFact]]]:
@@ -161,30 +183,31 @@ class Project:
                     out[result.path].append(finding)
         return out
 
-    def argument_values(self, function: str, position: Optional[int], name: str, default: Optional[str],
-                        home: Optional[str], seen: frozenset = frozenset()) -> List[Tuple[str, str]]:
-        """The strings the project's calls give a function's parameter, each with where from
-        ("called from app.py:12"), following callers that pass their own parameter on. A
-        function nothing calls by name gives none; one handed on too (escaped: a table of
-        workloads) gives what its visible calls give."""
-        found: List[Tuple[str, str]] = []
+    def argument_values(self, function: str, position: Optional[int], name: str, default: object,
+                        home: Optional[str], seen: frozenset = frozenset(), kind: type = str) -> List[Tuple[object, str]]:
+        """The literals of `kind` (strings: dtypes; integers: opt_levels) the project's calls give
+        a function's parameter, each with where from ("called from app.py:12"), following callers
+        that pass their own parameter on. A function nothing calls by name gives none; one handed
+        on too (escaped: a table of workloads) gives what its visible calls give; the one defined
+        several times gives what calls from its own file give (as `_calls_of` tells)."""
+        found: List[Tuple[object, str]] = []
         for result, call in self._calls_of(function, seen, home, escaped_too=True) or ():
             given = call.argument(position, name)
             where = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
-            if given is None and default is not None:
+            if given is None and type(default) is kind:
                 found.append((default, f"{where}, which keeps its default"))
-            elif isinstance(given, str):
+            elif type(given) is kind:
                 found.append((given, where))
-            elif isinstance(given, tuple):  # one of several strings, as the calling function may set it
-                found.extend((value, f"{where} (one of the values it passes)") for value in given)
-            elif isinstance(given, OptionRef):
-                default = self.option_default(given, result.path)
-                if default is not None:
-                    found.append((default[0], f"{where}, whose command line defaults it ({default[1]})"))
             elif isinstance(given, ParamRef):
                 for value, further in self.argument_values(given.function, given.position, given.name, given.default,
-                                                           result.path, seen | {function}):
+                                                           result.path, seen | {function}, kind):
                     found.append((value, f"{where}; {further}"))
+            elif kind is str and isinstance(given, tuple):  # one of several strings, as the calling function may set it
+                found.extend((value, f"{where} (one of the values it passes)") for value in given)
+            elif kind is str and isinstance(given, OptionRef):
+                option = self.option_default(given, result.path)
+                if option is not None:
+                    found.append((option[0], f"{where}, whose command line defaults it ({option[1]})"))
         return found
 
     def option_default(self, ref: OptionRef, home: str) -> Optional[Tuple[str, str]]:
@@ -204,6 +227,11 @@ class Project:
         config.py:3 sets it"): the first of `names` (its qualified candidates) that a module of
         the project defines as a constant. A module name two files have is the one beside
         `home` (a script's folder comes first on sys.path), else not known."""
+        found = self._constant_site(names, home)
+        return None if found is None else (found[0], f"as {found[1]}:{found[2]} sets it")
+
+    def _constant_site(self, names: Sequence[str], home: str) -> Optional[Tuple[object, str, int]]:
+        """`constant_value`'s value, with the path and line that bind it."""
         for name in names:
             defining = self.constants.get(name) or self.constants.get(self.aliases.canonical(name, home))
             if defining:
@@ -211,7 +239,7 @@ class Project:
                 if found is None:
                     return None
                 result, value, line = found
-                return value, f"as {result.path}:{line} sets it"
+                return value, result.path, line
         return None
 
     def _value_finding(self, result: FileResult, deferred: Deferred) -> Optional[Finding]:

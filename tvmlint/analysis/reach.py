@@ -248,8 +248,10 @@ def _function_table(statement: ast.Assign, bindings: Dict[str, Set[str]]) -> Set
 class Reach:
     """Targets (qualified names) and the question: can a module use one, or a name under one?"""
 
-    def __init__(self, targets: AbstractSet[str]):
+    def __init__(self, targets: AbstractSet[str], reexports: Optional[Dict[str, str]] = None):
         self.targets: FrozenSet[str] = frozenset(targets)
+        # `relay` after `from utils import *` of a project module (Knowledge.star_reexports)
+        self.reexports: Dict[str, str] = dict(reexports or {})
         # every proper prefix of a target: a chain that leaves them can reach none
         self.prefixes: FrozenSet[str] = frozenset(
             ".".join(parts[:end]) for parts in (target.split(".") for target in targets) for end in range(1, len(parts))
@@ -287,6 +289,17 @@ class Reach:
                     heads.setdefault(local, set()).add(target)
         if any(self._star_may_use(module, text) for module in imports.stars):
             return True
+        if any(module not in self.prefixes and not self.covers(module) for module in imports.stars):
+            words = None
+            for local, target in self.reexports.items():
+                if local in imports.bound:
+                    continue
+                if self.covers(target):
+                    words = set(_WORD.findall(text)) if words is None else words
+                    if local in words:
+                        return True
+                elif target in self.prefixes:
+                    heads.setdefault(local, set()).add(target)
         return bool(heads) and self._chain_reaches(heads, text)
 
     def _star_may_use(self, module: str, text: str) -> bool:

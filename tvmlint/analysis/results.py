@@ -36,7 +36,7 @@ class ParamRef:
     function: str
     name: str
     position: Optional[int]  # among the positional parameters; None for a keyword-only one
-    default: Optional[str]
+    default: object  # a string or integer literal, else None
 
 
 @by_fields
@@ -60,8 +60,8 @@ class CallFact:
     callee: str
     ctx: ContextRef
     line: int
-    # what the call passes: (position or keyword, a string literal, a tuple of the strings it may
-    # be, a ParamRef, an OptionRef, or False for a value the calling file cannot tell); (HIDDEN, True) when
+    # what the call passes: (position or keyword, a string or integer literal, a tuple of the strings
+    # it may be, a ParamRef, an OptionRef, or False for a value the calling file cannot tell); (HIDDEN, True) when
     # `*args`/`**kwargs` may pass anything
     args: Tuple[Tuple[object, object], ...] = ()
 

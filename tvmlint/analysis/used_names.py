@@ -195,12 +195,16 @@ class UsedNames:
     in `roots` (or the module itself lives in one, so relative imports do).
     """
 
-    def __init__(self, tree: ast.Module, module_name: str, is_package: bool, roots: AbstractSet[str]):
+    def __init__(self, tree: ast.Module, module_name: str, is_package: bool, roots: AbstractSet[str],
+                 reexports: Optional[Dict[str, str]] = None):
         self.module_name = module_name
         self.package = module_name if is_package else module_name.rpartition(".")[0]
         self.names: Set[str] = set()
         self._bindings: Dict[str, Set[str]] = {}
         self._stars: List[str] = []
+        # `relay` after `from utils import *` of a project module (Knowledge.star_reexports),
+        # as the analysis reads it: asked only where a star import comes from outside `roots`
+        self._reexports: Tuple[Dict[str, str], AbstractSet[str]] = (reexports or {}, roots)
         # chain text -> (what it stands for, every name it and its prefixes add): the module's
         # bindings are every part's, and TVMScript spells the same few chains thousands of times
         self._chains_resolved: Dict[str, Tuple[Set[str], Set[str]]] = {}
@@ -236,7 +240,7 @@ class UsedNames:
         part = object.__new__(UsedNames)
         part.module_name, part.package = self.module_name, self.package
         part.names, part.defined = set(), set()
-        part._bindings, part._stars = self._bindings, self._stars
+        part._bindings, part._stars, part._reexports = self._bindings, self._stars, self._reexports
         part._chains_resolved = self._chains_resolved
         part._parts = {}
         return part
@@ -262,16 +266,30 @@ class UsedNames:
         known = self._scanned.get(id(statement))
         if known is not None:
             return known
-        inner: List[ast.stmt] = []
-        part = self._empty_part()
-        part._scan(nodes([statement], inner), imports=False)
-        part._resolve()
-        if inner:
-            whole = self._empty_part()
-            _union_into(whole, [part, *(self._scan_part(child) for child in inner)])
-            part = whole
-        self._scanned[id(statement)] = part
-        return part
+        # without recursion: an `elif` chain nests each `if` in the one before, and real
+        # code writes chains of hundreds (a tuning script's table of 500 shapes)
+        scanned: Dict[int, Tuple["UsedNames", List[ast.stmt]]] = {}
+        order: List[ast.stmt] = []
+        stack = [statement]
+        while stack:
+            current = stack.pop()
+            if id(current) in self._scanned or id(current) in scanned:
+                continue
+            inner: List[ast.stmt] = []
+            part = self._empty_part()
+            part._scan(nodes([current], inner), imports=False)
+            part._resolve()
+            scanned[id(current)] = (part, inner)
+            order.append(current)
+            stack.extend(inner)
+        for current in reversed(order):  # each block's statements before the statement holding it
+            part, inner = scanned[id(current)]
+            if inner:
+                whole = self._empty_part()
+                _union_into(whole, [part, *(self._scanned[id(child)] for child in inner)])
+                part = whole
+            self._scanned[id(current)] = part
+        return self._scanned[id(statement)]
 
     def _scan(self, nodes: Iterable[ast.AST], imports: bool) -> None:
         # what rules that judge a call's arguments, or a literal dtype, ask for
@@ -352,6 +370,9 @@ class UsedNames:
     def _resolve(self) -> None:
         resolved: Dict[int, Set[str]] = {}
         bindings, stars = self._bindings, self._stars
+        reexports, roots = self._reexports
+        if not any(star.partition(".")[0] not in roots for star in stars):
+            reexports = {}
         names, inner = self.names, self._inner
         memo = self._chains_resolved
         seen: Set[str] = set()  # chains whose names this part holds already
@@ -365,6 +386,8 @@ class UsedNames:
             if known is None:
                 parts = text.split(".")
                 heads = bindings.get(parts[0], ())
+                if not heads and parts[0] in reexports:
+                    heads = (reexports[parts[0]],)
                 found: Set[str] = set()
                 added: Set[str] = set()
                 if heads or stars:
@@ -440,7 +463,7 @@ def merged(first: UsedNames, second: UsedNames) -> UsedNames:
     """The names two parts of one module use together."""
     both = object.__new__(UsedNames)
     both.module_name, both.package = first.module_name, first.package
-    both._bindings, both._stars = first._bindings, first._stars
+    both._bindings, both._stars, both._reexports = first._bindings, first._stars, first._reexports
     both.names = first.names | second.names
     both.defined = first.defined | second.defined
     both.called_outside_with = first.called_outside_with | second.called_outside_with

@@ -14,6 +14,9 @@ class DeprecatedApi(HistoryRule):
     code = "TVM202"
 
     VALID = [
+        # a `relay` the module binds itself is not the one a star import of a project module brings
+        Case("from utils import *\nimport tvm\nrelay = load_plugin()\nwith relay.build_config(opt_level=3):\n    pass\n",
+             target="0.8"),
         # the normal API of its time
         Case(RELAY + "with relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
         Case("from tvm.contrib import graph_runtime\n", target="0.7"),
@@ -48,6 +51,9 @@ class DeprecatedApi(HistoryRule):
     ]
 
     INVALID = [
+        # `relay` that `from utils import *` brings, where utils (the project's) imported it
+        Case("from utils import *\nimport tvm\nwith relay.build_config(opt_level=3):\n    pass\n",
+             files={"utils.py": "from tvm import relay\n"}, target="0.8", expect="`tvm.relay.build_config`"),
         Case("import nnvm.compiler\n", expect="deprecated since TVM 0.6", target="0.6"),
         Case(
             RELAY + "with relay.build_config(opt_level=3):\n    pass\n", expect="tvm.transform.PassContext",

@@ -88,6 +88,18 @@ class FastMathEnabled(Rule):
              "    ex = tvm.compile(mod, target='llvm')\n", target="0.27"),
     ]
     INVALID = [
+        # `relay` that a star import of a project module brings (Forwil/tvmt_v2's conv2d_profile.py)
+        Case("from utils import *\nfrom tvm import autotvm\n\ndef workload(mod, target, params):\n"
+             "    with relay.build_config(opt_level=4):\n        return relay.build(mod=mod, target=target, params=params)\n\n"
+             "workload(m, 'llvm', p)\n", files={"utils.py": "import tvm\nfrom tvm import relay\n"}, target="0.7",
+             expect="opt_level 4"),
+        # a level a parameter holds (its default, kept by the call), or another module sets
+        Case("import tvm\nfrom tvm import relay\n\ndef compile_model(mod, params, level=4):\n"
+             "    with tvm.transform.PassContext(opt_level=level):\n        return relay.build(mod, 'llvm', params=params)\n\n"
+             "compile_model(mod, params)\n", expect="level=4 when compile_model is called on line 8", target="0.8"),
+        Case("import tvm\nfrom tvm import relay\nfrom config import OPT_LEVEL\n\n"
+             "with tvm.transform.PassContext(opt_level=OPT_LEVEL):\n    lib = relay.build(mod, 'llvm', params=params)\n",
+             files={"config.py": "OPT_LEVEL = 4\n"}, expect="from OPT_LEVEL = 4 in config.py:1", target="0.8"),
         Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    lib = relay.build(mod, 'llvm')\n",
              expect="opt_level 4"),
         # a benchmark script named *_tests.py is no test module (junarwohn/mozer-example

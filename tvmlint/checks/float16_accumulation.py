@@ -758,7 +758,7 @@ class Float16Accumulation(Rule):
         if not hasattr(self, "_use"):
             try:
                 self._use = KernelUse(self.file.text, kernel_runners(), getattr(self.file.analysis, "package", ""),
-                                      *kernel_inserters(), tree=self.file.stdlib_tree,
+                                      kernel_inserters(), tree=self.file.stdlib_tree,
                                       workload_calls=workload_calls(self.file.knowledge.version))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._use = None
@@ -828,15 +828,14 @@ class Float16Accumulation(Rule):
         names = tuple(name for name in self.use.imported_from(dtype.name, line) if name.partition(".")[0] not in roots)
         return Imported(dtype.name, names) if names else None
 
-    def _defer_to_callers(self, node: cst.CSTNode, line: int, column: int, tensor: bool, pending,
-                          wanted: frozenset, said: Said) -> None:
+    def _defer_to_callers(self, candidate: _Candidate, pending, wanted: frozenset) -> None:
         """Wait for what the project's calls give the parameter (the project step reports the
         kernel for the first low value one of them passes, named with where it comes from). A
         library's builder counts though its module builds nothing: the call that gives it the
         dtype is the one that makes the kernel; a test's, only where the test builds it."""
         test = self._in_test_module()
-        message, detail = said
-        if test and not self._runs(_Candidate(node, line, column, "", message, tensor), test):
+        node, message, detail = candidate.node, candidate.message, candidate.detail
+        if test and not self._runs(candidate, test):
             return
         module = getattr(self.file.analysis, 'module_name', '')
         if isinstance(pending, Imported):
@@ -992,8 +991,9 @@ class Float16Accumulation(Rule):
             pending = self._pending(declared.dtype, declared.node) if dtype is UNKNOWN else None
             if pending is not None:
                 how = f" through `{pending.param}`, which is \"{{value}}\" {{where}}"
-                self._defer_to_callers(target, start.line, start.column, False, pending, self.low,
-                                       self._block_message(name, target.value.value, declared, "{value}", how))
+                message, detail = self._block_message(name, target.value.value, declared, "{value}", how)
+                self._defer_to_callers(_Candidate(target, start.line, start.column, "", message, False, detail),
+                                       pending, self.low)
                 continue
             if dtype not in self.low:
                 continue
@@ -1087,8 +1087,9 @@ class Float16Accumulation(Rule):
                 return
             pending = pendings.pop()
             hows.append(f"`{pending.param}` is \"{{value}}\" {{where}}")
-            self._defer_to_callers(call, start.line, start.column, True, pending, frozenset(dtypes or self.low),
-                                   self._sum_message("{value}", f" ({_joined(hows)})"))
+            message, detail = self._sum_message("{value}", f" ({_joined(hows)})")
+            self._defer_to_callers(_Candidate(call, start.line, start.column, "", message, True, detail),
+                                   pending, frozenset(dtypes or self.low))
             return
         if len(dtypes) != 1 or not dtypes <= self.low:
             return

@@ -165,6 +165,21 @@ class GatedPassSkipped(Rule):
         Case("import tvm\nfrom tvm import relay\n\ndef quantize(mod, params):\n    mod = relay.transform.FoldScaleAxis()(mod)\n"
              "    with tvm.transform.PassContext(opt_level=3):\n        return relay.build(mod, 'llvm')\n",
              path="tvm/relay/myquant.py", files={"tvm/__init__.py": "", "tvm/relay/__init__.py": ""}, target="0.9"),
+        # an opt_level a parameter holds: the callers give 3, or nothing calls the function (unknown)
+        Case(FOLD + "def fold(mod, level):\n    with tvm.transform.PassContext(opt_level=level):\n"
+             "        return relay.transform.FoldScaleAxis()(mod)\n\nfold(m, 3)\nfold(m, level=3)\n"),
+        FOLD + "def fold(mod, level=2):\n    with tvm.transform.PassContext(opt_level=level):\n"
+        "        return relay.transform.FoldScaleAxis()(mod)\n",
+        # ... a parameter the function sets again is no longer what the callers gave
+        FOLD + "def fold(mod, level=2):\n    level = 3\n    with tvm.transform.PassContext(opt_level=level):\n"
+        "        return relay.transform.FoldScaleAxis()(mod)\n\nfold(m)\n",
+        # an opt_level another module of the project sets high enough
+        Case(FOLD + "from config import *\nwith tvm.transform.PassContext(opt_level=OPT_LEVEL):\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod)\n", files={"config.py": "OPT_LEVEL = 3\n"}),
+        # ... or sets twice: not one value
+        Case(FOLD + "from config import OPT_LEVEL\nwith tvm.transform.PassContext(opt_level=OPT_LEVEL):\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod)\n",
+             files={"config.py": "OPT_LEVEL = 2\nif fast:\n    OPT_LEVEL = 3\n"}),
     ]
 
     INVALID = [
@@ -392,6 +407,20 @@ class GatedPassSkipped(Rule):
         # partition_for_bnns runs FoldScaleAxis and AlterOpLayout the same way
         Case("import tvm\nfrom tvm.relay.op.contrib.bnns import partition_for_bnns\n"
              "mod = partition_for_bnns(mod, params)\n", expect="AlterOpLayout (opt_level 3)", target="0.18"),
+        # an opt_level a parameter holds, as each visible call gives it (or its default)
+        Case(FOLD + "def fold(mod, level=2):\n    with tvm.transform.PassContext(opt_level=level):\n"
+             "        return relay.transform.FoldScaleAxis()(mod)\n\nfold(m)\n",
+             expect="level=2 when fold is called on line 7, which keeps its default"),
+        Case(FOLD + "def fold(mod, level):\n    with tvm.transform.PassContext(opt_level=level):\n"
+             "        return relay.transform.FoldScaleAxis()(mod)\n\ndef main(m, opt=3):\n    return fold(m, opt)\n\n"
+             "main(m)\nmain(m, opt=1)\n", expect="at opt_level 1"),
+        # an opt_level another module of the project sets (`from config import *`, `import config`)
+        Case(FOLD + "from config import *\nwith tvm.transform.PassContext(opt_level=OPT_LEVEL):\n"
+             "    mod = relay.transform.FoldScaleAxis()(mod)\n", files={"config.py": "OPT_LEVEL = 2\n"},
+             expect="set on line 4 from OPT_LEVEL = 2 in config.py:1"),
+        Case(FOLD + "import settings\n\ndef run(mod):\n    with tvm.transform.PassContext(opt_level=settings.OPT):\n"
+             "        return relay.transform.FoldScaleAxis()(mod)\n\nrun(m)\n", files={"settings.py": "OPT = 1\n"},
+             expect="at opt_level 1"),
     ]
 
     @classmethod

@@ -15,7 +15,8 @@ from tvmlint.analysis.contexts import PassCtx, Skip, and_list
 # how many names a message lists before "and N more" (the detail lists them all)
 SHOWN = 3
 
-_ON_LINE = re.compile(r" on line (\d+)$")
+# "... on line 9", or "... on line 9 from OPT_LEVEL = 2 in config.py:1" (a level another module sets)
+_ON_LINE = re.compile(r" on line (\d+)( from \S+ = -?\d+ in \S+)?$")
 
 
 def context_named(ctx: PassCtx) -> str:
@@ -25,7 +26,7 @@ def context_named(ctx: PassCtx) -> str:
     if ctx.is_default:
         return "the default context of a test run" if ctx.by_test_runner else ctx.origin.partition(":")[0]
     line = _ON_LINE.search(ctx.origin)
-    return f"set on line {line.group(1)}" if line else ctx.where
+    return f"set on line {line.group(1)}{line.group(2) or ''}" if line else ctx.where
 
 
 def few(names: Iterable[str], limit: int = SHOWN) -> str:

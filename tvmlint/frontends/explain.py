@@ -23,11 +23,11 @@ from typing import Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.analysis.contexts import (
     ContextRef,
-    FromCall,
     Gated,
     Inherited,
     PassCtx,
     and_list,
+    depends_on,
     gate,
 )
 from tvmlint.base.versions import Version
@@ -183,8 +183,7 @@ class ModuleSites:
             raise NotASite(f"{path}: too deeply nested to analyse") from None
         analysis = _analysis_class()(self.knowledge, module_name, is_package)
         positions = LazyPositions(
-            module, text, lambda: parse_quietly(text), analysis.top_statement_of, exact=True,
-            statement_of=analysis.statement_of, parent_of=analysis.parent_statement_of,
+            module, text, lambda: parse_quietly(text), analysis, exact=True,
         )
         analysis.positions = positions
         walk(module, analysis)
@@ -289,15 +288,9 @@ class ModuleSites:
 
 def _chain_names(ctx: ContextRef) -> Tuple[Set[str], Set[str]]:
     callers, defined = set(), set()
-    while True:
-        if isinstance(ctx, FromCall):
-            defined.add(ctx.function)
-            ctx = ctx.outer
-        elif isinstance(ctx, Inherited):
-            callers.add(ctx.function)
-            return callers, defined
-        else:
-            return callers, defined
+    for name, by_callers in depends_on(ctx):
+        (callers if by_callers else defined).add(name)
+    return callers, defined
 
 
 def project_root(path: Path, settings: Settings, cwd: Optional[Path] = None) -> Path:

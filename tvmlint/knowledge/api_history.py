@@ -257,6 +257,17 @@ def _roots(directory: str) -> FrozenSet[str]:
     return frozenset(raw["old"].split(".")[0] for raw in load_from(directory, "api_history.toml").get("symbol", []))
 
 
+@functools.lru_cache(maxsize=None)
+def _star_reexports(directory: str) -> Dict[str, str]:
+    return dict(load_from(directory, "api_history.toml").get("star_reexports", {}).get("modules", {}))
+
+
+def star_reexports() -> Dict[str, str]:
+    """[star_reexports]: the TVM module a name brought by a star import of a project module
+    stands for (`relay` -> `tvm.relay`)."""
+    return _star_reexports(str(rules_dir()))
+
+
 def old_roots() -> FrozenSet[str]:
     """The top-level packages of every path the history knows (`History.roots`), without building
     the history: the gating analysis asks on runs that check no API use."""

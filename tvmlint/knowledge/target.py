@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
 from tvmlint.base.versions import Version, format_version, in_range
-from tvmlint.knowledge.api_history import old_roots
+from tvmlint.knowledge.api_history import old_roots, star_reexports
 from tvmlint.knowledge.location import rules_dir
 from tvmlint.knowledge.tables import cached, load_from, load_table
 
@@ -287,6 +287,12 @@ class Knowledge:
 
     def registered_names(self) -> FrozenSet[str]:
         return frozenset(self.passes_by_name)
+
+    @property
+    def star_reexports(self) -> Dict[str, str]:
+        """rules/api_history.toml [star_reexports]: the TVM module a name brought by a star
+        import of a project module stands for (`relay` -> `tvm.relay`)."""
+        return star_reexports()
 
     def api_prefixes(self) -> FrozenSet[str]:
         """Every qualified name the gating analysis cares about (computed once: it is on the hot path)."""

@@ -66,7 +66,7 @@ class Selection:
         self._methods = [
             re.compile(pattern) for rule in self.rules for pattern in [rule.method_pattern(knowledge)] if pattern
         ]
-        self._roots_reach = Reach(self.roots) if self._methods else None
+        self._roots_reach = Reach(self.roots, knowledge.star_reexports) if self._methods else None
 
     def _reach_without(self, out: FrozenSet[str]) -> Optional[Reach]:
         """The question for the rules not in `out` (None when nothing is left to look for)."""
@@ -77,7 +77,7 @@ class Selection:
                     names = rule.trigger_names(self.knowledge)
                     targets |= self.roots if names is None else names  # none: any module using TVM
             # every rule's `wants` asks for one of its triggers or a name under one (a history entry)
-            self._reaches[out] = Reach(targets) if targets else None
+            self._reaches[out] = Reach(targets, self.knowledge.star_reexports) if targets else None
         return self._reaches[out]
 
     def may_want(self, tree: Optional[ast.Module], text: str, module_name: str, is_package: bool) -> bool:

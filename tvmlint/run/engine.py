@@ -248,7 +248,7 @@ def _check_module(
         if follow is None and not selection.may_want(tree, text, module_name, is_package):
             # no selected rule can want it, nor can it define passes (their decorators are targets)
             return Checked(FileResult(path, module_name, version, codes), False, UNKNOWN_MENTIONS)
-        used = names.UsedNames(tree, module_name, is_package, roots)
+        used = names.UsedNames(tree, module_name, is_package, roots, get_knowledge(version).star_reexports)
         # the pass names it defines, read here whether or not it is analysed (Rule.reads_defined_passes)
         defined = selection.defined_passes(tree, used) if used.uses_any(selection.decorators) else frozenset()
 
@@ -380,8 +380,7 @@ def _analyze_module(
     for exact in (False, True):
         analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
         positions = LazyPositions(
-            module, text, stdlib_tree, analysis.top_statement_of, exact=exact,
-            statement_of=analysis.statement_of, parent_of=analysis.parent_statement_of,
+            module, text, stdlib_tree, analysis, exact=exact,
         )
         analysis.positions = positions
         walk(module, analysis)

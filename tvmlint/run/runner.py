@@ -18,7 +18,6 @@ from typing import (
     Callable,
     Dict,
     FrozenSet,
-    Iterator,
     List,
     Optional,
     Sequence,
@@ -26,7 +25,7 @@ from typing import (
     Tuple,
 )
 
-from tvmlint.analysis.contexts import FromCall, Inherited
+from tvmlint.analysis.contexts import FromCall, Inherited, LevelFrom, depends_on
 from tvmlint.analysis.reach import enclosing
 from tvmlint.analysis.results import ConstantWait, FileResult, OptionRef
 from tvmlint.base.diagnostics import Finding
@@ -509,20 +508,6 @@ def _open_cache(resolver: SettingsResolver, notes: List[str]):
     return cache
 
 
-def _chain(ctx) -> Iterator[Tuple[str, bool]]:
-    """The project functions a context depends on, each with whether its callers matter (the
-    function it is inherited in) or only its definition (a helper whose returned context it is)."""
-    while True:
-        if isinstance(ctx, FromCall):
-            yield ctx.function, False
-            ctx = ctx.outer
-        elif isinstance(ctx, Inherited):
-            yield ctx.function, True
-            return
-        else:
-            return
-
-
 def _folder(path: str) -> str:
     return os.path.dirname(os.path.normpath(path))
 
@@ -562,7 +547,7 @@ def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None, ali
             if aliases is not None:
                 defined.update(aliases().canonical(name, entries[index].path) for name in d.payload.names)
             continue
-        todo = list(_chain(d.ctx))
+        todo = list(depends_on(d.ctx))
         while todo:
             name, by_callers = todo.pop()
             if not by_callers:
@@ -572,7 +557,7 @@ def _followed_names(entries: Sequence[_Entry], low: Optional["_Low"] = None, ali
                 continue
             found.add(name)
             for ctx, _ in callers.get(name, ()):
-                todo.extend(_chain(ctx))
+                todo.extend(depends_on(ctx))
     return found, defined
 
 
@@ -663,6 +648,8 @@ def _closure(ctx, home: int, callers: Dict[str, List[Tuple[object, int]]], below
             if ctx.function not in names:
                 names.add(ctx.function)
                 todo.extend(callers.get(ctx.function, ()))
+        elif isinstance(ctx, LevelFrom):
+            return names, entering, True  # its level is what a call or a constant gives: any may be low
         elif ctx.opt_level is not None and ctx.opt_level < below:
             return names, entering, True
     return names, entering, False
