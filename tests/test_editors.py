@@ -19,7 +19,7 @@ from helpers import REPO
 from lsprotocol import types
 from pytest_lsp import client_capabilities
 
-from tvmlint.analysis.tables import toml
+from tvmlint.knowledge.tables import toml
 
 tomllib = toml()
 

@@ -84,6 +84,19 @@ def test_relax_build_pipeline():
     assert "v0.20.0:python/tvm/relax/pipeline.py" in json.loads(older.stdout)["source"]
 
 
+def test_a_build_at_the_tutorials_level_names_what_turns_fast_math_on(tmp_path):
+    # the pass and its level come from the tables (numerics.toml's fast_math pass, runners.toml's
+    # relay.build), not from the explanation's code
+    (tmp_path / "b.py").write_text(
+        "import tvm\nfrom tvm import relay\nwith tvm.transform.PassContext(opt_level=3):\n"
+        "    lib = relay.build(mod, target='llvm')\n", encoding="utf-8"
+    )
+    done = run_cli("explain", "b.py:4", "--target-version", "0.8", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "the build runs at opt_level 3, the level TVM's tutorials build at" in done.stdout
+    assert "(opt_level 4 would turn on FastMath, which changes numerics: TVM302)" in done.stdout
+
+
 def test_unknown_context_shows_both_outcomes(tmp_path):
     (tmp_path / "lib.py").write_text(
         "from tvm import relay\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n", encoding="utf-8"

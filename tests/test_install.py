@@ -67,7 +67,7 @@ def test_the_wheel_carries_rules(wheel):
 def _check_installed(bin_dir: Path, work: Path) -> None:
     """tvmlint from the fresh environment, run where no checkout is, reads its own rules_data."""
     python = bin_dir / "python"
-    where = _run([python, "-c", "import tvmlint.analysis.rules_location as r; print(r.rules_dir())"], cwd=work)
+    where = _run([python, "-c", "import tvmlint.knowledge.location as r; print(r.rules_dir())"], cwd=work)
     assert where.returncode == 0, where.stderr
     rules = Path(where.stdout.strip())
     assert rules.name == "rules_data" and "site-packages" in rules.parts and REPO not in rules.parents

@@ -13,7 +13,7 @@ from typing import Dict, Iterator, Set, Tuple
 
 PACKAGE = Path(__file__).resolve().parent.parent / "tvmlint"
 # From the top down: a folder imports from the folders below it, and from itself.
-LAYERS = ["frontends", "companion", "run", "prefilter", "output", "checks", "analysis", "base"]
+LAYERS = ["frontends", "companion", "run", "prefilter", "output", "checks", "analysis", "knowledge", "base"]
 # tvmlint/__init__.py holds the version alone; __main__.py starts the command line
 TOP = {"tvmlint": len(LAYERS), "tvmlint.__main__": -1}
 
@@ -235,3 +235,67 @@ def test_a_rule_author_implements_at_most_seven_methods():
            if callable(getattr(Rule, name)) and not name.startswith("_") and name not in given]
     assert len(own) <= 7, own
     assert not any(name in own for name in ("triggers", "wants", "tokens", "needs_low_context"))
+
+
+# --- the knowledge boundary: rules/ is read in tvmlint/knowledge/ and nowhere else ---------
+
+KNOWLEDGE = "tvmlint.knowledge"
+# the loader and what it reads with; `toml` (the parser) is lent to the settings for pyproject.toml
+LOADER = {f"{KNOWLEDGE}.tables.{name}" for name in ("load_table", "load_from", "load_toml", "parse_toml")}
+RULES = Path(__file__).resolve().parent.parent / "rules"
+
+
+def _table_names() -> Set[str]:
+    names = {path.name for path in RULES.glob("*.toml")}
+    return names | {"catalog"}
+
+
+def _reads_rules(path: Path, tables: Set[str]) -> Iterator[Tuple[str, int]]:
+    """A table's file name written as a string of its own (`rules_dir() / "passes.toml"`): the
+    way a module would open a table without the loader."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in tables:
+            yield node.value, node.lineno
+
+
+def _boundary_breaches() -> list:
+    tables = _table_names()
+    breaches = []
+    for name, path in _modules().items():
+        if name == KNOWLEDGE or name.startswith(KNOWLEDGE + "."):
+            continue
+        breaches.extend(f"{name} imports the loader {target} (line {line})"
+                        for target, line in _imports(name, path) if target in LOADER)
+        breaches.extend(f"{name} names the table {table!r} (line {line})" for table, line in _reads_rules(path, tables))
+    return breaches
+
+
+def test_only_the_knowledge_package_reads_rules():
+    assert _boundary_breaches() == []
+
+
+def test_the_knowledge_package_imports_only_from_base():
+    outside = [
+        f"{name} imports {target} (line {line})"
+        for name, target, line in _edges()
+        if name.startswith(KNOWLEDGE) and not target.startswith((KNOWLEDGE, "tvmlint.base"))
+    ]
+    assert outside == []
+
+
+def test_the_boundary_checker_sees_a_table_read_outside(tmp_path, monkeypatch):
+    # both ways round the boundary must be able to fail: a rule calling the loader, and one
+    # opening a table by its file name
+    fake = tmp_path / "tvmlint"
+    for folder in ("checks", "knowledge"):
+        (fake / folder).mkdir(parents=True)
+        (fake / folder / "__init__.py").write_text("")
+    (fake / "__init__.py").write_text("")
+    (fake / "knowledge" / "tables.py").write_text("def load_table(name):\n    return {}\n")
+    (fake / "checks" / "loads.py").write_text("from tvmlint.knowledge.tables import load_table\nX = load_table('a')\n")
+    (fake / "checks" / "opens.py").write_text("from pathlib import Path\nX = (Path('rules') / 'numerics.toml').read_text()\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    assert sorted(_boundary_breaches()) == [
+        "tvmlint.checks.loads imports the loader tvmlint.knowledge.tables.load_table (line 1)",
+        "tvmlint.checks.opens names the table 'numerics.toml' (line 2)",
+    ]

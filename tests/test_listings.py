@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from helpers import REPO, drain_pty, run_cli
 
-from tvmlint.analysis.catalog import load_catalog
+from tvmlint.knowledge.catalog import load_catalog
 
 ANSI = re.compile(rb"\x1b\[[0-9;?]*[A-Za-z]")
 

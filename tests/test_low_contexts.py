@@ -9,12 +9,12 @@ import libcst as cst
 import pytest
 from helpers import CASE_TARGET, REPO, prefiltered, write_tree
 
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.module import ModuleAnalysis
 from tvmlint.analysis.walk import walk
 from tvmlint.base.versions import parse_version
 from tvmlint.checks import all_rules
 from tvmlint.checks.rule import Case
+from tvmlint.knowledge.target import get_knowledge
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.low_contexts import Factories, lowest_written_level
 from tvmlint.run.runner import check_paths
@@ -184,8 +184,8 @@ def test_a_module_left_for_a_low_context_has_no_run_the_default_skips(code, targ
     # analysis finds gates only passes at or below the default level
     import ast
 
-    from tvmlint.analysis.knowledge import lowest_default_level
     from tvmlint.checks.gated_pass_skipped import GatedPassSkipped, _highest
+    from tvmlint.knowledge.target import lowest_default_level
     from tvmlint.prefilter.view import view_of
 
     try:

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import pytest
 
-from tvmlint.analysis.knowledge import get_knowledge, known_releases, load_table
-from tvmlint.analysis.registry import (
+from tvmlint.base.versions import parse_version
+from tvmlint.knowledge.registry import (
     config_key_verdict,
     config_keys,
     keys_at,
     pass_name_releases,
     pass_names,
 )
-from tvmlint.base.versions import parse_version
+from tvmlint.knowledge.releases import known_releases
+from tvmlint.knowledge.tables import load_table
+from tvmlint.knowledge.target import get_knowledge
 
 RELEASES = [parse_version(r) for r in known_releases()]
 

@@ -9,11 +9,11 @@ import libcst as cst
 import pytest
 from libcst.metadata import MetadataWrapper, PositionProvider
 
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.module import ModuleAnalysis, call_key
 from tvmlint.analysis.positions import LazyPositions
 from tvmlint.analysis.walk import walk
 from tvmlint.base.versions import parse_version
+from tvmlint.knowledge.target import get_knowledge
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 from helpers import CASE_TARGET, prefiltered, write_tree
 
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.base.versions import parse_version
+from tvmlint.knowledge.target import get_knowledge
 from tvmlint.prefilter.decide import selection_for
 from tvmlint.prefilter.prune import prune
 from tvmlint.run.config import Overrides, SettingsResolver

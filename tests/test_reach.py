@@ -7,12 +7,12 @@ import ast
 import pytest
 from helpers import CASE_TARGET, REPO
 
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.reach import Imports, Reach, TextImports
 from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.base.versions import parse_version
 from tvmlint.checks import all_rules
 from tvmlint.checks.rule import Case
+from tvmlint.knowledge.target import get_knowledge
 from tvmlint.prefilter.decide import selection_for
 
 TARGETS = {"tvm.relay.build", "tvm.script.tirx.init", "tvm.ir.transform.Sequential", "nnvm"}

@@ -280,7 +280,7 @@ def test_the_readme_is_at_most_15_kb():
 
 
 def test_the_readme_rules_table_lists_every_rule_with_its_default():
-    from tvmlint.analysis.catalog import load_catalog
+    from tvmlint.knowledge.catalog import load_catalog
 
     section = README.split("## What it finds\n", 1)[1].split("\n## ", 1)[0]
     rows = {cells[0]: cells[1] for cells in (

@@ -44,7 +44,7 @@ def test_invalid(tmp_path, code, case):
 
 
 def test_every_rule_has_cases_and_docs():
-    from tvmlint.analysis.catalog import load_catalog
+    from tvmlint.knowledge.catalog import load_catalog
 
     catalog = load_catalog()
     for code, rule in all_rules().items():

@@ -14,8 +14,8 @@ sys.path.insert(0, str(ROOT / "tools"))
 
 import runners_from_source as R  # noqa: E402
 
-from tvmlint.analysis.knowledge import Knowledge  # noqa: E402
 from tvmlint.base.versions import parse_version  # noqa: E402
+from tvmlint.knowledge.target import Knowledge  # noqa: E402
 
 TREE = {
     "python/tvm/__init__.py": "from .ir import transform\n",

@@ -129,10 +129,10 @@ def test_a_caller_without_tvm_is_followed_into_its_helper(tmp_path):
 def test_a_rule_with_no_triggers_sees_every_tvm_module():
     import ast
 
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.analysis.used_names import UsedNames, roots_of
     from tvmlint.base.versions import parse_version
     from tvmlint.checks.rule import Rule
+    from tvmlint.knowledge.target import get_knowledge
     from tvmlint.prefilter.view import view_of
 
     class Anything(Rule):
@@ -236,7 +236,7 @@ def test_cache_dir_comes_from_the_config(tmp_path):
 
 
 def test_cache_notices_changed_rules_data(tmp_path):
-    from tvmlint.analysis.knowledge import rules_dir
+    from tvmlint.knowledge.location import rules_dir
 
     rules = tmp_path / "rules"
     shutil.copytree(rules_dir(), rules)

@@ -6,7 +6,7 @@ import json
 
 from helpers import REPO, run_cli, write_tree
 
-from tvmlint.analysis.catalog import load_catalog
+from tvmlint.knowledge.catalog import load_catalog
 
 SILENT_FOLD = "import tvm\nfrom tvm import relay\n\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 PROJECT = {

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-import tvmlint.analysis.tables as tables
+import tvmlint.knowledge.tables as tables
 from tvmlint.base import filestate
 
 TABLE = '[[pass]]\nname = "FoldScaleAxis"\nopt_level = 3\n'

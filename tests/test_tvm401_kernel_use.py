@@ -10,11 +10,11 @@ import pytest
 from helpers import check_tree
 
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
-from tvmlint.checks.float16_accumulation import _runners
+from tvmlint.knowledge.numerics import kernel_runners
 
 
 def _use(text: str) -> KernelUse:
-    return KernelUse(textwrap.dedent(text), _runners())
+    return KernelUse(textwrap.dedent(text), kernel_runners())
 
 
 def _line_of(text: str, fragment: str) -> int:
@@ -161,7 +161,7 @@ def test_each_statement_s_words_are_those_of_every_node_in_it():
     scopes = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     for path in sorted([*(root / "tvmlint").rglob("*.py"), *(root / "tests").glob("test_tvm4*.py")]):
         text = path.read_text(encoding="utf-8")
-        use = KernelUse(text, _runners())
+        use = KernelUse(text, kernel_runners())
         for statement in ast.walk(use.tree):
             if not isinstance(statement, ast.stmt):
                 continue

@@ -344,8 +344,8 @@ def candidates(releases: List[str], sources: Dict[str, Source]) -> List[dict]:
 
 
 def mark_covered(found: List[dict]) -> None:
-    from tvmlint.analysis.api_history import DEPRECATED, REMOVED, get_history
     from tvmlint.base.versions import parse_version
+    from tvmlint.knowledge.api_history import DEPRECATED, REMOVED, get_history
 
     history = get_history()
     for candidate in found:

@@ -14,10 +14,10 @@ import sys
 import time
 from pathlib import Path
 
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.base.versions import parse_version
 from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
 from tvmlint.frontends import explain as ex
+from tvmlint.knowledge.target import get_knowledge
 from tvmlint.prefilter.view import view_of
 from tvmlint.run.config import Overrides, SettingsResolver
 

@@ -183,8 +183,8 @@ def header(order, wheel_root):
 
 
 def main():
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.base.versions import parse_version
+    from tvmlint.knowledge.target import get_knowledge
     global G
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("git_dir")

@@ -289,7 +289,7 @@ def main() -> int:
             entries.append(entry_for_tag(args.git_dir, tagged[release]))
         elif release == from_wheel:
             sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-            from tvmlint.analysis.tables import load_toml
+            from tvmlint.knowledge.tables import load_toml
 
             rows = load_toml(Path("rules/passes.toml")).get("pass", [])
             passes = {api: row for row in rows for api in row.get("api", [])}

@@ -912,8 +912,8 @@ def literal_levels_above(src: Source, tables: Tables) -> List[str]:
 
 
 def main():
-    from tvmlint.analysis.knowledge import Knowledge
     from tvmlint.base.versions import parse_version
+    from tvmlint.knowledge.target import Knowledge
     args = sys.argv[1:]
     gitdir = args[0]
     write = args[args.index("--write") + 1] if "--write" in args else None

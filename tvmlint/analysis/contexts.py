@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import FrozenSet, Iterator, List, Optional, Tuple, Union
 
-from tvmlint.analysis.knowledge import pass_levels
 from tvmlint.base.pickling import by_fields
+from tvmlint.knowledge.target import pass_levels
 
 
 @by_fields

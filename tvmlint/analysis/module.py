@@ -29,11 +29,12 @@ from tvmlint.analysis.contexts import (
     PassCtx,
     default_context,
 )
-from tvmlint.analysis.knowledge import Knowledge, Runner, harness
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.results import HIDDEN, OptionRef, ParamRef
 from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor
+from tvmlint.knowledge.harness import harness
+from tvmlint.knowledge.target import Knowledge, Runner
 
 # --- values the walk can follow through variables --------------------------------
 

@@ -24,7 +24,6 @@ from typing import (
     Tuple,
 )
 
-from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import ContextRef, FromCall, LevelFrom, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
 from tvmlint.analysis.results import (
@@ -38,6 +37,7 @@ from tvmlint.analysis.results import (
     unless_defined,
 )
 from tvmlint.base.diagnostics import Finding
+from tvmlint.knowledge.catalog import rule_info
 
 # (context, the chain of calls that brought it: "fold is called from app.py:12")
 Reached = Tuple[PassCtx, Tuple[str, ...]]

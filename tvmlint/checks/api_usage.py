@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import ClassVar, Dict, List, Optional, Set, Tuple
 
-from tvmlint.analysis.api_history import REMOVED, History, Use, get_history
 from tvmlint.analysis.edits import tvm_import_edit
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import dotted
@@ -43,6 +42,7 @@ from tvmlint.base.diagnostics import Edit, Fix, Said
 from tvmlint.base.versions import format_version, parse_version
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import FileContext, Rule
+from tvmlint.knowledge.api_history import REMOVED, History, Use, get_history
 
 
 @dataclass

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tvmlint.analysis.api_history import DEPRECATED
 from tvmlint.checks.api_usage import HistoryRule
 from tvmlint.checks.rule import Case
+from tvmlint.knowledge.api_history import DEPRECATED
 
 RELAY = "import tvm\nfrom tvm import relay\n"
 

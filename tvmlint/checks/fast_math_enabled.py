@@ -6,14 +6,13 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional, Set, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx
-from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.base.diagnostics import Said
-from tvmlint.base.versions import in_range, parse_version
 from tvmlint.checks import words
 from tvmlint.checks.context_args import context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.numerics import fast_math, fast_math_builds
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"
@@ -125,9 +124,8 @@ class FastMathEnabled(Rule):
     ]
 
     def start(self) -> None:
-        facts = load_table("numerics.toml")
-        fast = facts.get("fast_math", {})
-        self.pass_name = fast.get("pass", "FastMath")
+        fast = fast_math()
+        self.pass_name = fast.pass_name
         # (node, ctx, payload), deferred in finish(), once the walk has seen the `with`s
         self.pending: List[tuple] = [
             (run.node, run.ctx, PassRun(run.members, run.display, self.pass_name))
@@ -137,16 +135,8 @@ class FastMathEnabled(Rule):
         self.named_withs: List[Tuple[str, cst.With]] = []  # `with ctx:`: the name and the statement
         self.bound_to: Dict[cst.Call, str] = {}  # `ctx = PassContext(...)`: the call -> the name
         self.calls: Optional[list] = None  # the file's context calls, read when first needed
-        self.key = fast.get("config_key")
-        version = self.file.knowledge.version
-        self.builds = frozenset()
-        if self.key and version >= parse_version(fast.get("config_since", "0.0")):
-            self.builds = frozenset(
-                api
-                for row in facts.get("fast_math_build", [])
-                if in_range(version, row.get("since"), row.get("until"))
-                for api in row["api"]
-            )
+        self.key = fast.config_key
+        self.builds = fast_math_builds(self.file.knowledge.version)
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.builds:
@@ -255,5 +245,3 @@ class FastMathEnabled(Rule):
             f"by fast approximations, so the outputs may change. For exact numerics add "
             f"disabled_pass=['{payload.name}'] or build at opt_level=3.",
         )
-
-

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ast
 import dataclasses
-import functools
 import re
 from collections import ChainMap
 from dataclasses import dataclass
@@ -26,16 +25,26 @@ from typing import Dict, List, Optional, Tuple
 
 from tvmlint.analysis.contexts import Inherited
 from tvmlint.analysis.kernel_use import KernelUse, is_test_path
-from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import call_arguments
 from tvmlint.analysis.results import ArgumentWait, ConstantWait
 from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor, walk
 from tvmlint.base.diagnostics import Said
-from tvmlint.base.versions import in_range
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.numerics import (
+    accumulation,
+    compute_apis,
+    declarations,
+    keep_dtype,
+    kernel_inserters,
+    kernel_runners,
+    select_apis,
+    sum_apis,
+    tvmscript_namespaces,
+    workload_calls,
+)
 
 UNKNOWN = None  # a buffer whose dtype is not a literal
 
@@ -83,81 +92,6 @@ class _Candidate:
     message: str
     tensor: bool  # a te.sum (else a TVMScript block)
     detail: str = ""
-
-
-@functools.lru_cache(maxsize=None)
-def _facts() -> dict:
-    return load_table("numerics.toml")
-
-
-@functools.lru_cache(maxsize=None)
-def _sum_apis(version) -> frozenset:
-    """The te.sum spellings at a release: the cheap stage asks once per definition."""
-    facts = _facts()
-    return frozenset(
-        api for row in facts.get("te_sum", []) if in_range(version, row.get("since"), row.get("until"))
-        for api in row["api"]
-    )
-
-
-@functools.lru_cache(maxsize=None)
-def _low() -> frozenset:
-    return frozenset(_facts().get("accumulation", {}).get("low_precision", ()))
-
-
-@functools.lru_cache(maxsize=None)
-def _declarations(version) -> Tuple[frozenset, Dict[str, dict], Dict[str, dict]]:
-    """What `declared_dtype` reads a dtype from at a release: the buffer types, and the buffer
-    declarations and tensors by API (their rows)."""
-    facts = _facts()
-    namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
-    buffer_types = frozenset(f"{ns}.Buffer" for ns in namespaces)
-    decls = {f"{ns}.{row['name']}": row for ns in namespaces for row in facts.get("buffer_decl", [])}
-    tensors = {
-        api: row for row in facts.get("te_tensor", []) if in_range(version, row.get("since"), row.get("until"))
-        for api in row["api"]
-    }
-    return buffer_types, decls, tensors
-
-
-@functools.lru_cache(maxsize=None)
-def _runners() -> frozenset:
-    """What builds or runs a kernel (numerics.toml `kernel_run`)."""
-    return frozenset(api for row in _facts().get("kernel_run", []) for api in row["api"])
-
-
-@functools.lru_cache(maxsize=None)
-def _inserters() -> Tuple[frozenset, frozenset]:
-    """What puts a kernel into a model that runs it (numerics.toml `kernel_insert`): APIs, methods."""
-    rows = _facts().get("kernel_insert", [])
-    return (frozenset(api for row in rows for api in row["api"]),
-            frozenset(name for row in rows for name in row.get("methods", ())))
-
-
-@functools.lru_cache(maxsize=None)
-def _workload_calls(version) -> tuple:
-    """The calls through which a tuner calls a kernel builder with an args tuple, at a release."""
-    return tuple(row for row in _facts().get("workload_call", []) if in_range(version, row.get("since"), row.get("until")))
-
-
-@functools.lru_cache(maxsize=None)
-def _rows_apis(table: str, version) -> frozenset:
-    """The APIs of a numerics.toml table's rows at a release."""
-    return frozenset(
-        api for row in _facts().get(table, []) if in_range(version, row.get("since"), row.get("until"))
-        for api in row["api"]
-    )
-
-
-@functools.lru_cache(maxsize=None)
-def _keep_dtype(version) -> frozenset:
-    """The TIR math functions whose value has their first argument's dtype (`tir.exp`), by the
-    names they are called under at a release (numerics.toml `te_keep_dtype`)."""
-    return frozenset(
-        f"{namespace}.{name}" for row in _facts().get("te_keep_dtype", [])
-        if in_range(version, row.get("since"), row.get("until"))
-        for namespace in row["namespaces"] for name in row["names"]
-    )
 
 
 class _Walker(Visitor):
@@ -703,21 +637,19 @@ class Float16Accumulation(Rule):
     ]
 
     def start(self) -> None:
-        facts = _facts()
-        accumulation = facts.get("accumulation", {})
+        facts = accumulation()
         version = self.file.knowledge.version
-        self.low = _low()
-        namespaces = [row["namespace"] for row in facts.get("tvmscript", [])]
+        self.low = facts.low_precision
+        namespaces = tvmscript_namespaces()
         self.init_apis = frozenset(f"{ns}.init" for ns in namespaces)
-        scopes = accumulation.get("reduction_scopes", ())
-        self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in scopes)
-        self.buffer_types, self.decls, self.tensors = _declarations(version)
-        self.sum_apis = _sum_apis(version)
-        self.cast_methods = frozenset(accumulation.get("cast_methods", ()))
-        self.cast_calls = frozenset(accumulation.get("cast_calls", ())) | {f"{ns}.Cast" for ns in namespaces}
-        self.computes = _rows_apis("te_compute", version)
-        self.selects = _rows_apis("te_select", version)
-        self.keep_dtype = _keep_dtype(version)
+        self.block_apis = frozenset(f"{ns}.{name}" for ns in namespaces for name in facts.reduction_scopes)
+        self.buffer_types, self.decls, self.tensors = declarations(version)
+        self.sum_apis = sum_apis(version)
+        self.cast_methods = facts.cast_methods
+        self.cast_calls = facts.cast_calls | {f"{ns}.Cast" for ns in namespaces}
+        self.computes = compute_apis(version)
+        self.selects = select_apis(version)
+        self.keep_dtype = keep_dtype(version)
         self.functions: Dict[str, cst.FunctionDef] = {}
         self.walker = _Walker(self)
 
@@ -740,9 +672,9 @@ class Float16Accumulation(Rule):
         modules TVM401 sees hold no candidate); None when it cannot be read (nothing is known)."""
         if not hasattr(self, "_use"):
             try:
-                self._use = KernelUse(self.file.text, _runners(), getattr(self.file.analysis, "package", ""),
-                                      _inserters(), tree=self.file.stdlib_tree,
-                                      workload_calls=_workload_calls(self.file.knowledge.version))
+                self._use = KernelUse(self.file.text, kernel_runners(), getattr(self.file.analysis, "package", ""),
+                                      kernel_inserters(), tree=self.file.stdlib_tree,
+                                      workload_calls=workload_calls(self.file.knowledge.version))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 self._use = None
         return self._use
@@ -837,17 +769,17 @@ class Float16Accumulation(Rule):
             parts = [element.slice.value for element in node.slice if isinstance(element.slice, cst.Index)]
             if len(parts) >= 2:
                 return _literal_or_name(parts[1])
-            return self.decls[self.file.qualname(node.value)].get("default_dtype", "float32")
+            return self.decls[self.file.qualname(node.value)].default_dtype
         if not isinstance(node, cst.Call):
             return False
         qualname = self.file.qualname(node.func)
         row = self.decls.get(qualname) or self.tensors.get(qualname)
         if row is None:
             return False
-        args, hidden = call_arguments(node, tuple(row["params"]))
+        args, hidden = call_arguments(node, row.params)
         dtype = args.get("dtype")
         if dtype is None:
-            return UNKNOWN if hidden else row.get("default_dtype", "float32")
+            return UNKNOWN if hidden else row.default_dtype
         return _literal_or_name(dtype)
 
     def computed_dtype(self, node: cst.BaseExpression, scope) -> Optional[Declared]:

@@ -6,10 +6,10 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.analysis.knowledge import tutorial_build_level
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.target import tutorial_build_level
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 

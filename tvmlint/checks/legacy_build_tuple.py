@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from tvmlint.analysis.api_history import get_history
 from tvmlint.analysis.lazy import cst
 from tvmlint.base.versions import format_version, in_range
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.api_history import get_history
 
 RELAY = "import tvm\nfrom tvm import relay\n"
 UNPACK = "graph, lib, params = relay.build(mod, target, params=params)\n"

@@ -2,21 +2,14 @@
 
 from __future__ import annotations
 
-from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import call_arguments, int_literal
-from tvmlint.base.versions import parse_version
 from tvmlint.checks.context_args import string_elements
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.nnvm import nnvm
 
 HEAD = "import nnvm.compiler\n"
-
-
-def nnvm_in_use(version) -> bool:
-    """NNVM's Python package exists at `version` (it was removed in 0.7)."""
-    removed = load_table("nnvm.toml").get("lifecycle", {}).get("removed")
-    return removed is None or version < parse_version(removed)
 
 
 class NnvmFoldScaleAxis(Rule):
@@ -62,11 +55,11 @@ class NnvmFoldScaleAxis(Rule):
     ]
 
     def start(self) -> None:
-        self.enabled = nnvm_in_use(self.file.knowledge.version)
-        facts = load_table("nnvm.toml")
-        self.apis = frozenset(facts.get("build_config", {}).get("api", []))
-        self.params = tuple(facts.get("build_config", {}).get("params", ["opt_level", "add_pass"]))
-        self.min_level = int(facts.get("fold_scale_axis_bug", {}).get("min_opt_level", 3))
+        facts = nnvm()
+        self.enabled = facts.in_use(self.file.knowledge.version)
+        self.apis = facts.build_config_apis
+        self.params = facts.build_config_params
+        self.min_level = facts.fold_scale_axis_level
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self.enabled or self.file.qualname(node.func) not in self.apis:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tvmlint.analysis.knowledge import pass_levels
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import int_literal
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks.context_args import context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.target import pass_levels
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 

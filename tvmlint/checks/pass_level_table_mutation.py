@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Optional
 
-from tvmlint.analysis.knowledge import load_table
 from tvmlint.analysis.lazy import cst
-from tvmlint.checks.nnvm_fold_scale_axis import nnvm_in_use
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.nnvm import nnvm
 
 MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})
 HEAD = "import nnvm.compiler.build_module as bm\n"
@@ -41,8 +40,8 @@ class PassLevelTableMutation(Rule):
     ]
 
     def start(self) -> None:
-        self.enabled = nnvm_in_use(self.file.knowledge.version)
-        self.apis = frozenset(load_table("nnvm.toml").get("opt_pass_level", {}).get("api", []))
+        self.enabled = nnvm().in_use(self.file.knowledge.version)
+        self.apis = nnvm().opt_pass_level_apis
         self.aliases = [set()]
 
     def _is_table(self, node: Optional[cst.CSTNode]) -> bool:

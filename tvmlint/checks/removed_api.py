@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from tvmlint.analysis.api_history import REMOVED
 from tvmlint.checks.api_usage import HistoryRule
 from tvmlint.checks.rule import Case
+from tvmlint.knowledge.api_history import REMOVED
 
 
 class RemovedApi(HistoryRule):

@@ -22,14 +22,14 @@ from typing import (
     Union,
 )
 
-from tvmlint.analysis.catalog import RuleInfo, rule_info
 from tvmlint.analysis.contexts import ContextRef, PassCtx
-from tvmlint.analysis.knowledge import Knowledge
 from tvmlint.analysis.results import UNLESS_DEFINED, Deferred
 from tvmlint.analysis.walk import Visitor
 from tvmlint.base.diagnostics import Finding, Fix, Position, Said
 from tvmlint.base.source import split_lines
 from tvmlint.checks.prefilter_spec import Prefilter
+from tvmlint.knowledge.catalog import RuleInfo, rule_info
+from tvmlint.knowledge.target import Knowledge
 
 if TYPE_CHECKING:
     import ast

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.analysis.knowledge import pass_levels
 from tvmlint.analysis.module import int_literal
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks import words
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.target import pass_levels
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import difflib
 
-from tvmlint.analysis.knowledge import load_table
-from tvmlint.analysis.registry import config_key_verdict, keys_at
 from tvmlint.base.diagnostics import Fix
 from tvmlint.checks.context_args import (
     ContextSettingsRule,
@@ -15,6 +13,7 @@ from tvmlint.checks.context_args import (
 )
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
+from tvmlint.knowledge.registry import config_key_verdict, config_keys, keys_at
 
 HEAD = "import tvm\n"
 
@@ -90,5 +89,6 @@ class UnknownConfigKey(ContextSettingsRule):
 
 
 def _same_type(old: str, new: str) -> bool:
-    types = {row["name"]: row.get("type") for row in load_table("config_keys.toml").get("key", [])}
-    return types.get(old) is not None and types.get(old) == types.get(new)
+    keys = config_keys()
+    old_type = keys[old].type if old in keys else None
+    return old_type is not None and old_type == (keys[new].type if new in keys else None)

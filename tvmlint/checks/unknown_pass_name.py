@@ -8,9 +8,7 @@ from dataclasses import dataclass
 from typing import Dict, FrozenSet, Iterable, Optional, Tuple
 
 from tvmlint.analysis.contexts import PassCtx
-from tvmlint.analysis.knowledge import get_knowledge, known_releases
 from tvmlint.analysis.lazy import cst
-from tvmlint.analysis.registry import pass_name_releases, pass_names, release_span
 from tvmlint.base.diagnostics import Fix, Said
 from tvmlint.base.versions import Version, parse_version
 from tvmlint.checks.context_args import (
@@ -20,6 +18,9 @@ from tvmlint.checks.context_args import (
 )
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
+from tvmlint.knowledge.registry import pass_name_releases, pass_names, release_span
+from tvmlint.knowledge.releases import known_releases
+from tvmlint.knowledge.target import get_knowledge
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"

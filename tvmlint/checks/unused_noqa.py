@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Callable, Dict, FrozenSet, List, Set, Tuple
 
-from tvmlint.analysis.catalog import load_catalog, rule_info
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position, Said
 from tvmlint.base.noqa import (
     UNUSED_NOQA,
@@ -23,6 +22,7 @@ from tvmlint.base.noqa import (
 from tvmlint.base.source import split_lines
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+from tvmlint.knowledge.catalog import load_catalog, rule_info
 
 HEAD = "import tvm\n"
 OURS = "TVM"  # the codes' namespace: a code under it that no rule has is a mistake, not another tool's

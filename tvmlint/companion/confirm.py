@@ -13,19 +13,20 @@ from dataclasses import dataclass
 from typing import Callable, Dict, Iterable, List, Optional, Sequence, Set, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
-from tvmlint.analysis.knowledge import entries_at, get_knowledge, load_table
 from tvmlint.base.diagnostics import Finding
 from tvmlint.base.versions import Version, format_version
 from tvmlint.companion import CompanionError
 from tvmlint.companion.process import ChildSession
 from tvmlint.companion.registry import LivePass, Snapshot, build_recipe
+from tvmlint.knowledge.api_history import get_history
+from tvmlint.knowledge.target import get_knowledge
 
 
 def relay_removed() -> str:
     """The release that dropped tvm.relay, from rules/api_history.toml."""
-    for row in load_table("api_history.toml").get("symbol", []):
-        if row.get("old") == "tvm.relay" and row.get("removed"):
-            return f"removed in {row['removed']}"
+    for symbol in get_history().by_old.get("tvm.relay", ()):
+        if symbol.removed:
+            return f"removed in {symbol.removed}"
     return "removed"
 
 
@@ -155,18 +156,20 @@ class Confirmer:
 def relay_names(target: Version) -> Set[str]:
     """Every pass name the tables give a tvm.relay API at `target`, members included."""
     names: Set[str] = set()
+    knowledge = get_knowledge(target)
 
-    def collect(rows):
-        for row in rows:
-            names.add(row["name"])
-            collect(row.get("members", ()))
+    def collect(members):
+        for member in members:
+            names.add(member.name)
+            collect(member.members)
 
-    for entry in entries_at(load_table("passes.toml").get("pass", []), target):
-        if any(api.startswith("tvm.relay.") for api in entry.get("api", ())):
-            collect([entry])
-    for entry in entries_at(load_table("runners.toml").get("runner", []), target):
-        if any(api.startswith("tvm.relay.") for api in entry.get("api", ())):
-            collect(entry.get("runs", ()))
+    for api, spec in knowledge.passes_by_api.items():
+        if api.startswith("tvm.relay."):
+            names.add(spec.name)
+            collect(spec.members)
+    for api in knowledge.runners:
+        if api.startswith("tvm.relay."):
+            collect(knowledge.what_runs(api).runs)
     return names
 
 

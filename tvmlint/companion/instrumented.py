@@ -22,7 +22,8 @@ from __future__ import annotations
 import inspect
 import time
 
-COMPILE_NAMES = ("tvm.compile", "compile", "tvm.relax.build", "relax.build")
+# a request for a whole build (tvm.compile, relax.build) comes marked `compile`: the parent knows
+# from rules/pipelines.toml which calls run a build pipeline (companion/pipeline.py compile_names)
 # "default": what relax.build / tvm.compile run for relax_pipeline="default" (below); the
 # get_default_pipeline names: that function's own, target-specific pipeline
 BUILD_DEFAULT_NAMES = ("default", "relax.default")
@@ -97,7 +98,7 @@ def pipeline_for(request, tvm, target):
         shown = ", ".join(api.replace("tvm.", "", 1) + "()" for api in request["members"])
         return tvm.transform.Sequential(passes), f"tvm.transform.Sequential([{shown}])"
 
-    if name in COMPILE_NAMES:
+    if request.get("compile"):
         return (lambda mod: tvm.compile(mod, target=target)), (
             f"tvm.compile(mod, target={str(target.kind.name)!r}): relax.build's relax pipeline, then the TIR pipeline"
         )

@@ -64,13 +64,22 @@ class PipelineRun:
         return f"PassContext({text})"
 
 
+def compile_names() -> tuple:
+    """The names that ask for a whole build (tvm.compile, relax.build): the APIs whose call runs a
+    build pipeline (the knowledge's one answer to what a call runs), and each without `tvm.`."""
+    from tvmlint.knowledge.target import build_apis
+
+    apis = sorted(build_apis())
+    return (*apis, *(api[len("tvm."):] for api in apis if api.startswith("tvm.")))
+
+
 def request(name: str, opt_level: int, required: Iterable[str] = (), disabled: Iterable[str] = (),
             target: str = "llvm", print_ir_after: Optional[str] = None, members: Sequence[str] = ()) -> dict:
     """What to ask the child: run `name` (or, with `members`, a Sequential of those pass APIs)."""
     ask = {
         "op": "pipeline", "pipeline": name, "opt_level": opt_level, "required": sorted(required),
         "disabled": sorted(disabled), "target": target, "print_ir_after": print_ir_after,
-        "build": build_recipe(name),
+        "build": build_recipe(name), "compile": name.strip() in compile_names(),
     }
     if members:
         ask["members"] = list(members)
@@ -107,12 +116,9 @@ def checked(answer: dict) -> PipelineRun:
 def names_a_pipeline(name: str) -> bool:
     """Whether `name` is one the child reads as a whole pipeline or an API path as it stands
     (`default`, `tvm.compile`, `relax:NAME`, `tvm.X`), not a pass written as users write it."""
-    from tvmlint.companion.instrumented import (  # constants only: no TVM
-        COMPILE_NAMES,
-        DEFAULT_NAMES,
-    )
+    from tvmlint.companion.instrumented import DEFAULT_NAMES  # constants only: no TVM
 
-    return name in COMPILE_NAMES or name in DEFAULT_NAMES or name.startswith(("relax:", "tvm."))
+    return name in compile_names() or name in DEFAULT_NAMES or name.startswith(("relax:", "tvm."))
 
 
 # -- output --------------------------------------------------------------------------------

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Dict, Iterable, List, Optional, Tuple
 
-from tvmlint.analysis.knowledge import load_table
 from tvmlint.base.versions import Version, format_version, parse_version
 from tvmlint.companion import CompanionError, cache
 from tvmlint.companion.process import default_timeout, interpreter, run_child
+from tvmlint.knowledge.target import pass_constructors
 
 
 @dataclass(frozen=True)
@@ -98,14 +98,10 @@ class Snapshot:
 
 def snapshot_request() -> dict:
     """What to ask the child, read from rules/passes.toml: the modules to list and how to build passes."""
-    modules, known, build = set(), set(), {}
-    for entry in load_table("passes.toml").get("pass", []):
-        for api in entry.get("api", ()):
-            modules.add(api.rsplit(".", 1)[0])
-            known.add(api)
-            recipe = {key: entry[field] for key, field in (("args", "build_args"), ("target", "build_target")) if field in entry}
-            if recipe:
-                build[api] = recipe
+    constructors = pass_constructors()
+    modules = {api.rsplit(".", 1)[0] for api in constructors}
+    known = set(constructors)
+    build = {api: dict(recipe) for api, recipe in constructors.items() if recipe}
     # tvm.transform first: its passes are listed under that name, not tvm.ir.transform
     order = sorted(modules, key=lambda m: (m != "tvm.transform", m))
     return {"op": "snapshot", "modules": order, "known": sorted(known), "build": build}

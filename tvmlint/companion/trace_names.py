@@ -11,8 +11,9 @@ from __future__ import annotations
 
 from typing import Iterable, List, Optional
 
-from tvmlint.analysis.knowledge import get_knowledge, newest_release
 from tvmlint.base.versions import Version
+from tvmlint.knowledge.releases import newest_release
+from tvmlint.knowledge.target import get_knowledge
 
 
 def registered_names(wanted: Iterable[str], release: Optional[Version]) -> List[str]:

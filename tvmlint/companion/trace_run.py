@@ -33,6 +33,7 @@ def check_tvm(python: str, timeout: float) -> dict:
     """Where the command's interpreter finds TVM, without importing it; CompanionError when it finds none or one too old."""
     from tvmlint.base.versions import parse_version, release_of_package
     from tvmlint.companion.process import run_child
+    from tvmlint.knowledge.target import instruments_since
 
     where = run_child(python, {"op": "locate"}, timeout)
     if not where.get("found"):
@@ -41,12 +42,6 @@ def check_tvm(python: str, timeout: float) -> dict:
     if release is not None and release < parse_version(since):
         raise CompanionError(f"TVM {where['version']} has no PassInstrument (TVM {since} added it): trace needs {since} or newer")
     return where
-
-
-def instruments_since() -> str:
-    from tvmlint.analysis.knowledge import load_table
-
-    return str(load_table("contexts.toml").get("instruments", {}).get("since", "0.8"))
 
 
 @dataclass

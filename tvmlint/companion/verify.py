@@ -5,9 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterable, List, Sequence
 
-from tvmlint.analysis.knowledge import entries_at, load_table
 from tvmlint.base.versions import Version
 from tvmlint.companion.registry import LivePass, Snapshot
+from tvmlint.knowledge.registry import config_key_rows
+from tvmlint.knowledge.target import (
+    default_opt_level_row,
+    pass_rows,
+    sequential_class_rows,
+)
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ def _compare_fields(where: str, row: dict, live: LivePass) -> List[str]:
 def verify_passes(snapshot: Snapshot, version: Version) -> List[Difference]:
     differences: List[Difference] = []
     covered = set()
-    for entry in entries_at(load_table("passes.toml").get("pass", []), version):
+    for entry in pass_rows(version):
         source = entry.get("source", "")
         for api in entry.get("api", ()):
             covered.add(api)
@@ -92,7 +97,7 @@ def verify_configs(snapshot: Snapshot, version: Version) -> List[Difference]:
     if "__error__" in snapshot.configs:
         return [Difference("PassContext.list_configs()", snapshot.configs["__error__"])]
     listed = set()
-    for entry in entries_at(load_table("config_keys.toml").get("key", []), version):
+    for entry in config_key_rows(version):
         key, source = entry["name"], entry.get("source", "")
         listed.add(key)
         if key not in snapshot.configs:
@@ -122,22 +127,20 @@ def verify_defaults(snapshot: Snapshot, version: Version) -> List[Difference]:
     live = snapshot.defaults
     if "error" in live or not live:
         return [Difference("defaults", f"could not be read: {live.get('error', 'not reported')}")]
-    table = load_table("passes.toml")
-    meta = table.get("meta", {})
+    level, source = default_opt_level_row()
     differences: List[Difference] = []
-    if int(meta.get("default_opt_level", 2)) != live["pass_context_opt_level"]:
+    if level != live["pass_context_opt_level"]:
         differences.append(Difference(
-            "PassContext()", f"has opt_level {live['pass_context_opt_level']} in TVM, {meta.get('default_opt_level')} in rules/",
-            meta.get("default_opt_level_source", ""),
+            "PassContext()", f"has opt_level {live['pass_context_opt_level']} in TVM, {level} in rules/", source,
         ))
-    for entry in entries_at(table.get("sequential_class", []), version):
+    for entry in sequential_class_rows(version):
         api = entry["api"][0]
-        if int(entry.get("default_opt_level", 0)) != live["sequential_opt_level"]:
+        if int(entry["default_opt_level"]) != live["sequential_opt_level"]:
             differences.append(Difference(
                 api, f"defaults to opt_level {live['sequential_opt_level']} in TVM, {entry.get('default_opt_level')} in rules/",
                 entry.get("source", ""),
             ))
-        if entry.get("default_name", live["sequential_name"]) != live["sequential_name"]:
+        if entry["default_name"] != live["sequential_name"]:
             differences.append(Difference(
                 api, f"defaults to the name {live['sequential_name']!r} in TVM, {entry['default_name']!r} in rules/",
                 entry.get("source", ""),

@@ -30,15 +30,15 @@ from tvmlint.analysis.contexts import (
     depends_on,
     gate,
 )
-from tvmlint.analysis.knowledge import (
-    Knowledge,
-    entries_at,
+from tvmlint.base.versions import Version
+from tvmlint.knowledge.numerics import fast_math
+from tvmlint.knowledge.target import (
+    BuildPipeline,
     get_knowledge,
-    load_table,
+    pass_kinds,
     pass_levels,
     tutorial_build_level,
 )
-from tvmlint.base.versions import Version, format_version
 from tvmlint.run.config import Settings, SettingsResolver
 
 CODES = frozenset({"TVM101"})  # the rule whose verdict an explanation must match
@@ -137,17 +137,6 @@ class Site:
     on_purpose: bool = False  # TVM101 leaves it alone: the code's own words say the skip is meant
 
 
-def _pipelines(version: Version) -> Dict[str, dict]:
-    """rules/pipelines.toml's entry for `version`, by API path."""
-    text = format_version(version)
-    out: Dict[str, dict] = {}
-    for row in load_table("pipelines.toml").get("pipeline", []):
-        if row.get("release") == text:
-            for api in row.get("api", []):
-                out[api] = row
-    return out
-
-
 def _analysis_class():
     from tvmlint.analysis.module import ModuleAnalysis, PassValue
 
@@ -158,16 +147,16 @@ def _analysis_class():
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             self.direct: List[Tuple[object, object, ContextRef]] = []
-            self.builds: List[Tuple[object, str, dict, ContextRef]] = []
-            self.pipelines = _pipelines(self.k.version)
+            self.builds: List[Tuple[object, str, BuildPipeline, ContextRef]] = []
 
         def visit_Call(self, node):
             result = super().visit_Call(node)
             ctx = self.context_at.get(node)
             qualname = self.qualnames.get(node.func)
-            if qualname is not None and qualname in self.pipelines:
-                self.builds.append((node, qualname, self.pipelines[qualname], ctx))
-            elif node.args and not (qualname and qualname in self.k.runners):
+            runs = self.k.what_runs(qualname) if qualname is not None else None
+            if isinstance(runs, BuildPipeline):
+                self.builds.append((node, qualname, runs, ctx))
+            elif node.args and runs is None:
                 callee = self.value_of(node.func)
                 if isinstance(callee, PassValue) and not callee.runs_children:
                     self.direct.append((node, callee, ctx))
@@ -246,14 +235,13 @@ class ModuleSites:
                 node, "pass", value.display, ctx, (), root, None,
                 how="A pass called directly always runs: only a Sequential gates passes by opt_level",
             ))
-        for node, qualname, row, ctx in analysis.builds:
-            members = tuple(Gated(m["name"], int(m["opt_level"])) for m in row.get("members", []))
-            wrapper = row.get("wrapper", {})
+        for node, qualname, pipeline, ctx in analysis.builds:
+            members = tuple(Gated(m.name, m.opt_level) for m in pipeline.runs)
             self.sites.append(Site(
                 node, "build", analysis._short(qualname) + "(...)", ctx, members,
-                Gated(wrapper.get("name", "pipeline"), int(wrapper.get("opt_level", 0)), members, row.get("name")),
-                None, row.get("source"),
-                f"{analysis._short(qualname)} runs {row.get('name', 'its pipeline')}: a module pass that always "
+                Gated(pipeline.wrapper.name, pipeline.wrapper.opt_level, members, pipeline.name),
+                None, pipeline.source,
+                f"{analysis._short(qualname)} runs {pipeline.name}: a module pass that always "
                 "runs, whose Sequential gates each member by the caller's PassContext (the TIR functions are then "
                 "built by the TIR pipeline, not shown)",
             ))
@@ -436,24 +424,6 @@ class ProjectView:
 # --- gating, member by member -------------------------------------------------------------
 
 
-def _kinds(knowledge: Knowledge) -> Dict[str, str]:
-    kinds: Dict[str, str] = {}
-    rows = list(entries_at(load_table("passes.toml").get("pass", []), knowledge.version))
-    for row in rows:
-        kinds[row["name"]] = row.get("kind", "")
-    while rows:
-        row = rows.pop()
-        for member in row.get("members", []):
-            if member.get("kind"):
-                kinds.setdefault(member["name"], member["kind"])
-            rows.append(member)
-    for row in load_table("pipelines.toml").get("pipeline", []):
-        if row.get("release") == knowledge.version_text:
-            for member in row.get("members", []):
-                kinds.setdefault(member["name"], member.get("kind", ""))
-    return kinds
-
-
 def _node(member: Gated, ctx: PassCtx, kinds: Dict[str, str], user: Dict[str, int]) -> PassNode:
     kind = kinds.get(member.name) or ("defined in this project" if member.name in user else "")
     if member.children and not kind:
@@ -527,12 +497,13 @@ def outcome(site: Site, ctx: PassCtx, chain: Sequence[str], kinds, user, assumed
     usual = tutorial_build_level()
     if site.kind == "build" and ctx.opt_level >= usual and all(s.member.opt_level > usual for s in skipped):
         # the level TVM's tutorials build at: its level-4 passes are left out as meant, not missed
-        fast_math = " (opt_level 4 would turn on FastMath, which changes numerics: TVM302)" if any(
-            "FastMath" in s.shown for s in skipped) else ""
+        name = fast_math().pass_name
+        fast = [s.member.opt_level for s in skipped if name in s.shown]
+        fast_math_note = f" (opt_level {fast[0]} would turn on {name}, which changes numerics: TVM302)" if fast else ""
         return Outcome(
             info, tree, "runs",
             f"the build runs at opt_level {ctx.opt_level}, the level TVM's tutorials build at; it leaves out "
-            f"{and_list(shown)}, which only opt_level {needed} turns on{fast_math}",
+            f"{and_list(shown)}, which only opt_level {needed} turns on{fast_math_note}",
         )
     return Outcome(
         info, tree, "skips",
@@ -543,7 +514,7 @@ def outcome(site: Site, ctx: PassCtx, chain: Sequence[str], kinds, user, assumed
 
 def explain_site(modules: ModuleSites, site: Site, project: ProjectView) -> Explanation:
     knowledge = modules.knowledge
-    kinds = _kinds(knowledge)
+    kinds = pass_kinds(knowledge)
     user = dict(modules.analysis.user_passes)
     shown = project.shown
     reached = project.reach(site.ctx)

@@ -15,8 +15,8 @@ from typing import Dict, List, Sequence, TextIO
 from urllib.parse import quote
 
 from tvmlint import __version__
-from tvmlint.analysis.catalog import RuleInfo, load_catalog
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
+from tvmlint.knowledge.catalog import RuleInfo, load_catalog
 from tvmlint.output.safe import json_text
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

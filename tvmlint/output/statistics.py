@@ -20,7 +20,7 @@ FORMATS = ("text", "concise", "json")
 
 
 def statistics(findings: Sequence[Finding], unsafe_fixes: bool = False) -> List[dict]:
-    from tvmlint.analysis.catalog import load_catalog
+    from tvmlint.knowledge.catalog import load_catalog
 
     catalog = load_catalog()
     counts = Counter(f.code for f in findings)

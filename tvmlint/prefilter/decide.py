@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Dict, FrozenSet, Optional, Tuple
 
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.base.versions import Version
+from tvmlint.knowledge.target import get_knowledge
 
 if TYPE_CHECKING:
     import ast
@@ -94,8 +94,8 @@ _SELECTIONS: Dict[Tuple[FrozenSet[str], Version, str], "Selection"] = {}
 
 def selection_for(codes: FrozenSet[str], version: Version) -> "Selection":
     """The wing's view of these rules at this release, built once per process."""
-    from tvmlint.analysis.knowledge import rules_dir
     from tvmlint.checks import all_rules
+    from tvmlint.knowledge.location import rules_dir
     from tvmlint.prefilter.selection import Selection
 
     key = (codes, version, str(rules_dir()))

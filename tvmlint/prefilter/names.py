@@ -9,10 +9,17 @@ import functools
 import re
 from typing import Callable, Dict, FrozenSet, Optional, Tuple
 
-from tvmlint.analysis.api_history import get_history
-from tvmlint.analysis.knowledge import Knowledge, load_table, pass_levels
 from tvmlint.base.versions import in_range, parse_version
-from tvmlint.checks.float16_accumulation import _facts, _sum_apis
+from tvmlint.knowledge.api_history import get_history
+from tvmlint.knowledge.nnvm import nnvm
+from tvmlint.knowledge.numerics import (
+    accumulation,
+    fast_math,
+    fast_math_builds,
+    sum_apis,
+    tvmscript_namespaces,
+)
+from tvmlint.knowledge.target import Knowledge, pass_levels
 
 # name -> (knowledge, the rule's code) -> the set
 NameSet = Callable[[Knowledge, str], FrozenSet[str]]
@@ -50,7 +57,7 @@ def _holds(members, name: str) -> bool:
 def fast_math_pipelines(knowledge: Knowledge, code: str = "") -> FrozenSet[str]:
     """Runners whose pipeline holds FastMath, and passes that are or hold it (a Sequential the
     file builds holds FastMath only if the file names one of them)."""
-    name = load_table("numerics.toml").get("fast_math", {}).get("pass", "FastMath")
+    name = fast_math().pass_name
     runners = {api for api, runner in knowledge.runners.items() if any(m.name == name for m in runner.runs)}
     wrappers = {api for api, spec in knowledge.passes_by_api.items() if spec.name == name or _holds(spec.members, name)}
     return frozenset(runners | wrappers)
@@ -58,10 +65,7 @@ def fast_math_pipelines(knowledge: Knowledge, code: str = "") -> FrozenSet[str]:
 
 def _fast_math_builds(knowledge: Knowledge, code: str) -> FrozenSet[str]:
     # the config key acts on builds
-    return frozenset(
-        api for row in load_table("numerics.toml").get("fast_math_build", [])
-        if in_range(knowledge.version, row.get("since"), row.get("until")) for api in row["api"]
-    )
+    return fast_math_builds(knowledge.version)
 
 
 def _gated_wrappers(knowledge: Knowledge, code: str) -> FrozenSet[str]:
@@ -74,7 +78,7 @@ def _gated_wrappers(knowledge: Knowledge, code: str) -> FrozenSet[str]:
 
 
 def _reporting_runners(knowledge: Knowledge, code: str) -> FrozenSet[str]:
-    return frozenset(api for api, runner in knowledge.runners.items() if runner.report == code)
+    return knowledge.runner_apis(code)
 
 
 def _reporting_executors(knowledge: Knowledge, code: str) -> FrozenSet[str]:
@@ -83,11 +87,9 @@ def _reporting_executors(knowledge: Knowledge, code: str) -> FrozenSet[str]:
 
 
 def _tvmscript_inits(knowledge: Knowledge, code: str) -> FrozenSet[str]:
-    return frozenset(f"{row['namespace']}.init" for row in _facts().get("tvmscript", []))
+    return frozenset(f"{namespace}.init" for namespace in tvmscript_namespaces())
 
 
-def _nnvm(key: str) -> NameSet:
-    return lambda knowledge, code: frozenset(load_table("nnvm.toml").get(key, {}).get("api", []))
 
 
 NAME_SETS: Dict[str, NameSet] = {
@@ -103,16 +105,16 @@ NAME_SETS: Dict[str, NameSet] = {
     "reporting_runners": _reporting_runners,
     "reporting_executors": _reporting_executors,
     "tvmscript_inits": _tvmscript_inits,
-    "te_sum": lambda knowledge, code: _sum_apis(knowledge.version),
-    "nnvm_build_config": _nnvm("build_config"),
-    "nnvm_opt_pass_level": _nnvm("opt_pass_level"),
+    "te_sum": lambda knowledge, code: sum_apis(knowledge.version),
+    "nnvm_build_config": lambda knowledge, code: nnvm().build_config_apis,
+    "nnvm_opt_pass_level": lambda knowledge, code: nnvm().opt_pass_level_apis,
 }
 
 
 def _low_precision_literal(knowledge: Knowledge) -> Optional[str]:
     # libcst reads a string's value with its escapes undone (`"\x66loat16"`), so an escape
     # that can spell a letter counts too
-    low = _facts().get("accumulation", {}).get("low_precision", ())
+    low = accumulation().low_precision_order
     return "|".join([*map(re.escape, low), r"\\[xuUN0-7]"])
 
 
@@ -125,7 +127,7 @@ def _fast_math_config_true(knowledge: Knowledge) -> Optional[str]:
     # Where no pipeline of the target holds FastMath, only a config that sets the key to True
     # can report, and the analysis takes both from a dict literal: `"<key>": True`, maybe with
     # a prefix on the string, comments, line breaks or parentheses in between.
-    key = load_table("numerics.toml").get("fast_math", {}).get("config_key")
+    key = fast_math().config_key
     if key is None or fast_math_pipelines(knowledge):
         return None
     gap = r"(?:\s|#[^\n]*|\\)*"

@@ -10,23 +10,23 @@ import ast
 import functools
 from typing import TYPE_CHECKING, Callable, Dict, Tuple
 
-from tvmlint.analysis.knowledge import (
+from tvmlint.analysis.used_names import BY_NAME, UsedNames, call_arguments, roots_of
+from tvmlint.analysis.written_levels import literal_levels
+from tvmlint.knowledge.harness import harness
+from tvmlint.knowledge.numerics import (
+    accumulation,
+    compute_apis,
+    declarations,
+    low_default,
+    sum_apis,
+)
+from tvmlint.knowledge.registry import config_key_verdict
+from tvmlint.knowledge.target import (
     Knowledge,
-    harness,
     highest_gated_level,
     level_positions,
     lowest_default_level,
     pass_levels,
-)
-from tvmlint.analysis.registry import config_key_verdict
-from tvmlint.analysis.used_names import BY_NAME, UsedNames, call_arguments, roots_of
-from tvmlint.analysis.written_levels import literal_levels
-from tvmlint.checks.float16_accumulation import (
-    _declarations,
-    _facts,
-    _low,
-    _rows_apis,
-    _sum_apis,
 )
 from tvmlint.prefilter.names import history_methods, renamed_keyword_apis
 
@@ -73,7 +73,7 @@ def _unknown_config_key(used: UsedNames, view: "RuleView") -> bool:
 def _api_history(used: UsedNames, view: "RuleView") -> bool:
     # entries cover what lies under a module or class too: ask the history about every name;
     # a method ([[method]]) is asked for by its name, in a module that uses TVM
-    from tvmlint.analysis.api_history import get_history
+    from tvmlint.knowledge.api_history import get_history
 
     version = view.knowledge.version
     if used.uses_roots and not used.identifiers.isdisjoint(history_methods(version)):
@@ -126,17 +126,8 @@ def _sequential_given_level(used: UsedNames, view: "RuleView") -> bool:
 
 @functools.lru_cache(maxsize=None)
 def _declaring(version) -> frozenset:
-    buffer_types, decls, tensors = _declarations(version)
-    return buffer_types | frozenset(decls) | frozenset(tensors) | _rows_apis("te_compute", version)
-
-
-@functools.lru_cache(maxsize=None)
-def _low_default() -> bool:
-    """Whether some declaring API's default dtype is low-precision (then a declaration without
-    a dtype cannot be left out)."""
-    facts = _facts()
-    rows = [*facts.get("buffer_decl", []), *facts.get("te_tensor", [])]
-    return any(row.get("default_dtype", "float32") in _low() for row in rows)
+    buffer_types, decls, tensors = declarations(version)
+    return buffer_types | frozenset(decls) | frozenset(tensors) | compute_apis(version)
 
 
 def _may_accumulate_low(accumulated, part: UsedNames) -> bool:
@@ -144,11 +135,11 @@ def _may_accumulate_low(accumulated, part: UsedNames) -> bool:
     declarations of that name give (`UsedNames.declared`): a low-precision literal, a bare name
     (`declared_dtype` reads the dtype through it), or no declaration in the part (it lies
     outside: kept). A declaration with neither gives another dtype, or none: the declaring
-    API's default, which no row of numerics.toml makes low (`_low_default`)."""
-    low = _low()
+    API's default, which no row of numerics.toml makes low (`low_default`)."""
+    low = accumulation().low_precision
     for name in accumulated:
         literals = part.declared.get(name)
-        if literals is None or not low.isdisjoint(literals) or BY_NAME in literals or _low_default():
+        if literals is None or not low.isdisjoint(literals) or BY_NAME in literals or low_default():
             return True
     return False
 
@@ -163,8 +154,8 @@ def _low_precision_sum(used: UsedNames, view: "RuleView") -> bool:
     if not uses_trigger(used, view):
         return False
     knowledge = view.knowledge
-    sums = _sum_apis(knowledge.version)
-    if used.strings.isdisjoint(_low()):
+    sums = sum_apis(knowledge.version)
+    if used.strings.isdisjoint(accumulation().low_precision):
         # no low-precision literal here: only a parameter that calls in other modules give
         # can be low (ArgumentWait). A module under TVM's own packages is never given one:
         # a call of a TVM function is TVM's API, and no call site of it is followed
@@ -201,9 +192,9 @@ def _sum_in_function(function: UsedNames, module: UsedNames, knowledge: Knowledg
     # holds none, unless the module computes tensors (below). (Whether a test builds the
     # kernel, and what a dtype name is bound to, are read from the whole original text:
     # blanking never changes them.)
-    if function.uses_any(_sum_apis(knowledge.version)):
+    if function.uses_any(sum_apis(knowledge.version)):
         return True
-    if module.uses_any(_rows_apis("te_compute", knowledge.version)):
+    if module.uses_any(compute_apis(knowledge.version)):
         # a module that computes tensors may give one a function's return value as its dtype
         # (`te.compute(shape, decode_func)`, a decode helper it calls): any function may count
         return True

@@ -20,8 +20,8 @@ Patterns = Dict["re.Pattern[bytes]", Set[Tuple[Version, str]]]
 
 def patterns(selected: Dict[Version, Set[str]]) -> Patterns:
     """Each selected rule's project pattern, compiled, with the (release, code) pairs it keeps."""
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.checks import all_rules
+    from tvmlint.knowledge.target import get_knowledge
     from tvmlint.prefilter.view import view_of
 
     rules = all_rules()

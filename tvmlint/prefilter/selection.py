@@ -17,9 +17,9 @@ import ast
 import re
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set
 
-from tvmlint.analysis.knowledge import harness
 from tvmlint.analysis.reach import Reach
 from tvmlint.analysis.used_names import UsedNames, call_arguments, roots_of
+from tvmlint.knowledge.harness import harness
 from tvmlint.prefilter.view import RuleView, view_of
 
 PARSE_ERROR = "TVM001"

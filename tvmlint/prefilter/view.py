@@ -10,9 +10,9 @@ from __future__ import annotations
 import ast
 from typing import Dict, FrozenSet, Optional, Tuple
 
-from tvmlint.analysis.knowledge import Knowledge
 from tvmlint.analysis.used_names import UsedNames, roots_of
 from tvmlint.checks.prefilter_spec import Prefilter
+from tvmlint.knowledge.target import Knowledge
 from tvmlint.prefilter.names import NAME_SETS, PATTERNS
 from tvmlint.prefilter.predicates import INNER, LOW, WANTS, uses_trigger
 

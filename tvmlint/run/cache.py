@@ -131,7 +131,7 @@ def _seal(key: bytes, body: bytes) -> bytes:
 
 class ResultCache:
     def __init__(self, directory: Path):
-        from tvmlint.analysis.knowledge import data_fingerprint
+        from tvmlint.knowledge.tables import data_fingerprint
 
         self.directory = directory
         self.owned = owned(directory)

@@ -9,15 +9,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
-from tvmlint.analysis.catalog import load_catalog
-from tvmlint.analysis.knowledge import known_releases, newest_release, rules_dir
-from tvmlint.analysis.tables import toml
 from tvmlint.base.versions import (
     Version,
     format_version,
     parse_version,
     release_of_package,
 )
+from tvmlint.knowledge.catalog import load_catalog
+from tvmlint.knowledge.location import rules_dir
+from tvmlint.knowledge.releases import known_releases, newest_release
+from tvmlint.knowledge.tables import toml
 from tvmlint.output import FORMATS
 from tvmlint.run.discovery import is_regular_file, resolve
 from tvmlint.run.selection import Layer, enabled_codes, expand

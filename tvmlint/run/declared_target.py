@@ -77,7 +77,7 @@ def _release_of(text: str, path: Path) -> Optional[Declared]:
 
 
 def _pyproject_requirements(path: Path) -> List[str]:
-    from tvmlint.analysis.tables import toml
+    from tvmlint.knowledge.tables import toml
 
     data = _read(path)
     if data is None:

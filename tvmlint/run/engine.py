@@ -15,13 +15,13 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, FrozenSet, Iterator, List, NamedTuple, Optional, Tuple
 
-from tvmlint.analysis.catalog import rule_info
 from tvmlint.analysis.contexts import PassCtx
-from tvmlint.analysis.knowledge import get_knowledge
 from tvmlint.analysis.results import CallFact, FileResult
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.base.noqa import suppressions
 from tvmlint.base.versions import Version
+from tvmlint.knowledge.catalog import rule_info
+from tvmlint.knowledge.target import get_knowledge
 from tvmlint.prefilter.decide import UNKNOWN_MENTIONS
 from tvmlint.run.budget import within
 from tvmlint.run.discovery import resolve

@@ -55,8 +55,8 @@ def withheld_codes(
 
 
 def _roots(version: Version) -> FrozenSet[str]:
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.analysis.used_names import roots_of
+    from tvmlint.knowledge.target import get_knowledge
 
     return roots_of(get_knowledge(version))
 

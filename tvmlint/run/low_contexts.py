@@ -53,9 +53,9 @@ from typing import (
     Tuple,
 )
 
-from tvmlint.analysis.knowledge import default_levels
 from tvmlint.analysis.written_levels import literal_levels, merge
 from tvmlint.base.source import read_file
+from tvmlint.knowledge.target import default_levels
 
 # every byte that cannot be part of an identifier, to a space: the rest split into words
 # (bytes above 127 stay: a non-ASCII identifier is one word of its encoded bytes)
@@ -141,7 +141,7 @@ def factories_at(knowledge) -> Factories:
     """The factories of one release, with every release's highest default level as the ceiling
     under which a worker records what a file writes (`Checked.low_level`): a run may ask about
     any level up to it, whatever release each file is checked against."""
-    from tvmlint.analysis.knowledge import highest_default_level
+    from tvmlint.knowledge.target import highest_default_level
 
     factories = Factories.of([knowledge])
     factories.ceiling = max(factories.highest_default, highest_default_level())

@@ -475,8 +475,8 @@ def _may_mention(
 
 def _tvm_roots(entries: Sequence[_Entry]) -> FrozenSet[str]:
     """The top-level packages of TVM at every release the run checks against."""
-    from tvmlint.analysis.knowledge import get_knowledge
     from tvmlint.analysis.used_names import roots_of
+    from tvmlint.knowledge.target import get_knowledge
 
     versions = {entry.result.version for entry in entries if entry.result is not None}
     return frozenset().union(*(roots_of(get_knowledge(version)) for version in versions))
@@ -626,7 +626,7 @@ class _Low:
 
     def _low_contexts(self):
         if self._contexts is None:
-            from tvmlint.analysis.knowledge import get_knowledge
+            from tvmlint.knowledge.target import get_knowledge
             from tvmlint.run.low_contexts import Factories, LowContexts
 
             versions = {entry.result.version for entry in self.entries if entry.result is not None}
@@ -829,7 +829,7 @@ _RECENT_SIZE = 16
 
 def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] = None) -> List[Finding]:
     """One buffer on its own (stdin, the editor): contexts are followed within it."""
-    from tvmlint.analysis.knowledge import rules_dir
+    from tvmlint.knowledge.location import rules_dir
 
     shown = shown or str(path)
     module_name, is_package = module_name_for(path)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 from typing import Dict, FrozenSet, Iterable, Optional, Set, Tuple
 
-from tvmlint.analysis.catalog import load_catalog
+from tvmlint.knowledge.catalog import load_catalog
 
 # (select or None, extend-select, ignore with extend-ignore)
 Layer = Tuple[Optional[Tuple[str, ...]], Tuple[str, ...], Tuple[str, ...]]

@@ -283,7 +283,7 @@ def _report(args: argparse.Namespace, outcomes, remaining, files: int, stdin: bo
 
 def _show_fixes(applied, verb: str, total: int, stream) -> None:
     """As ruff's --show-fixes: each file, and in it how many findings of each rule were fixed."""
-    from tvmlint.analysis.catalog import load_catalog
+    from tvmlint.knowledge.catalog import load_catalog
 
     catalog = load_catalog()
     width = max(len(str(n)) for findings in applied.values() for n in Counter(f.code for f in findings).values())

@@ -174,11 +174,12 @@ class _Names:
             return name  # a pass only the pipeline builds: what ran says whether it was there
 
     def with_closest(self, message: str, name: str) -> str:
-        from tvmlint.companion.instrumented import COMPILE_NAMES, DEFAULT_NAMES
+        from tvmlint.companion.instrumented import DEFAULT_NAMES
         from tvmlint.companion.names import closest
+        from tvmlint.companion.pipeline import compile_names
 
         try:
-            near = closest(self.snapshot(), name, (*DEFAULT_NAMES, *COMPILE_NAMES))
+            near = closest(self.snapshot(), name, (*DEFAULT_NAMES, *compile_names()))
         except Exception:  # the suggestion is a courtesy: the error stands without it
             near = []
         return message + (f"; the closest: {', '.join(near)}" if near else "")

@@ -14,7 +14,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tvmlint.analysis.catalog import load_catalog
+    from tvmlint.knowledge.catalog import load_catalog
 
     catalog = load_catalog()
     code = args.code.upper()

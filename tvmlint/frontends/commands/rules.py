@@ -21,7 +21,7 @@ def add_parser(subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from tvmlint.analysis.catalog import load_catalog
+    from tvmlint.knowledge.catalog import load_catalog
 
     rows = [
         {"code": info.code, "name": info.name, "severity": info.severity, "fix": info.fix or "-",

@@ -72,6 +72,7 @@ def run(args: argparse.Namespace) -> int:
     from tvmlint.companion.process import default_timeout
     from tvmlint.companion.trace_command import parse
     from tvmlint.frontends.commands.trace_report import keep, rewritable, write, writer
+    from tvmlint.knowledge.target import instruments_since
 
     command = args.script_command[1:] if args.script_command[:1] == ["--"] else args.script_command
     if args.module is not None:
@@ -103,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
     if doc.get("unsupported"):
         version = (doc.get("tvm") or {}).get("version")
         print(f"tvmlint: error: the installed TVM{' ' + version if version else ''} cannot be traced: "
-              f"{doc['unsupported']} (TVM {trace_run.instruments_since()} added instruments)", file=sys.stderr)
+              f"{doc['unsupported']} (TVM {instruments_since()} added instruments)", file=sys.stderr)
         return EXIT_ERROR
     write(args, doc)
     keep(doc)

@@ -71,7 +71,7 @@ def socket_path() -> Optional[Path]:
 def fingerprint() -> str:
     """tvmlint's code and its rules/ data as they are on disk now. A daemon started from other
     files (an upgrade, an edited rules table) must not answer: it holds the old ones in memory."""
-    from tvmlint.analysis.rules_location import rules_dir
+    from tvmlint.knowledge.location import rules_dir
     from tvmlint.run.fingerprints import code_fingerprint, file_stamps
 
     rules = rules_dir()

@@ -15,10 +15,10 @@ from typing import List, Optional, Sequence, Tuple
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec, ServerTextPosition
 
-from tvmlint.analysis.catalog import load_catalog
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
 from tvmlint.base.noqa import NoqaWriter, codes_to_add
 from tvmlint.base.source import common_ends
+from tvmlint.knowledge.catalog import load_catalog
 
 SOURCE = "tvmlint"
 SEVERITY = {

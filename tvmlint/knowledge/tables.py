@@ -1,4 +1,4 @@
-"""Reading rules/ TOML: parsed once, then kept as a pickle beside it, as Python keeps bytecode.
+"""Reading rules/ TOML (the loader every knowledge module reads through): parsed once, then kept as a pickle beside it, as Python keeps bytecode.
 
 Python's TOML parser takes about 50 ms for the tables a run reads, a sixth of
 checking one file on its own; the pickle loads in a millisecond or two. Each
@@ -11,12 +11,14 @@ written and every run parses.
 
 from __future__ import annotations
 
+import functools
 import os
 import pickle
 import sys
 from pathlib import Path
 
 from tvmlint.base.filestate import now_ns, signature, trusted
+from tvmlint.knowledge.location import rules_dir
 
 FORMAT = 1
 
@@ -36,6 +38,44 @@ def load_toml(path: Path) -> dict:
     if trusted(sig, seen) and not sys.dont_write_bytecode:
         _write(compiled, (FORMAT, sig, seen, data))
     return data
+
+
+@functools.lru_cache(maxsize=None)
+def load_from(directory: str, name: str) -> dict:
+    """One table of one rules/ directory (`directory` keys the cache, so a changed
+    $TVMLINT_RULES_DIR is honoured); an absent table reads as empty."""
+    path = Path(directory) / name
+    if not path.exists():
+        return {}
+    return load_toml(path)
+
+
+def load_table(name: str) -> dict:
+    return load_from(str(rules_dir()), name)
+
+
+def cached(function):
+    """`function` of the tables, computed once per rules/ directory (so a changed
+    $TVMLINT_RULES_DIR is honoured) and per arguments."""
+    store = functools.lru_cache(maxsize=None)(lambda directory, *args: function(*args))
+
+    @functools.wraps(function)
+    def per_directory(*args):
+        return store(str(rules_dir()), *args)
+
+    return per_directory
+
+
+def data_fingerprint() -> str:
+    """A hash of every rules/ file, so caches notice when the knowledge changes."""
+    import hashlib  # only the result cache asks; loading OpenSSL costs a run on one file 2 ms
+
+    digest = hashlib.sha256()
+    root = rules_dir()
+    for path in sorted(root.rglob("*.toml")):
+        digest.update(str(path.relative_to(root)).encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def toml():

@@ -1,4 +1,5 @@
-"""The knowledge in rules/*.toml, seen from one target TVM version.
+"""rules/passes.toml, contexts.toml, runners.toml, executors.toml and pipelines.toml,
+seen from one target TVM version.
 
 Code asks this module what a pass, a context factory or a runner is; it never
 hard-codes a pass name, a level or a release.
@@ -8,25 +9,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple
+from typing import Dict, FrozenSet, Iterable, List, Optional, Tuple, Union
 
-# where the data is found is a module of its own: the daemon's client asks without loading it
-from tvmlint.analysis.rules_location import RULES_DIR_ENV, rules_dir  # noqa: F401
-from tvmlint.analysis.tables import load_toml
-from tvmlint.base.versions import Version, format_version, in_range, parse_version
-
-
-@functools.lru_cache(maxsize=None)
-def _load(directory: str, name: str) -> dict:
-    path = Path(directory) / name
-    if not path.exists():
-        return {}
-    return load_toml(path)
-
-
-def load_table(name: str) -> dict:
-    return _load(str(rules_dir()), name)
+from tvmlint.base.versions import Version, format_version, in_range
+from tvmlint.knowledge.api_history import old_roots, star_reexports
+from tvmlint.knowledge.location import rules_dir
+from tvmlint.knowledge.tables import cached, load_from, load_table
 
 
 def pass_levels() -> Tuple[int, int]:
@@ -37,32 +25,12 @@ def pass_levels() -> Tuple[int, int]:
 @functools.lru_cache(maxsize=None)
 def _pass_levels(directory: str) -> Tuple[int, int]:
     levels: List[int] = []
-    rows = list(_load(directory, "passes.toml").get("pass", []))
+    rows = list(load_from(directory, "passes.toml")["pass"])
     while rows:
         row = rows.pop()
-        levels.append(int(row.get("opt_level", 0)))
+        levels.append(int(row["opt_level"]))
         rows.extend(row.get("members", []))
     return (min(levels), max(levels)) if levels else (0, 0)
-
-
-def data_fingerprint() -> str:
-    """A hash of every rules/ file, so caches notice when the knowledge changes."""
-    import hashlib  # only the result cache asks; loading OpenSSL costs a run on one file 2 ms
-
-    digest = hashlib.sha256()
-    root = rules_dir()
-    for path in sorted(root.rglob("*.toml")):
-        digest.update(str(path.relative_to(root)).encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
-
-
-def known_releases() -> List[str]:
-    return list(load_table("versions.toml").get("releases", []))
-
-
-def newest_release() -> Version:
-    return parse_version(load_table("versions.toml").get("newest", "0.27"))
 
 
 @dataclass(frozen=True)
@@ -126,6 +94,19 @@ class Runner:
     source: str = ""
 
 
+@dataclass(frozen=True)
+class BuildPipeline:
+    """rules/pipelines.toml: what a relax build runs at one release, a module pass (`wrapper`)
+    that always runs and whose Sequential gates each member by the caller's PassContext."""
+
+    name: str
+    api: Tuple[str, ...]
+    wrapper: Member
+    runs: Tuple[Member, ...]
+    kinds: Tuple[Tuple[str, str], ...]  # (member name, pass kind)
+    source: str
+
+
 def _entry_applies(entry: dict, version: Version) -> bool:
     return in_range(version, entry.get("since"), entry.get("until"))
 
@@ -154,6 +135,22 @@ def _members(rows: Iterable[dict], version: Optional[Version] = None) -> Tuple[M
     )
 
 
+def _build_pipelines(release: str) -> Dict[str, BuildPipeline]:
+    # a relax build's pipeline is recorded per release (tools/relax_pipeline_from_source.py)
+    pipelines: Dict[str, BuildPipeline] = {}
+    for raw in load_table("pipelines.toml").get("pipeline", []):
+        if raw["release"] == release:
+            wrapper = raw["wrapper"]
+            spec = BuildPipeline(
+                raw["name"], tuple(raw["api"]), Member(wrapper["name"], int(wrapper["opt_level"])),
+                tuple(Member(m["name"], int(m["opt_level"])) for m in raw["members"]),
+                tuple((m["name"], m["kind"]) for m in raw["members"]), raw["source"],
+            )
+            for api in spec.api:
+                pipelines[api] = spec
+    return pipelines
+
+
 class Knowledge:
     """Every table, filtered to what exists at one TVM release."""
 
@@ -161,9 +158,9 @@ class Knowledge:
         self.version = version
         self.version_text = format_version(version)
         self._api_prefixes: Optional[FrozenSet[str]] = None
-        self._star_reexports: Optional[Dict[str, str]] = None
+        self._pipelines: Optional[Dict[str, BuildPipeline]] = None
         passes = load_table("passes.toml")
-        self.default_opt_level: int = int(passes.get("meta", {}).get("default_opt_level", 2))
+        self.default_opt_level: int = int(passes["meta"]["default_opt_level"])
 
         self.passes_by_api: Dict[str, PassSpec] = {}
         self.passes_by_name: Dict[str, PassSpec] = {}
@@ -175,7 +172,7 @@ class Knowledge:
                 name=entry["name"],
                 kind=entry["kind"],
                 opt_level=int(entry["opt_level"]),
-                api=tuple(entry.get("api", [])),
+                api=tuple(entry["api"]),
                 members=_members(entry.get("members", [])),
                 required=tuple(entry.get("required", [])),
                 source=entry.get("source", ""),
@@ -193,9 +190,9 @@ class Knowledge:
             if _entry_applies(raw, version):
                 spec = SequentialClass(
                     tuple(raw["api"]),
-                    tuple(raw.get("params", ["passes", "opt_level", "name", "required"])),
-                    int(raw.get("default_opt_level", 0)),
-                    raw.get("default_name", "sequential"),
+                    tuple(raw["params"]),
+                    int(raw["default_opt_level"]),
+                    raw["default_name"],
                 )
                 for api in spec.api:
                     self.sequential_classes[api] = spec
@@ -205,8 +202,8 @@ class Knowledge:
             if _entry_applies(raw, version):
                 spec = PassDecorator(
                     tuple(raw["api"]),
-                    raw.get("kind", "module"),
-                    tuple(raw.get("params", ["pass_func", "opt_level", "name", "required"])),
+                    raw["kind"],
+                    tuple(raw["params"]),
                 )
                 for api in spec.api:
                     self.decorators[api] = spec
@@ -217,19 +214,21 @@ class Knowledge:
             if _entry_applies(raw, version):
                 spec = ContextFactory(
                     tuple(raw["api"]),
-                    tuple(raw.get("params", ["opt_level", "required_pass", "disabled_pass"])),
-                    int(raw.get("default_opt_level", self.default_opt_level)),
+                    tuple(raw["params"]),
+                    int(raw["default_opt_level"]),
                     bool(raw.get("kwargs_passthrough", False)),
                 )
                 for api in spec.api:
                     self.context_factories[api] = spec
         # how a message and a fix spell "enter a context at level N" at this release
-        suggest = next((raw for raw in contexts.get("suggest", []) if _entry_applies(raw, version)), {})
-        self.context_text: str = suggest.get("text", "tvm.transform.PassContext")
-        self.context_fix: str = suggest.get("fix", self.context_text)
+        # (before the oldest row's release, the newest spelling)
+        suggestions = contexts["suggest"]
+        suggest = next((raw for raw in suggestions if _entry_applies(raw, version)), suggestions[-1])
+        self.context_text: str = suggest["text"]
+        self.context_fix: str = suggest["fix"]
         # context managers that are no PassContext (qconfig, apply_history_best): api -> how to name it
         self.scope_objects: Dict[str, str] = {
-            api: raw.get("what", "context")
+            api: raw["what"]
             for raw in contexts.get("scope_object", [])
             if _entry_applies(raw, version)
             for api in raw["api"]
@@ -246,9 +245,9 @@ class Knowledge:
             if _entry_applies(raw, version):
                 spec = Runner(
                     tuple(raw["api"]),
-                    raw.get("report", "TVM101"),
-                    _members(raw.get("runs", []), version),
-                    raw.get("source", ""),
+                    raw["report"],
+                    _members(raw["runs"], version),
+                    raw["source"],
                 )
                 for api in spec.api:
                     self.runners[api] = spec
@@ -262,7 +261,26 @@ class Knowledge:
             if runner is not None and _entry_applies(raw, version):
                 for api in raw["api"]:
                     self.executors.setdefault(api, {})[raw["kind"]] = (runner, raw["at"])
-                    self.executor_signatures[api] = (tuple(raw.get("params", ("kind",))), raw.get("default_kind"))
+                    self.executor_signatures[api] = (tuple(raw["params"]), raw["default_kind"])
+
+    def what_runs(self, qualname: str) -> Union[Runner, BuildPipeline, None]:
+        """What a call of `qualname` runs under the PassContext active at it: a runner
+        (rules/runners.toml, judged by the rule its `report` names), a build's pipeline
+        (rules/pipelines.toml), or None. Explain, its hover and the companion ask here; the
+        analysis's runner events (TVM101, TVM108) read the runners, the first half of the same
+        answer, so a check never loads the build pipelines only explain shows."""
+        return self.runners.get(qualname) or self.pipelines.get(qualname)
+
+    @property
+    def pipelines(self) -> Dict[str, BuildPipeline]:
+        """rules/pipelines.toml at this release, by API (read when first asked)."""
+        if self._pipelines is None:
+            self._pipelines = _build_pipelines(self.version_text)
+        return self._pipelines
+
+    def runner_apis(self, code: str) -> FrozenSet[str]:
+        """The runners' APIs whose gating the rule `code` reports."""
+        return frozenset(api for api, runner in self.runners.items() if runner.report == code)
 
     def pass_for_api(self, qualname: str) -> Optional[PassSpec]:
         return self.passes_by_api.get(qualname)
@@ -274,9 +292,7 @@ class Knowledge:
     def star_reexports(self) -> Dict[str, str]:
         """rules/api_history.toml [star_reexports]: the TVM module a name brought by a star
         import of a project module stands for (`relay` -> `tvm.relay`)."""
-        if self._star_reexports is None:
-            self._star_reexports = dict(load_table("api_history.toml").get("star_reexports", {}).get("modules", {}))
-        return self._star_reexports
+        return star_reexports()
 
     def api_prefixes(self) -> FrozenSet[str]:
         """Every qualified name the gating analysis cares about (computed once: it is on the hot path)."""
@@ -285,68 +301,9 @@ class Knowledge:
             names.update(self.sequential_classes, self.decorators, self.context_factories)
             names.update(self.current_context_apis, self.runners, self.executors)
             # packages the API history knows that are not TVM's any more (nnvm): their roots count too
-            names.update(raw["old"].split(".")[0] for raw in load_table("api_history.toml").get("symbol", []))
+            names.update(old_roots())
             self._api_prefixes = frozenset(names)
         return self._api_prefixes
-
-
-@dataclass(frozen=True)
-class Harness:
-    """rules/harness.toml: how test runners call code nothing else calls by name."""
-
-    test_file_prefixes: Tuple[str, ...]
-    test_file_suffixes: Tuple[str, ...]
-    test_class_prefix: str
-    test_function_prefix: str
-    unittest_bases: FrozenSet[str]
-    unittest_method_prefix: str
-    keep_context_decorators: Tuple[str, ...]  # qualified-name prefixes
-    harmless_fixtures: FrozenSet[str]
-    fixture_decorators: FrozenSet[str]
-    parameter_factories: FrozenSet[str]
-    raise_with_calls: FrozenSet[str]
-    raise_with_methods: FrozenSet[str]
-    # [deliberate_skip]: how near a comment must be, and what it must say, for a skip to be on purpose
-    skip_lines_above: int = 4
-    skip_lines_below: int = 8
-    skip_about: Tuple[str, ...] = ()
-    skip_says: Tuple[str, ...] = ()
-
-    def says_skip_on_purpose(self, comments: str, skipped_names) -> bool:
-        """Whether comment text speaks of the level (or a skipped pass) and says something does not run."""
-        text = comments.lower()
-        about = any(word in text for word in self.skip_about) or any(n.lower() in text for n in skipped_names)
-        return about and any(word in text for word in self.skip_says)
-
-    def is_test_module(self, module_name: str) -> bool:
-        stem = module_name.rpartition(".")[2]
-        return stem.startswith(self.test_file_prefixes) or stem.endswith(self.test_file_suffixes)
-
-    def keeps_context(self, decorator: str) -> bool:
-        return decorator.startswith(self.keep_context_decorators)
-
-
-def harness() -> Harness:
-    return _harness(str(rules_dir()))
-
-
-@functools.lru_cache(maxsize=None)
-def _harness(directory: str) -> Harness:
-    raw = _load(directory, "harness.toml")
-    pytest, unittest = raw.get("pytest", {}), raw.get("unittest", {})
-    fixtures, raises = raw.get("fixtures", {}), raw.get("expect_raise", {})
-    deliberate = raw.get("deliberate_skip", {})
-    return Harness(
-        tuple(pytest.get("file_prefixes", ())), tuple(pytest.get("file_suffixes", ())),
-        pytest.get("class_prefix", "Test"), pytest.get("function_prefix", "test"),
-        frozenset(unittest.get("bases", ())), unittest.get("method_prefix", "test"),
-        tuple(raw.get("decorators", {}).get("keep_context", ())),
-        frozenset(fixtures.get("harmless", ())), frozenset(fixtures.get("decorators", ())),
-        frozenset(fixtures.get("parameters", ())),
-        frozenset(raises.get("with_calls", ())), frozenset(raises.get("with_methods", ())),
-        int(deliberate.get("lines_above", 4)), int(deliberate.get("lines_below", 8)),
-        tuple(deliberate.get("about", ())), tuple(deliberate.get("says_skipped", ())),
-    )
 
 
 @functools.lru_cache(maxsize=None)
@@ -376,6 +333,72 @@ def tutorial_build_level() -> int:
     """The level TVM's own tutorials build a model at (contexts.toml): what TVM108 suggests, and
     a level explain takes a build's higher passes to be left out at on purpose."""
     return int(load_table("contexts.toml")["tutorial_build_level"])
+
+
+# rows as the tables write them, for `registry --verify`, which checks every field a row gives
+# against the installed TVM (the typed views above keep only what the rules use)
+
+
+def pass_rows(version: Version) -> List[dict]:
+    """passes.toml's [[pass]] rows that exist at `version`, history applied."""
+    return entries_at(load_table("passes.toml")["pass"], version)
+
+
+@cached
+def pass_constructors() -> Dict[str, Dict[str, str]]:
+    """Every pass API any release has, with how to build it where a bare call cannot: `args`
+    (Python source) and `target`, from the rows' build_args and build_target."""
+    found: Dict[str, Dict[str, str]] = {}
+    for entry in load_table("passes.toml")["pass"]:
+        recipe = {key: entry[field] for key, field in (("args", "build_args"), ("target", "build_target")) if field in entry}
+        for api in entry["api"]:
+            if recipe:
+                found[api] = recipe  # the last row that gives one
+            else:
+                found.setdefault(api, {})
+    return found
+
+
+def sequential_class_rows(version: Version) -> List[dict]:
+    return entries_at(load_table("passes.toml")["sequential_class"], version)
+
+
+def default_opt_level_row() -> Tuple[int, str]:
+    """PassContext's default opt_level and where the table has it from."""
+    meta = load_table("passes.toml")["meta"]
+    return int(meta["default_opt_level"]), meta["default_opt_level_source"]
+
+
+@functools.lru_cache(maxsize=None)
+def pass_kinds(knowledge: Knowledge) -> Dict[str, str]:
+    """The kind of each pass this release registers (module, function, sequential...), members
+    of Sequentials and of build pipelines included, where the tables say."""
+    kinds: Dict[str, str] = {}
+    rows = entries_at(load_table("passes.toml")["pass"], knowledge.version)
+    for row in rows:
+        kinds[row["name"]] = row["kind"]
+    while rows:
+        row = rows.pop()
+        for member in row.get("members", []):
+            if member.get("kind"):
+                kinds.setdefault(member["name"], member["kind"])
+            rows.append(member)
+    for pipeline in knowledge.pipelines.values():
+        for name, kind in pipeline.kinds:
+            kinds.setdefault(name, kind)
+    return kinds
+
+
+@cached
+def instruments_since() -> str:
+    """The first release whose PassContext takes `instruments` (contexts.toml): what the
+    companion's tracer needs."""
+    return str(load_table("contexts.toml")["instruments"]["since"])
+
+
+def build_apis() -> FrozenSet[str]:
+    """Every API a relax build pipeline is recorded for, at any release (rules/pipelines.toml)."""
+    return frozenset(api for raw in load_table("pipelines.toml").get("pipeline", []) for api in raw["api"])
 
 
 @functools.lru_cache(maxsize=None)
@@ -412,6 +435,6 @@ def highest_default_level() -> int:
 
 @functools.lru_cache(maxsize=None)
 def _highest_default_level(directory: str) -> int:
-    levels = [int(_load(directory, "passes.toml").get("meta", {}).get("default_opt_level", 2))]
-    levels.extend(int(raw.get("default_opt_level", levels[0])) for raw in _load(directory, "contexts.toml").get("context", []))
+    levels = [int(load_from(directory, "passes.toml")["meta"]["default_opt_level"])]
+    levels.extend(int(raw["default_opt_level"]) for raw in load_from(directory, "contexts.toml")["context"])
     return max(levels)

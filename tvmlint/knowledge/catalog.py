@@ -12,8 +12,8 @@ import functools
 from dataclasses import dataclass
 from typing import Dict, Optional
 
-from tvmlint.analysis.knowledge import rules_dir
-from tvmlint.analysis.tables import load_toml
+from tvmlint.knowledge.location import rules_dir
+from tvmlint.knowledge.tables import load_toml
 
 SEVERITIES = ("error", "warning", "info")
 DOCS_URL = "https://github.com/tvmlint/tvmlint/blob/main/rules/catalog/{code}.toml"

@@ -2,7 +2,7 @@
 
 `required_pass`/`disabled_pass` entries are matched against registered pass names
 (passes.toml plus pass_names.toml); `config` keys against config_keys.toml. Both
-are read per target release, like everything in `tvmlint.analysis.knowledge`.
+are read per target release, like everything in `tvmlint.knowledge`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,10 @@ import functools
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from tvmlint.analysis.knowledge import get_knowledge, known_releases, load_table
 from tvmlint.base.versions import Version, format_version, in_range, parse_version
+from tvmlint.knowledge.releases import known_releases
+from tvmlint.knowledge.tables import load_table
+from tvmlint.knowledge.target import entries_at, get_knowledge
 
 
 @functools.lru_cache(maxsize=None)
@@ -48,14 +50,22 @@ class ConfigKey:
     until: Optional[str]
     renamed_to: Optional[str]
     backend: Optional[str]
+    type: Optional[str]  # the Python type a value must have, where the table says
 
 
 @functools.lru_cache(maxsize=None)
 def config_keys() -> Dict[str, ConfigKey]:
     return {
-        row["name"]: ConfigKey(row["name"], row.get("since"), row.get("until"), row.get("renamed_to"), row.get("backend"))
+        row["name"]: ConfigKey(
+            row["name"], row.get("since"), row.get("until"), row.get("renamed_to"), row.get("backend"), row.get("type"),
+        )
         for row in load_table("config_keys.toml").get("key", [])
     }
+
+
+def config_key_rows(version: Version) -> List[dict]:
+    """config_keys.toml's rows at `version` as the table writes them (`registry --verify`)."""
+    return entries_at(load_table("config_keys.toml")["key"], version)
 
 
 @functools.lru_cache(maxsize=None)

@@ -16,8 +16,9 @@ import functools
 from dataclasses import dataclass
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
-from tvmlint.analysis.knowledge import load_table, rules_dir
 from tvmlint.base.versions import Version, in_range, parse_version
+from tvmlint.knowledge.location import rules_dir
+from tvmlint.knowledge.tables import load_from
 
 REMOVED, DEPRECATED = "removed", "deprecated"
 
@@ -244,8 +245,30 @@ class History:
 
 @functools.lru_cache(maxsize=None)
 def _history(directory: str) -> History:
-    return History(load_table("api_history.toml"))
+    return History(load_from(directory, "api_history.toml"))
 
 
 def get_history() -> History:
     return _history(str(rules_dir()))
+
+
+@functools.lru_cache(maxsize=None)
+def _roots(directory: str) -> FrozenSet[str]:
+    return frozenset(raw["old"].split(".")[0] for raw in load_from(directory, "api_history.toml").get("symbol", []))
+
+
+@functools.lru_cache(maxsize=None)
+def _star_reexports(directory: str) -> Dict[str, str]:
+    return dict(load_from(directory, "api_history.toml").get("star_reexports", {}).get("modules", {}))
+
+
+def star_reexports() -> Dict[str, str]:
+    """[star_reexports]: the TVM module a name brought by a star import of a project module
+    stands for (`relay` -> `tvm.relay`)."""
+    return _star_reexports(str(rules_dir()))
+
+
+def old_roots() -> FrozenSet[str]:
+    """The top-level packages of every path the history knows (`History.roots`), without building
+    the history: the gating analysis asks on runs that check no API use."""
+    return _roots(str(rules_dir()))
