@@ -80,14 +80,16 @@ def run_main(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[d
         io.TextIOWrapper(out, encoding=encoding),
         io.TextIOWrapper(err, encoding=encoding, errors="backslashreplace"),
     )
-    saved_streams = sys.stdin, sys.stdout, sys.stderr
+    # sys.__stdout__ too: argparse's help takes its width from it (shutil.get_terminal_size), as
+    # a process whose stdout is a pipe gets the 80 columns of no terminal
+    saved_streams = sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__
     saved_env, saved_cwd = dict(os.environ), os.getcwd()
     saved_sigterm = signal.getsignal(signal.SIGTERM)
     try:
         os.chdir(cwd)
         os.environ.clear()
         os.environ.update(full_env)
-        sys.stdin, sys.stdout, sys.stderr = streams
+        sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
         # a warning goes to stderr, as in a process of its own (not to pytest's record)
         with warnings.catch_warnings():
             warnings.resetwarnings()
@@ -98,7 +100,7 @@ def run_main(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[d
         for stream in streams[1:]:
             stream.flush()
     finally:
-        sys.stdin, sys.stdout, sys.stderr = saved_streams
+        sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__ = saved_streams
         os.environ.clear()
         os.environ.update(saved_env)
         os.chdir(saved_cwd)

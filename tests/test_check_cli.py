@@ -130,6 +130,7 @@ IN_PROCESS_RUNS = [
     ("fix", "-"),
     ("explain", "bad.py:3"),
     ("rule", "TVM101"),
+    ("check", "--help"),
     ("check", "--select", "TVM999"),
     ("check", "--no-such-flag"),
     ("check", "nope.py"),
