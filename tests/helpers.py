@@ -63,6 +63,68 @@ def run_cli(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[di
     )
 
 
+def run_main(*args: str, cwd: Path, stdin: Optional[str] = None, env: Optional[dict] = None) -> subprocess.CompletedProcess:
+    """`run_cli` without the process: tvmlint's `main(argv)` here, with the command's working
+    directory, environment and standard streams (bytes in the locale's encoding, read back as
+    subprocess's text mode reads them), and the SIGTERM disposition the run changes put back.
+    The daemon runs a client's command the same way (tests/test_daemon.py holds the two to
+    the same bytes and exit codes, tests/test_check_cli.py holds this helper to run_cli). A
+    test about the process itself (signals, pipes, a closed stream, the installed entry
+    point) uses run_cli."""
+    import io
+    import locale
+    import warnings
+
+    from tvmlint.frontends.cli import main
+
+    encoding = locale.getpreferredencoding(False)
+    full_env = dict(os.environ)
+    full_env.pop("NO_COLOR", None)
+    full_env.update(env or {})
+    out, err = io.BytesIO(), io.BytesIO()
+    streams = (
+        io.TextIOWrapper(io.BytesIO((stdin or "").encode(encoding)), encoding=encoding),
+        io.TextIOWrapper(out, encoding=encoding),
+        io.TextIOWrapper(err, encoding=encoding, errors="backslashreplace"),
+    )
+    # sys.__stdout__ too: argparse's help takes its width from it (shutil.get_terminal_size), as
+    # a process whose stdout is a pipe gets the 80 columns of no terminal
+    saved_streams = sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved_sigterm = signal.getsignal(signal.SIGTERM)
+    try:
+        os.chdir(cwd)
+        os.environ.clear()
+        os.environ.update(full_env)
+        sys.stdin, sys.stdout, sys.stderr = sys.__stdin__, sys.__stdout__, sys.__stderr__ = streams
+        # a warning goes to stderr, as in a process of its own (not to pytest's record)
+        with warnings.catch_warnings():
+            warnings.resetwarnings()
+            for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+                warnings.simplefilter("ignore", category)
+            warnings.showwarning = _show_warning
+            code = main(list(args))
+        for stream in streams[1:]:
+            stream.flush()
+    finally:
+        sys.stdin, sys.stdout, sys.stderr, sys.__stdin__, sys.__stdout__, sys.__stderr__ = saved_streams
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.chdir(saved_cwd)
+        signal.signal(signal.SIGTERM, saved_sigterm)
+
+    def text(data: bytes) -> str:
+        return io.TextIOWrapper(io.BytesIO(data), encoding=encoding).read()
+
+    return subprocess.CompletedProcess(["tvmlint", *args], code, text(out.getvalue()), text(err.getvalue()))
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    import warnings
+
+    sys.stderr.write(warnings.formatwarning(message, category, filename, lineno, line))
+
+
 def drain_pty(controller: int) -> bytes:
     """Everything written to a pseudo-terminal until its last writer closes it; closes it too."""
     chunks = []

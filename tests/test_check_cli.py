@@ -118,3 +118,38 @@ def test_a_working_directory_that_was_removed_is_a_usage_error(tmp_path):
     done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2
     assert done.stderr.strip() == "tvmlint: error: the working directory no longer exists", done.stderr
+
+
+IN_PROCESS_RUNS = [
+    ("check",),
+    ("check", "--format", "json", "--select", "TVM1"),
+    ("check", "--format", "sarif", "bad.py"),
+    ("check", "--show-settings", "bad.py"),
+    ("check", "--stdin-filename", "piped.py", "-"),
+    ("fix", "--diff", "old.py"),
+    ("fix", "-"),
+    ("explain", "bad.py:3"),
+    ("rule", "TVM101"),
+    ("check", "--help"),
+    ("check", "--select", "TVM999"),
+    ("check", "--no-such-flag"),
+    ("check", "nope.py"),
+]
+
+
+def test_run_main_runs_a_command_as_run_cli_does(tmp_path):
+    """Tests that are about what a run reports use helpers.run_main (tvmlint's main in the test's
+    process): it must give each command's exit code, stdout and stderr byte for byte."""
+    from helpers import run_main
+
+    old = 'import tvm\nfrom tvm import relay\n\nwith relay.build_config(opt_level=3):\n    lib = relay.build(mod, target="llvm")\n'
+    write_tree(tmp_path, {"pyproject.toml": CONFIG, "bad.py": SILENT, "old.py": old, "clean.py": CLEAN})
+    codes = set()
+    for argv in IN_PROCESS_RUNS:
+        stdin = old if argv[-1] == "-" else None
+        alone = run_cli(*argv, cwd=tmp_path, stdin=stdin)
+        here = run_main(*argv, cwd=tmp_path, stdin=stdin)
+        assert (here.returncode, here.stdout, here.stderr) == (alone.returncode, alone.stdout, alone.stderr), argv
+        codes.add(alone.returncode)
+    assert codes == {0, 1, 2}
+    assert (tmp_path / "old.py").read_text() == old  # --diff writes nothing, in either

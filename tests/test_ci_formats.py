@@ -10,7 +10,7 @@ from urllib.parse import unquote, urljoin, urlparse
 
 import jsonschema
 import pytest
-from helpers import run_cli, write_tree
+from helpers import run_main, write_tree
 
 from tvmlint.knowledge.catalog import load_catalog
 from tvmlint.output.github import escape_data, escape_property
@@ -36,8 +36,8 @@ def validate(log: dict) -> None:
 
 def test_sarif_validates_and_carries_rules_results_and_fixes(tmp_path):
     write_tree(tmp_path, PROJECT)
-    as_json = json.loads(run_cli("check", "--format", "json", ".", cwd=tmp_path).stdout)
-    done = run_cli("check", "--format", "sarif", ".", cwd=tmp_path)
+    as_json = json.loads(run_main("check", "--format", "json", ".", cwd=tmp_path).stdout)
+    done = run_main("check", "--format", "sarif", ".", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     log = json.loads(done.stdout)
     validate(log)
@@ -81,7 +81,7 @@ def test_sarif_validates_and_carries_rules_results_and_fixes(tmp_path):
 
 def test_sarif_of_a_clean_run_validates(tmp_path):
     write_tree(tmp_path, {"clean.py": "import tvm\n"})
-    done = run_cli("check", "--format", "sarif", "clean.py", cwd=tmp_path)
+    done = run_main("check", "--format", "sarif", "clean.py", cwd=tmp_path)
     assert done.returncode == 0
     log = json.loads(done.stdout)
     validate(log)
@@ -107,8 +107,8 @@ def unescape(text: str) -> str:
 
 def test_github_annotations_round_trip(tmp_path):
     write_tree(tmp_path, {**PROJECT, "odd,name:1.py": FOLD})
-    as_json = json.loads(run_cli("check", "--format", "json", ".", cwd=tmp_path).stdout)
-    done = run_cli("check", "--format", "github", ".", cwd=tmp_path)
+    as_json = json.loads(run_main("check", "--format", "json", ".", cwd=tmp_path).stdout)
+    done = run_main("check", "--format", "github", ".", cwd=tmp_path)
     assert done.returncode == 1
     lines = done.stdout.splitlines()
     annotations = [ANNOTATION.match(line) for line in lines if line.startswith("::")]
@@ -134,7 +134,7 @@ def test_github_escapes_what_the_runner_reads():
 @pytest.mark.tvm
 def test_sarif_carries_what_the_installed_tvm_said(tmp_path):
     write_tree(tmp_path, PROJECT)
-    done = run_cli("check", "--confirm", "--format", "sarif", "sub dir/job.py", cwd=tmp_path)
+    done = run_main("check", "--confirm", "--format", "sarif", "sub dir/job.py", cwd=tmp_path)
     log = json.loads(done.stdout)
     validate(log)
     results = log["runs"][0]["results"]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from helpers import run_cli, write_tree
+from helpers import run_main, write_tree
 from junitparser import Failure, JUnitXml
 
 FOLD = "mod = relay.transform.FoldScaleAxis()(mod)\n"
@@ -23,7 +23,7 @@ GITLAB_SCHEMA = json.loads((Path(__file__).parent / "schemas" / "gitlab-codequal
 
 
 def _json(root: Path):
-    done = run_cli("check", "--format", "json", ".", cwd=root)
+    done = run_main("check", "--format", "json", ".", cwd=root)
     assert done.returncode == 1, done.stderr
     return json.loads(done.stdout)
 
@@ -33,7 +33,7 @@ def _json(root: Path):
 def test_json_lines_is_one_object_per_finding_with_the_json_fields(tmp_path):
     # a file name holding U+2028, which str.splitlines() takes for a line end: escaped in the JSON
     write_tree(tmp_path, {**PROJECT, "odd\u2028name.py": "from tvm import relay\n" + FOLD})
-    done = run_cli("check", "--format", "json-lines", ".", cwd=tmp_path)
+    done = run_main("check", "--format", "json-lines", ".", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert len(done.stdout.splitlines()) == 4
     lines = done.stdout.split("\n")
@@ -41,7 +41,7 @@ def test_json_lines_is_one_object_per_finding_with_the_json_fields(tmp_path):
     objects = [json.loads(line) for line in lines[:-1]]
     assert objects == _json(tmp_path)
     assert len(objects) == 4
-    clean = run_cli("check", "--format", "json-lines", "clean.py", cwd=tmp_path)
+    clean = run_main("check", "--format", "json-lines", "clean.py", cwd=tmp_path)
     assert (clean.returncode, clean.stdout) == (0, "")
 
 
@@ -50,7 +50,7 @@ def test_json_lines_is_one_object_per_finding_with_the_json_fields(tmp_path):
 def test_junit_has_a_suite_per_file_and_a_failing_case_per_finding(tmp_path):
     write_tree(tmp_path, PROJECT)
     findings = _json(tmp_path)
-    done = run_cli("check", "--format", "junit", ".", cwd=tmp_path)
+    done = run_main("check", "--format", "junit", ".", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     assert done.stdout.startswith('<?xml version="1.0" encoding="UTF-8"?>')
     report = JUnitXml.fromstring(done.stdout.encode("utf-8"))
@@ -75,7 +75,7 @@ def test_junit_has_a_suite_per_file_and_a_failing_case_per_finding(tmp_path):
 
 def test_junit_for_a_clean_run_is_one_passing_case(tmp_path):
     write_tree(tmp_path, PROJECT)
-    done = run_cli("check", "--format", "junit", "clean.py", cwd=tmp_path)
+    done = run_main("check", "--format", "junit", "clean.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     report = JUnitXml.fromstring(done.stdout.encode("utf-8"))
     [suite] = list(report)
@@ -89,7 +89,7 @@ def test_junit_stays_well_formed_with_control_characters_and_undecodable_names(t
     name = b"bad\xffname.py"
     (tmp_path / "sub dir").joinpath(__import__("os").fsdecode(name)).write_text(
         "from tvm import relay\n" + FOLD + 'relay.build_config(opt_level=3, config={"a\\x1bb": 1})\n', encoding="utf-8")
-    done = run_cli("check", "--format", "junit", ".", cwd=tmp_path)
+    done = run_main("check", "--format", "junit", ".", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     report = JUnitXml.fromstring(done.stdout.encode("utf-8", "surrogateescape"))
     names = [suite.name for suite in report]
@@ -106,7 +106,7 @@ def validate(report) -> None:
 
 
 def _gitlab(root: Path, *args: str, env=None):
-    done = run_cli("check", "--format", "gitlab", *args, cwd=root, env=env)
+    done = run_main("check", "--format", "gitlab", *args, cwd=root, env=env)
     raw = done.stdout.encode("utf-8")
     assert not raw.startswith(b"\xef\xbb\xbf")  # GitLab's parser refuses a byte order mark
     return done, json.loads(done.stdout)
@@ -161,8 +161,8 @@ def test_gitlab_paths_are_relative_to_the_project_dir(tmp_path):
 @pytest.mark.parametrize("fmt", ["json-lines", "junit", "gitlab"])
 def test_each_format_goes_to_an_output_file(tmp_path, fmt):
     write_tree(tmp_path, PROJECT)
-    expected = run_cli("check", "--format", fmt, ".", cwd=tmp_path).stdout
-    done = run_cli("check", "--format", fmt, "-o", "report.out", ".", cwd=tmp_path)
+    expected = run_main("check", "--format", fmt, ".", cwd=tmp_path).stdout
+    done = run_main("check", "--format", fmt, "-o", "report.out", ".", cwd=tmp_path)
     assert done.returncode == 1 and done.stdout == ""
     assert (tmp_path / "report.out").read_text(encoding="utf-8") == expected
 

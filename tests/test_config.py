@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from helpers import check_tree, run_cli, write_tree
+from helpers import check_tree, run_main, write_tree
 
 from tvmlint.base.versions import format_version
 from tvmlint.run.config import Overrides, SettingsResolver, default_target
@@ -23,20 +23,20 @@ def test_nearest_pyproject_wins(tmp_path):
     resolver = SettingsResolver(Overrides(), cwd=tmp_path)
     assert resolver.for_path(tmp_path / "old" / "a.py").target_text == "0.8"
     assert resolver.for_path(tmp_path / "new" / "a.py").target_text == "0.19"
-    result = run_cli("check", "--format", "concise", cwd=tmp_path)
+    result = run_main("check", "--format", "concise", cwd=tmp_path)
     assert result.stdout.splitlines()[0].startswith("new/a.py:3:7: TVM101")
     assert "old/a.py" not in result.stdout
 
 
 def test_cli_flags_override_the_file(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\nignore = ["TVM101"]\n', "a.py": SILENT})
-    assert run_cli("check", cwd=tmp_path).returncode == 0
+    assert run_main("check", cwd=tmp_path).returncode == 0
     # as ruff's: --select replaces the configured selection, its ignore with it
-    assert run_cli("check", "--select", "TVM101", cwd=tmp_path).returncode == 1
-    assert run_cli("check", "--extend-select", "TVM101", cwd=tmp_path).returncode == 1  # a later layer adds it back
+    assert run_main("check", "--select", "TVM101", cwd=tmp_path).returncode == 1
+    assert run_main("check", "--extend-select", "TVM101", cwd=tmp_path).returncode == 1  # a later layer adds it back
     other = tmp_path / "other.toml"
     other.write_text('[tool.tvmlint]\ntarget-version = "0.19"\n')
-    assert run_cli("check", "--config", str(other), cwd=tmp_path).returncode == 1
+    assert run_main("check", "--config", str(other), cwd=tmp_path).returncode == 1
 
 
 def test_selection_prefixes_and_defaults(tmp_path):
@@ -54,7 +54,7 @@ def test_per_file_ignores_and_exclude(tmp_path):
         'per-file-ignores = { "tests/*" = ["TVM101"] }\nexclude = ["generated"]\n',
         "tests/t.py": SILENT, "generated/g.py": SILENT, "src/s.py": SILENT,
     })
-    result = run_cli("check", "--format", "concise", cwd=tmp_path)
+    result = run_main("check", "--format", "concise", cwd=tmp_path)
     assert [line.split(":")[0] for line in result.stdout.splitlines()[:-1]] == ["src/s.py"]
 
 
@@ -68,7 +68,7 @@ def test_per_file_ignores_and_exclude(tmp_path):
 ])
 def test_bad_config_names_file_and_key(tmp_path, body, message):
     write_tree(tmp_path, {"pyproject.toml": body, "a.py": SILENT})
-    result = run_cli("check", cwd=tmp_path)
+    result = run_main("check", cwd=tmp_path)
     assert result.returncode == 2
     assert message in result.stderr and "pyproject.toml" in result.stderr
     assert "Traceback" not in result.stderr
@@ -91,7 +91,7 @@ def test_default_target_is_the_installed_tvm():
 def test_a_config_path_that_is_no_file_says_what_it_is(tmp_path, given, message):
     """`--config .` and `--config /dev/null` were "no such file", though both exist."""
     write_tree(tmp_path, {"a.py": SILENT})
-    result = run_cli("check", "--config", given, cwd=tmp_path)
+    result = run_main("check", "--config", given, cwd=tmp_path)
     assert result.returncode == 2
     assert result.stderr.strip() == f"tvmlint: error: --config {given}: {message}"
 
@@ -105,9 +105,9 @@ def test_a_config_path_that_is_no_file_says_what_it_is(tmp_path, given, message)
 def test_a_config_without_the_tvmlint_table_is_an_error_not_the_defaults(tmp_path, name, text):
     write_tree(tmp_path, {"a.py": SILENT, f"given/{name}": text})
     for command in ("check", "fix"):
-        result = run_cli(command, "--config", f"given/{name}", "a.py", cwd=tmp_path)
+        result = run_main(command, "--config", f"given/{name}", "a.py", cwd=tmp_path)
         assert result.returncode == 2 and result.stdout == ""
         assert result.stderr.strip() == (f"tvmlint: error: --config given/{name}: has no [tool.tvmlint] table "
                                          "(tvmlint reads its settings from [tool.tvmlint] in a pyproject.toml-style file)")
     (tmp_path / "given" / name).write_text(text + '\n[tool.tvmlint]\ntarget-version = "0.19"\n')
-    assert run_cli("check", "--config", f"given/{name}", "a.py", cwd=tmp_path).returncode == 1  # now read: TVM101
+    assert run_main("check", "--config", f"given/{name}", "a.py", cwd=tmp_path).returncode == 1  # now read: TVM101

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import REPO, drain_pty
+from tests.helpers import REPO, drain_pty, run_main
 from tvmlint.frontends.daemon import address, client
 
 pytestmark = pytest.mark.skipif(not address.supported(), reason="the daemon needs Unix domain sockets")
@@ -291,7 +291,23 @@ def test_status_start_and_stop(env):
     assert tvmlint(env, "daemon", "stop", cwd=REPO)[:2] == (0, b"tvmlint daemon: not running\n")
 
 
-def test_stop_reaches_a_daemon_still_starting(env, tmp_path):
+def quick_to_give_up(monkeypatch):
+    """`tvmlint daemon status|stop` in this process, where the waits on a daemon that does not
+    answer can be shortened: its reply (client.ASK_TIMEOUT, 10 s) and its end on SIGTERM
+    (TERM_WAIT, 5 s; a stopped process never ends on it). (code, stdout, stderr) as tvmlint()."""
+    from tvmlint.frontends.commands import daemon as command
+
+    monkeypatch.setattr(client, "ASK_TIMEOUT", 1.0)
+    monkeypatch.setattr(command, "TERM_WAIT", 0.5)
+
+    def run(env, *args):
+        done = run_main(*args, cwd=REPO, env=env)
+        return done.returncode, done.stdout.encode(), done.stderr.encode()
+
+    return run
+
+
+def test_stop_reaches_a_daemon_still_starting(env, tmp_path, monkeypatch):
     # `check --daemon` with none running starts one in the background and checks in its own
     # process meanwhile. A stop before that daemon answers said "not running", and the daemon
     # came up afterwards (issue #32). It is frozen here the moment it holds its lock, so the
@@ -302,8 +318,9 @@ def test_stop_reaches_a_daemon_still_starting(env, tmp_path):
     assert wait_for(lambda: address.lock_holder()[1] is not None)
     pid = address.lock_holder()[1]
     os.kill(pid, signal.SIGSTOP)
+    here = quick_to_give_up(monkeypatch)
     try:
-        code, out, err = tvmlint(env, "daemon", "stop", cwd=REPO)
+        code, out, err = here(env, "daemon", "stop")
         assert code == 0 and out.startswith(f"tvmlint daemon: stopped (pid {pid}".encode()), (out, err)
         assert wait_for(lambda: not _alive(pid), 5)
     finally:
@@ -313,15 +330,16 @@ def test_stop_reaches_a_daemon_still_starting(env, tmp_path):
     assert address.lock_holder() == (False, None)
 
 
-def test_stop_ends_a_daemon_that_does_not_answer(env):
+def test_stop_ends_a_daemon_that_does_not_answer(env, monkeypatch):
     # a daemon that holds its lock and answers nothing (stopped here with SIGSTOP) is ended,
     # where "not running" would leave it holding the lock, and every `check --daemon` waiting
     pid = start(env)
     os.kill(pid, signal.SIGSTOP)
+    here = quick_to_give_up(monkeypatch)
     try:
-        code, out, err = tvmlint(env, "daemon", "status", cwd=REPO)
+        code, out, err = here(env, "daemon", "status")
         assert code == 0 and f"not answering (pid {pid})".encode() in out, (out, err)
-        code, out, err = tvmlint(env, "daemon", "stop", cwd=REPO)
+        code, out, err = here(env, "daemon", "stop")
         assert code == 0 and f"stopped (pid {pid}; it was starting or not answering)".encode() in out, (out, err)
         assert not _alive(pid)
     finally:

@@ -1,5 +1,5 @@
 """A project that sets no target-version is checked against the TVM it declares (as ruff reads
-`requires-python`), through the real command: the answer does not depend on which TVM is
+`requires-python`), through the command line: the answer does not depend on which TVM is
 installed where tvmlint runs, `--show-settings` says where the target came from, and a guess
 is said once per run."""
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import run_cli, run_main
 
 FOLD = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 GUESS = "no target-version is set or declared"
@@ -22,7 +22,7 @@ def project(root: Path, files: dict) -> Path:
 
 
 def target_line(root: Path, path: str = "fold.py") -> str:
-    shown = run_cli("check", "--show-settings", path, cwd=root)
+    shown = run_main("check", "--show-settings", path, cwd=root)
     assert shown.returncode == 0, shown.stderr
     return next(line for line in shown.stdout.splitlines() if line.startswith("target-version"))
 
@@ -41,7 +41,7 @@ def test_the_declared_release_is_the_target(tmp_path, files, release, source):
     root = project(tmp_path, files)
     line = target_line(root)
     assert f'target-version = "{release}"' in line and source in line, line
-    done = run_cli("check", "--no-cache", "--format", "concise", "fold.py", cwd=root)
+    done = run_main("check", "--no-cache", "--format", "concise", "fold.py", cwd=root)
     # a Relay-era release: the skipped passes, not "relay does not exist" (what the installed 0.27 says)
     assert "TVM101" in done.stdout and "TVM201" not in done.stdout, done.stdout
     assert GUESS not in done.stderr
@@ -53,7 +53,7 @@ def test_a_configured_target_wins_over_the_declared_one(tmp_path):
                           '[tool.tvmlint]\ntarget-version = "0.8"\n',
     })
     assert 'target-version = "0.8"' in target_line(root)
-    assert '"0.14"' in run_cli("check", "--show-settings", "--target-version", "0.14", "fold.py", cwd=root).stdout
+    assert '"0.14"' in run_main("check", "--show-settings", "--target-version", "0.14", "fold.py", cwd=root).stdout
 
 
 def test_a_subproject_declares_its_own(tmp_path):
@@ -71,18 +71,18 @@ def test_a_release_tvmlint_does_not_know_is_said_not_mapped(tmp_path):
     root = project(tmp_path, {"requirements.txt": "apache-tvm==0.31.0\n"})
     line = target_line(root)
     assert "apache-tvm==0.31.0 in requirements.txt names TVM 0.31, which tvmlint does not know" in line, line
-    done = run_cli("check", "--no-cache", "fold.py", cwd=root)
+    done = run_main("check", "--no-cache", "fold.py", cwd=root)
     assert done.returncode == 1
     assert done.stderr.count(GUESS) == 1 and "0.31" in done.stderr
 
 
 def test_a_guess_is_said_once_and_not_with_quiet(tmp_path):
     root = project(tmp_path, {"other.py": FOLD, "sub/more.py": FOLD})
-    done = run_cli("check", "--no-cache", ".", cwd=root)
+    done = run_main("check", "--no-cache", ".", cwd=root)
     assert done.stderr.count(GUESS) == 1, done.stderr
-    assert GUESS not in run_cli("check", "--no-cache", "-q", ".", cwd=root).stderr
-    assert GUESS not in run_cli("check", "--no-cache", "--target-version", "0.19", ".", cwd=root).stderr
-    fixed = run_cli("fix", "--no-cache", ".", cwd=root)
+    assert GUESS not in run_main("check", "--no-cache", "-q", ".", cwd=root).stderr
+    assert GUESS not in run_main("check", "--no-cache", "--target-version", "0.19", ".", cwd=root).stderr
+    fixed = run_main("fix", "--no-cache", ".", cwd=root)
     assert fixed.stderr.count(GUESS) == 1, fixed.stderr
 
 

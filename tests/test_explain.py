@@ -1,4 +1,4 @@
-"""`tvmlint explain`: through the real CLI on every seed situation in examples/, and its verdict
+"""`tvmlint explain`: through the command line on every seed situation in examples/, and its verdict
 against TVM101's on every one of the rule's cases (the two must never disagree)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import CASE_TARGET, REPO, check_tree, run_cli
+from helpers import CASE_TARGET, REPO, check_tree, run_main
 
 from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
 from tvmlint.checks.rule import Case
@@ -46,19 +46,19 @@ def test_every_seed_has_sites():
 @pytest.mark.parametrize("path, expected", list(_example_sites()))
 def test_cli_on_every_example_site(path, expected):
     place = f"{path.relative_to(REPO)}:{expected.line}:{expected.column}"
-    done = run_cli("explain", place, "--format", "json", cwd=REPO)
+    done = run_main("explain", place, "--format", "json", cwd=REPO)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert (data["line"], data["column"], data["kind"]) == (expected.line, expected.column, expected.kind)
     assert data["skips"] == expected.skips
     assert data["outcomes"], data
-    text = run_cli("explain", place, cwd=REPO)  # a pipe: plain text
+    text = run_main("explain", place, cwd=REPO)  # a pipe: plain text
     assert text.returncode == 0, text.stderr
     assert "Verdict:" in text.stdout and "\x1b[" not in text.stdout
 
 
 def test_fold_scale_axis_report():
-    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
+    done = run_main("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
     assert done.returncode == 0, done.stderr
     out = done.stdout
     assert "the default context: no PassContext is entered here" in out
@@ -66,20 +66,20 @@ def test_fold_scale_axis_report():
     assert "BackwardFoldScaleAxis (function, opt_level 3): SKIPPED: opt_level 3 > context 2" in out
     assert "FoldConstant (function, opt_level 2): runs" in out
     # under the `with` two lines below, everything runs
-    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:15", cwd=REPO)
+    done = run_main("explain", "examples/relay_era/fold_scale_axis.py:15", cwd=REPO)
     assert "PassContext(opt_level=3) on line 14" in done.stdout and "Verdict: every member runs." in done.stdout
     # a pass called directly is never gated
-    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:22", cwd=REPO)
+    done = run_main("explain", "examples/relay_era/fold_scale_axis.py:22", cwd=REPO)
     assert "a pass called directly is never gated" in done.stdout
 
 
 def test_relax_build_pipeline():
-    done = run_cli("explain", "examples/relax_era/pass_settings.py:11", "--format", "json", cwd=REPO)
+    done = run_main("explain", "examples/relax_era/pass_settings.py:11", "--format", "json", cwd=REPO)
     data = json.loads(done.stdout)
     assert data["kind"] == "build" and "v0.26.0" not in data["source"] and "pipeline.py" in data["source"]
     members = [node["name"] for node in data["outcomes"][0]["pipeline"][0]["children"]]
     assert members[0] == "DispatchSampling" and members[-1] == "AttachGlobalSymbol"
-    older = run_cli("explain", "examples/relax_era/pass_settings.py:11", "--target-version", "0.20", "--format", "json",
+    older = run_main("explain", "examples/relax_era/pass_settings.py:11", "--target-version", "0.20", "--format", "json",
                     cwd=REPO)
     assert "v0.20.0:python/tvm/relax/pipeline.py" in json.loads(older.stdout)["source"]
 
@@ -101,7 +101,7 @@ def test_unknown_context_shows_both_outcomes(tmp_path):
     (tmp_path / "lib.py").write_text(
         "from tvm import relay\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n", encoding="utf-8"
     )
-    done = run_cli("explain", "lib.py:4", "--target-version", "0.19", "--format", "json", cwd=tmp_path)
+    done = run_main("explain", "lib.py:4", "--target-version", "0.19", "--format", "json", cwd=tmp_path)
     data = json.loads(done.stdout)
     assert data["context_known"] is False and "no call tvmlint sees gives lib.fold a context" in data["note"]
     assert [o["context"]["opt_level"] for o in data["outcomes"]] == [2, 3]
@@ -117,7 +117,7 @@ def test_caller_in_another_module(tmp_path):
         "import tvm\nfrom helpers import fold\nwith tvm.transform.PassContext(opt_level=3):\n    good = fold(m)\n"
         "bad = fold(m)\n", encoding="utf-8"
     )
-    done = run_cli("explain", "helpers.py:4:12", "--target-version", "0.19", cwd=tmp_path)
+    done = run_main("explain", "helpers.py:4:12", "--target-version", "0.19", cwd=tmp_path)
     assert "when helpers.fold is called from app.py:4" in done.stdout
     assert "when helpers.fold is called from app.py:5" in done.stdout
     assert done.stdout.count("Verdict:") == 2
@@ -125,26 +125,26 @@ def test_caller_in_another_module(tmp_path):
 
 def test_not_a_pass_call(tmp_path):
     (tmp_path / "x.py").write_text("import tvm\nx = 1\n", encoding="utf-8")
-    done = run_cli("explain", "x.py:2", cwd=tmp_path)
+    done = run_main("explain", "x.py:2", cwd=tmp_path)
     assert done.returncode == 2
     assert "x.py:2: no pass call, Sequential run or build here" in done.stderr
-    assert run_cli("explain", "x.py", cwd=tmp_path).returncode == 2  # no line
-    assert run_cli("explain", "missing.py:1", cwd=tmp_path).returncode == 2
+    assert run_main("explain", "x.py", cwd=tmp_path).returncode == 2  # no line
+    assert run_main("explain", "missing.py:1", cwd=tmp_path).returncode == 2
 
 
 def test_a_line_with_findings_and_no_pass_call_shows_each_in_full(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.27"\n', encoding="utf-8")
     (tmp_path / "x.py").write_text("import tvm\nwith tvm.transform.PassContext(opt_level=7, disabled_pass=['FuseOP']):\n"
                                    "    pass\n", encoding="utf-8")
-    done = run_cli("explain", "x.py:2", cwd=tmp_path)
+    done = run_main("explain", "x.py:2", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    checked = json.loads(run_cli("check", "--format", "json", "x.py", cwd=tmp_path).stdout)
+    checked = json.loads(run_main("check", "--format", "json", "x.py", cwd=tmp_path).stdout)
     assert [f["code"] for f in checked] == ["TVM303", "TVM104"]
     text = " ".join(done.stdout.split())
     assert text.startswith("Findings here:")
     for finding in checked:  # what check says of the line: each message, then its detail
         assert f"{finding['code']} {finding['severity']} {finding['message']} {finding['detail']}" in text
-    as_json = json.loads(run_cli("explain", "--format", "json", "x.py:2", cwd=tmp_path).stdout)
+    as_json = json.loads(run_main("explain", "--format", "json", "x.py:2", cwd=tmp_path).stdout)
     assert as_json == {"findings": checked}
 
 
@@ -180,7 +180,7 @@ def test_verdict_agrees_with_tvm101(tmp_path, case):
 
 def test_the_docs_show_the_real_output():
     page = (REPO / "docs" / "usage.md").read_text(encoding="utf-8")
-    done = run_cli("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
+    done = run_main("explain", "examples/relay_era/fold_scale_axis.py:12", cwd=REPO)
     assert f"$ tvmlint explain examples/relay_era/fold_scale_axis.py:12\n{done.stdout}```" in page
 
 
@@ -215,7 +215,7 @@ def _instrumented(tmp_path, pipeline, context):
         args += ["--required", ",".join(context["required"])]
     if context["disabled"]:
         args += ["--disabled", ",".join(context["disabled"])]
-    done = run_cli(*args, cwd=tmp_path, env={"TVMLINT_CACHE_DIR": str(tmp_path / "cache")})
+    done = run_main(*args, cwd=tmp_path, env={"TVMLINT_CACHE_DIR": str(tmp_path / "cache")})
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)["passes"]
 
@@ -240,7 +240,7 @@ RELAX_CASES = [
 def test_explain_agrees_with_the_installed_tvm(tmp_path, case):
     if case < len(RELAX_SITES):
         name, line, pipeline = RELAX_SITES[case]
-        done = run_cli("explain", f"{name}:{line}", "--format", "json", cwd=REPO)
+        done = run_main("explain", f"{name}:{line}", "--format", "json", cwd=REPO)
     else:
         context, constructor = RELAX_CASES[case - len(RELAX_SITES)]
         (tmp_path / "job.py").write_text(
@@ -248,7 +248,7 @@ def test_explain_agrees_with_the_installed_tvm(tmp_path, case):
             f"    mod = relax.transform.{constructor}()(mod)\n", encoding="utf-8",
         )
         pipeline = f"tvm.relax.transform.{constructor}"
-        done = run_cli("explain", "job.py:4", "--target-version", "0.27", "--format", "json", cwd=tmp_path)
+        done = run_main("explain", "job.py:4", "--target-version", "0.27", "--format", "json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     data = json.loads(done.stdout)
     assert data["target"] == "0.27" and data["context_known"]
@@ -268,8 +268,8 @@ def test_two_calls_on_one_line(tmp_path):
         "import tvm\nfrom tvm import relay\n"
         "a = relay.transform.FoldScaleAxis()(m); b = relay.transform.FoldConstant()(m)\n", encoding="utf-8"
     )
-    first = run_cli("explain", "two.py:3", "--target-version", "0.19", cwd=tmp_path)
+    first = run_main("explain", "two.py:3", "--target-version", "0.19", cwd=tmp_path)
     assert first.stdout.startswith("two.py:3:5: relay.transform.FoldScaleAxis()")
     assert "Also on this line (give its column to explain it): relay.transform.FoldConstant() at two.py:3:45." in first.stdout
-    second = run_cli("explain", "two.py:3:60", "--target-version", "0.19", cwd=tmp_path)
+    second = run_main("explain", "two.py:3:60", "--target-version", "0.19", cwd=tmp_path)
     assert second.stdout.startswith("two.py:3:45: relay.transform.FoldConstant()") and "Also" not in second.stdout

@@ -8,7 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_cli, write_tree
+from helpers import REPO, run_main, write_tree
 
 from tvmlint.base.diagnostics import Edit, Finding, Fix, Position
 from tvmlint.run.config import Overrides, SettingsResolver
@@ -46,7 +46,7 @@ def project(tmp_path: Path, text: str = PORT, config: str = CONFIG) -> Path:
 
 def test_fix_rewrites_and_reports_and_exits_0_when_nothing_remains(tmp_path):
     path = project(tmp_path)
-    result = run_cli("fix", ".", cwd=tmp_path)
+    result = run_main("fix", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert path.read_text(encoding="utf-8") == PORT_FIXED
     assert "port.py: fixed 3 (TVM202 x3)" in result.stdout
@@ -56,16 +56,16 @@ def test_fix_rewrites_and_reports_and_exits_0_when_nothing_remains(tmp_path):
 
 def test_second_run_changes_nothing(tmp_path):
     path = project(tmp_path)
-    run_cli("fix", ".", cwd=tmp_path)
+    run_main("fix", ".", cwd=tmp_path)
     once = path.read_bytes()
-    again = run_cli("fix", ".", cwd=tmp_path)
+    again = run_main("fix", ".", cwd=tmp_path)
     assert path.read_bytes() == once
     assert "Fixed 0 findings in 0 files" in again.stdout
 
 
 def test_exit_1_and_the_remaining_findings_are_listed(tmp_path):
     path = project(tmp_path, PORT.replace("    lib = relay.build", "    graph, lib, params = relay.build"))
-    result = run_cli("fix", ".", cwd=tmp_path)
+    result = run_main("fix", ".", cwd=tmp_path)
     assert result.returncode == 1
     assert "TVM203" in result.stdout and "1 remaining" in result.stdout
     assert "tvm.transform.PassContext(opt_level=3)" in path.read_text(encoding="utf-8")
@@ -73,14 +73,14 @@ def test_exit_1_and_the_remaining_findings_are_listed(tmp_path):
 
 def test_check_fix_is_fix(tmp_path):
     path = project(tmp_path)
-    result = run_cli("check", "--fix", ".", cwd=tmp_path)
+    result = run_main("check", "--fix", ".", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
     assert path.read_text(encoding="utf-8") == PORT_FIXED
 
 
 def test_diff_writes_nothing(tmp_path):
     path = project(tmp_path)
-    result = run_cli("fix", "--diff", ".", cwd=tmp_path)
+    result = run_main("fix", "--diff", ".", cwd=tmp_path)
     assert path.read_text(encoding="utf-8") == PORT
     assert "-with relay.build_config(opt_level=3):" in result.stdout
     assert "+with tvm.transform.PassContext(opt_level=3):" in result.stdout
@@ -91,7 +91,7 @@ def test_diff_writes_nothing(tmp_path):
 
 def test_stdin_prints_the_fixed_source(tmp_path):
     project(tmp_path)
-    result = run_cli("fix", "--stdin-filename", "port.py", "-", cwd=tmp_path, stdin=PORT)
+    result = run_main("fix", "--stdin-filename", "port.py", "-", cwd=tmp_path, stdin=PORT)
     assert result.stdout == PORT_FIXED
     assert "fixed 3" in result.stderr
     assert result.returncode == 0
@@ -99,15 +99,15 @@ def test_stdin_prints_the_fixed_source(tmp_path):
 
 
 def test_usage_error_exits_2(tmp_path):
-    assert run_cli("fix", "missing.py", cwd=tmp_path).returncode == 2
+    assert run_main("fix", "missing.py", cwd=tmp_path).returncode == 2
 
 
 def test_unsafe_fixes_apply_tvm101_only_when_asked(tmp_path):
     source = "from tvm import relay\nimport tvm\nmod = relay.transform.FoldScaleAxis()(mod)\n"
     path = project(tmp_path, source, '[tool.tvmlint]\ntarget-version = "0.19"\n')
-    safe = run_cli("fix", ".", cwd=tmp_path)
+    safe = run_main("fix", ".", cwd=tmp_path)
     assert safe.returncode == 1 and path.read_text(encoding="utf-8") == source
-    unsafe = run_cli("fix", "--unsafe-fixes", ".", cwd=tmp_path)
+    unsafe = run_main("fix", "--unsafe-fixes", ".", cwd=tmp_path)
     assert unsafe.returncode == 0, unsafe.stdout
     assert path.read_text(encoding="utf-8") == (
         "from tvm import relay\nimport tvm\nwith tvm.transform.PassContext(opt_level=3):\n"
@@ -118,14 +118,14 @@ def test_unsafe_fixes_apply_tvm101_only_when_asked(tmp_path):
 def test_crlf_stays_crlf(tmp_path):
     path = project(tmp_path)
     path.write_bytes(PORT.replace("\n", "\r\n").encode())
-    assert run_cli("fix", ".", cwd=tmp_path).returncode == 0
+    assert run_main("fix", ".", cwd=tmp_path).returncode == 0
     assert path.read_bytes() == PORT_FIXED.replace("\n", "\r\n").encode()
 
 
 def test_bom_stays(tmp_path):
     path = project(tmp_path)
     path.write_bytes(b"\xef\xbb\xbf" + PORT.encode())
-    assert run_cli("fix", ".", cwd=tmp_path).returncode == 0
+    assert run_main("fix", ".", cwd=tmp_path).returncode == 0
     assert path.read_bytes() == b"\xef\xbb\xbf" + PORT_FIXED.encode()
 
 
@@ -133,7 +133,7 @@ def test_latin1_with_coding_cookie_stays_latin1(tmp_path):
     header = "# -*- coding: latin-1 -*-\n# caf\u00e9 na\u00efve\n"
     path = project(tmp_path)
     path.write_bytes((header + PORT).encode("latin-1"))
-    assert run_cli("fix", ".", cwd=tmp_path).returncode == 0
+    assert run_main("fix", ".", cwd=tmp_path).returncode == 0
     data = path.read_bytes()
     assert data == (header + PORT_FIXED).encode("latin-1")
     assert b"caf\xe9" in data
@@ -142,7 +142,7 @@ def test_latin1_with_coding_cookie_stays_latin1(tmp_path):
 def test_permissions_kept_and_no_temporary_file_left(tmp_path):
     path = project(tmp_path)
     os.chmod(path, 0o640)
-    assert run_cli("fix", ".", cwd=tmp_path).returncode == 0
+    assert run_main("fix", ".", cwd=tmp_path).returncode == 0
     assert stat.S_IMODE(os.stat(path).st_mode) == 0o640
     assert path.read_text(encoding="utf-8") == PORT_FIXED
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".port.py.")] == []  # the temporary file
@@ -151,7 +151,7 @@ def test_permissions_kept_and_no_temporary_file_left(tmp_path):
 def test_unparseable_source_is_never_written(tmp_path):
     path = project(tmp_path, "from tvm import relay\nwith relay.build_config(opt_level=3):\nblob = (\n")
     before = path.read_bytes()
-    result = run_cli("fix", ".", cwd=tmp_path)
+    result = run_main("fix", ".", cwd=tmp_path)
     assert result.returncode == 1 and "TVM001" in result.stdout
     assert path.read_bytes() == before
 
@@ -200,7 +200,7 @@ def test_a_file_changed_on_disk_is_not_written(tmp_path):
 def test_examples_diff_shows_the_rewrites(tmp_path):
     shutil.copytree(REPO / "examples", tmp_path / "examples")
     before = {p: p.read_bytes() for p in (tmp_path / "examples").rglob("*.py")}
-    result = run_cli("fix", "--diff", "examples", cwd=tmp_path)
+    result = run_main("fix", "--diff", "examples", cwd=tmp_path)
     diff = result.stdout
     for line in (
         "+from tvm.contrib import graph_executor as graph_runtime",
@@ -220,13 +220,13 @@ def test_no_cache_and_jobs_hold_for_fix_and_check_fix(tmp_path):
     path = project(tmp_path)
     for command in (["fix", "--no-cache", "--jobs", "2"], ["check", "--fix", "--no-cache", "--jobs", "1"]):
         path.write_text(PORT, encoding="utf-8")
-        result = run_cli(*command, ".", cwd=tmp_path)
+        result = run_main(*command, ".", cwd=tmp_path)
         assert result.returncode == 0, result.stdout + result.stderr
         assert path.read_text(encoding="utf-8") == PORT_FIXED
         assert not (tmp_path / ".tvmlint_cache").exists(), command
     # --confirm has nothing to confirm in a fix run: said, not silently ignored
     path.write_text(PORT, encoding="utf-8")
-    refused = run_cli("check", "--fix", "--confirm", ".", cwd=tmp_path)
+    refused = run_main("check", "--fix", "--confirm", ".", cwd=tmp_path)
     assert refused.returncode == 2 and refused.stderr.strip() == "tvmlint: error: --confirm cannot be combined with --fix"
     assert path.read_text(encoding="utf-8") == PORT
 
@@ -266,7 +266,7 @@ def test_the_owner_and_group_are_kept(tmp_path):
     """Root fixing a user's checkout (sudo, a CI container on a mounted tree) left root-owned files."""
     path = project(tmp_path)
     os.chown(path, 12345, 23456)
-    assert run_cli("fix", "--no-cache", ".", cwd=tmp_path).returncode == 0
+    assert run_main("fix", "--no-cache", ".", cwd=tmp_path).returncode == 0
     assert path.read_text(encoding="utf-8") == PORT_FIXED
     assert (path.stat().st_uid, path.stat().st_gid) == (12345, 23456)
 

@@ -1,5 +1,5 @@
 """`tvmlint fix` is `tvmlint check --fix` (the README says so): the same flags, the same output,
-the same exit code, through the real command; a flag either refuses is named, on the one
+the same exit code, through the command line; a flag either refuses is named, on the one
 error line, with the refusing command's own short usage (issue #32)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from helpers import run_cli, write_tree
+from helpers import run_main, write_tree
 
 CONFIG = '[tool.tvmlint]\ntarget-version = "0.8"\n'
 # TVM202's rename is a safe fix; TVM101 stays (its fix is unsafe)
@@ -32,7 +32,7 @@ def test_fix_takes_check_fix_flags_and_answers_alike(tmp_path, flags):
     for command in (("check", "--fix"), ("fix",)):
         root = tmp_path / command[-1].lstrip("-")
         write_tree(root, {"pyproject.toml": CONFIG, "model.py": MODEL})
-        done = run_cli(*command, "--no-cache", *flags, "model.py", cwd=root)
+        done = run_main(*command, "--no-cache", *flags, "model.py", cwd=root)
         assert "error" not in done.stderr, done.stderr
         report = root / "report.txt"
         answers.append((done.returncode, done.stdout, done.stderr, (root / "model.py").read_text(),
@@ -57,7 +57,7 @@ def test_fix_takes_check_fix_flags_and_answers_alike(tmp_path, flags):
 def test_statistics_with_diff_is_refused_as_ruff_refuses_it(tmp_path):
     write_tree(tmp_path, {"pyproject.toml": CONFIG, "model.py": MODEL})
     for command in (("fix", "--diff"), ("check", "--diff"), ("check", "--fix", "--diff")):
-        done = run_cli(*command, "--statistics", "model.py", cwd=tmp_path)
+        done = run_main(*command, "--statistics", "model.py", cwd=tmp_path)
         assert done.returncode == 2 and "--statistics cannot be combined with --diff" in done.stderr
     assert (tmp_path / "model.py").read_text() == MODEL
 
@@ -72,7 +72,7 @@ def test_statistics_with_diff_is_refused_as_ruff_refuses_it(tmp_path):
 ])
 def test_a_bad_flag_shows_the_usage_of_the_command_it_was_given_to(tmp_path, argv, refused, usage):
     write_tree(tmp_path, {"pyproject.toml": CONFIG, "model.py": MODEL})
-    done = run_cli(*argv, cwd=tmp_path)
+    done = run_main(*argv, cwd=tmp_path)
     assert done.returncode == 2
     (line,) = done.stderr.splitlines()  # one line, as every error of tvmlint's
     assert line.startswith("tvmlint: error: ") and refused in line and usage in line, line
@@ -88,8 +88,8 @@ def _usage_options(help_text: str) -> dict:
 def test_every_flag_of_check_is_taken_by_fix_or_refused_by_check_fix(tmp_path):
     # the parity, read from the two commands' own --help: nothing check --fix accepts is missing from fix
     write_tree(tmp_path, {"pyproject.toml": CONFIG, "model.py": MODEL})
-    check = _usage_options(run_cli("check", "--help", cwd=tmp_path).stdout)
-    fix = _usage_options(run_cli("fix", "--help", cwd=tmp_path).stdout)
+    check = _usage_options(run_main("check", "--help", cwd=tmp_path).stdout)
+    fix = _usage_options(run_main("fix", "--help", cwd=tmp_path).stdout)
     assert "--select" in check and "--exit-zero" in fix
     assert set(fix) <= set(check) | {"--fix"}
     only_check = sorted(set(check) - set(fix) - {"--fix"})
@@ -97,7 +97,7 @@ def test_every_flag_of_check_is_taken_by_fix_or_refused_by_check_fix(tmp_path):
     for flag in only_check:
         value = check[flag]
         given = [flag] + (["5" if value == "SECONDS" else "x"] if value else [])
-        done = run_cli("check", "--fix", *given, "model.py", cwd=tmp_path)
+        done = run_main("check", "--fix", *given, "model.py", cwd=tmp_path)
         assert done.returncode == 2, (flag, done.stdout, done.stderr)
         assert len(done.stderr.splitlines()) == 1 and flag in done.stderr, (flag, done.stderr)
         assert (tmp_path / "model.py").read_text() == MODEL

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.helpers import run_cli
+from tests.helpers import run_cli, run_main
 
 # commented-out code after a commented PassContext( (gicLAB/transfer-tuning src/scripts/utils.py):
 # the cheap stage's text screen once tried every way of splitting these comments, each line
@@ -30,7 +30,7 @@ def test_commented_out_code_after_a_context_does_not_hang(tmp_path: Path):
 
 def test_a_usage_error_is_one_line_and_exit_2(tmp_path: Path):
     for args in (["check", "--select"], ["check", "--bogus"], ["nosuch"], ["explain"], ["check", "--jobs", "many"]):
-        done = run_cli(*args, cwd=tmp_path)
+        done = run_main(*args, cwd=tmp_path)
         assert done.returncode == 2, (args, done.returncode)
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("tvmlint: error: "), (args, done.stderr)

@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers import run_cli
+from tests.helpers import run_main
 from tvmlint.base.diagnostics import Finding, Position
 from tvmlint.base.source import NotByteExact, decode, edited_bytes
 from tvmlint.run.fixer import add_noqa_to_file
@@ -29,7 +29,7 @@ def test_fix_leaves_a_file_whose_encoding_does_not_round_trip_byte_for_byte(tmp_
     for name, data in NOT_ROUND_TRIP.items():
         path = tmp_path / f"{name.replace('-', '_')}.py"
         path.write_bytes(data)
-        done = run_cli("fix", "--no-cache", "--extend-select", "TVM002", path.name, cwd=tmp_path)
+        done = run_main("fix", "--no-cache", "--extend-select", "TVM002", path.name, cwd=tmp_path)
         assert path.read_bytes() == data, name
         reasons = [line for line in done.stderr.splitlines() if "left untouched" in line]
         assert len(reasons) == 1 and "does not give back the file's own bytes" in reasons[0], done.stderr
@@ -40,7 +40,7 @@ def test_a_round_tripping_legacy_encoding_is_edited_on_the_one_line(tmp_path: Pa
     data = b"# coding: cp932\n# \x82\xa0 \x93\xfa\x96\x7b\nx = 1  # noqa: TVM101\n"
     path = tmp_path / "a.py"
     path.write_bytes(data)
-    done = run_cli("fix", "--no-cache", "--extend-select", "TVM002", "a.py", cwd=tmp_path)
+    done = run_main("fix", "--no-cache", "--extend-select", "TVM002", "a.py", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert path.read_bytes() == b"# coding: cp932\n# \x82\xa0 \x93\xfa\x96\x7b\nx = 1\n"
 
@@ -48,19 +48,19 @@ def test_a_round_tripping_legacy_encoding_is_edited_on_the_one_line(tmp_path: Pa
 def test_a_comment_after_the_directive_keeps_one_hash(tmp_path: Path):
     path = tmp_path / "a.py"
     path.write_bytes(b"x = 1  # noqa: TVM101  # other\n")
-    run_cli("fix", "--no-cache", "--extend-select", "TVM002", "a.py", cwd=tmp_path)
+    run_main("fix", "--no-cache", "--extend-select", "TVM002", "a.py", cwd=tmp_path)
     assert path.read_bytes() == b"x = 1  # other\n"
 
 
 def test_add_noqa_with_diff_prints_the_diff_and_writes_nothing(tmp_path: Path):
     path = tmp_path / "b.py"
     path.write_bytes(FOLD)
-    done = run_cli("check", "--no-cache", "--add-noqa", "--diff", "--target-version", "0.8", "b.py", cwd=tmp_path)
+    done = run_main("check", "--no-cache", "--add-noqa", "--diff", "--target-version", "0.8", "b.py", cwd=tmp_path)
     assert path.read_bytes() == FOLD
     assert done.returncode == 1, done.stderr
     assert "+mod = relay.transform.FoldScaleAxis()(mod)  # noqa: TVM101" in done.stdout
     assert "Would add 1 noqa directive." in done.stderr
-    done = run_cli("check", "--no-cache", "--add-noqa", "--target-version", "0.8", "b.py", cwd=tmp_path)
+    done = run_main("check", "--no-cache", "--add-noqa", "--target-version", "0.8", "b.py", cwd=tmp_path)
     assert done.returncode == 0 and path.read_bytes() == FOLD.replace(b"(mod)\n", b"(mod)  # noqa: TVM101\n")
 
 
@@ -68,7 +68,7 @@ def test_add_noqa_leaves_a_file_whose_encoding_does_not_round_trip(tmp_path: Pat
     data = b"# coding: utf-7\n# +ACE-\n" + FOLD
     path = tmp_path / "u.py"
     path.write_bytes(data)
-    done = run_cli("check", "--no-cache", "--add-noqa", "--target-version", "0.8", "u.py", cwd=tmp_path)
+    done = run_main("check", "--no-cache", "--add-noqa", "--target-version", "0.8", "u.py", cwd=tmp_path)
     assert path.read_bytes() == data
     assert done.returncode == 2 and "left untouched" in done.stderr
 

@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from helpers import run_cli, write_tree
+from helpers import run_main, write_tree
 
 from tvmlint.run.config import (
     DEFAULT_MAX_FILE_SIZE,
@@ -45,41 +45,41 @@ def test_the_command_reports_it_in_every_format_and_exits_1(tmp_path, cached):
     _tree(tmp_path)
     cache = [] if cached else ["--no-cache"]
     for _ in range(2 if cached else 1):  # the second run reads the cache
-        text = run_cli("check", *cache, ".", cwd=tmp_path)
+        text = run_main("check", *cache, ".", cwd=tmp_path)
     assert text.returncode == 1, text.stderr
     assert "large.py" in text.stdout and "too large to analyse" in text.stdout and "Traceback" not in text.stderr
     assert "small.py" in text.stdout and "TVM101" in text.stdout
     for fmt in ("json", "sarif", "github", "gitlab", "junit", "concise"):
-        out = run_cli("check", *cache, "--format", fmt, ".", cwd=tmp_path)
+        out = run_main("check", *cache, "--format", fmt, ".", cwd=tmp_path)
         assert out.returncode == 1, (fmt, out.stderr)
         assert "too large to analyse" in out.stdout, fmt
-    records = json.loads(run_cli("check", *cache, "--format", "json", ".", cwd=tmp_path).stdout)
+    records = json.loads(run_main("check", *cache, "--format", "json", ".", cwd=tmp_path).stdout)
     assert sorted((r["path"], r["code"]) for r in records) == [("large.py", "TVM001"), ("small.py", "TVM101")]
 
 
 def test_the_flag_overrides_the_setting(tmp_path):
     _tree(tmp_path)
-    lifted = run_cli("check", "--no-cache", "--format", "concise", "--max-file-size", "0", ".", cwd=tmp_path)
+    lifted = run_main("check", "--no-cache", "--format", "concise", "--max-file-size", "0", ".", cwd=tmp_path)
     assert "too large" not in lifted.stdout
     assert "large.py:65:12: TVM001 The file could not be parsed" in lifted.stdout  # parsed now
-    raised = run_cli("check", "--no-cache", "--format", "concise", "--max-file-size", "1", ".", cwd=tmp_path)
+    raised = run_main("check", "--no-cache", "--format", "concise", "--max-file-size", "1", ".", cwd=tmp_path)
     assert "too large" not in raised.stdout
-    lowered = run_cli("check", "--no-cache", "--format", "concise", "--max-file-size", "0.00005", ".", cwd=tmp_path)
+    lowered = run_main("check", "--no-cache", "--format", "concise", "--max-file-size", "0.00005", ".", cwd=tmp_path)
     assert lowered.stdout.count("too large to analyse") == 2
-    bad = run_cli("check", "--max-file-size", "-1", ".", cwd=tmp_path)
+    bad = run_main("check", "--max-file-size", "-1", ".", cwd=tmp_path)
     assert bad.returncode == 2 and "--max-file-size" in bad.stderr
 
 
 def test_a_changed_limit_is_not_answered_from_the_cache(tmp_path):
     _tree(tmp_path)
-    assert "too large" in run_cli("check", "--format", "concise", ".", cwd=tmp_path).stdout
+    assert "too large" in run_main("check", "--format", "concise", ".", cwd=tmp_path).stdout
     _tree(tmp_path, limit=1)
-    assert "too large" not in run_cli("check", "--format", "concise", ".", cwd=tmp_path).stdout
+    assert "too large" not in run_main("check", "--format", "concise", ".", cwd=tmp_path).stdout
 
 
 def test_stdin_and_the_editor_keep_the_limit(tmp_path):
     _tree(tmp_path)
-    out = run_cli("check", "--format", "concise", "--stdin-filename", "large.py", "-", cwd=tmp_path, stdin=LARGE)
+    out = run_main("check", "--format", "concise", "--stdin-filename", "large.py", "-", cwd=tmp_path, stdin=LARGE)
     assert out.returncode == 1 and "large.py:1:1: TVM001" in out.stdout and "too large to analyse" in out.stdout
     settings = SettingsResolver(Overrides(), cwd=tmp_path).for_path(tmp_path / "large.py")
     assert [f.code for f in check_text(LARGE, tmp_path / "large.py", settings)] == ["TVM001"]
@@ -90,7 +90,7 @@ def test_the_setting_is_validated_and_shown(tmp_path):
     _tree(tmp_path, limit=None)
     resolver = SettingsResolver(Overrides(), cwd=tmp_path)
     assert resolver.for_path(tmp_path / "large.py").max_file_size == DEFAULT_MAX_FILE_SIZE
-    shown = run_cli("check", "--show-settings", "large.py", cwd=tmp_path).stdout
+    shown = run_main("check", "--show-settings", "large.py", cwd=tmp_path).stdout
     assert f"max-file-size = {DEFAULT_MAX_FILE_SIZE:g} (MB)" in shown
     for bad in ('"5MB"', "-1", "true"):
         write_tree(tmp_path, {"pyproject.toml": f'[tool.tvmlint]\nmax-file-size = {bad}\n'})
@@ -231,6 +231,6 @@ def test_a_statement_of_megabytes_is_refused_in_bounded_memory(tmp_path):
 def test_a_statement_too_large_to_parse_is_reported_in_any_file(tmp_path):
     # no syntax verdict for it: a file that names no TVM is not passed as clean
     (tmp_path / "data.py").write_text("x = [" + "1, " * 300_000 + "] $ broken\n", encoding="utf-8")
-    done = run_cli("check", "--no-cache", "--format", "concise", "--target-version", "0.19", "data.py", cwd=tmp_path)
+    done = run_main("check", "--no-cache", "--format", "concise", "--target-version", "0.19", "data.py", cwd=tmp_path)
     assert done.returncode == 1
     assert "data.py:1:1: TVM001 The file could not be analysed: it is too large: the statement on line 1" in done.stdout

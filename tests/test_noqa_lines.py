@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 
-from helpers import run_cli, write_tree
+from helpers import run_main, write_tree
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 
@@ -43,14 +43,14 @@ def _findings(output: str):
 def test_noqa_on_the_with_line_suppresses_the_build_finding(tmp_path):
     write_tree(tmp_path, {"app.py": SOURCE})
     args = ("check", "--select", "TVM302,TVM303", "--target-version", "0.19", "--format", "json", "--exit-zero")
-    first = run_cli(*args, "app.py", cwd=tmp_path)
+    first = run_main(*args, "app.py", cwd=tmp_path)
     assert first.returncode == 0, first.stderr
     assert _findings(first.stdout) == EXPECTED
     # again, from the result cache: the deferred findings keep their noqa lines there
-    again = run_cli(*args, "app.py", cwd=tmp_path)
+    again = run_main(*args, "app.py", cwd=tmp_path)
     assert _findings(again.stdout) == EXPECTED
     # a buffer on stdin (the editor's path) is judged the same way
-    piped = run_cli(*args, "--stdin-filename", "app.py", "-", cwd=tmp_path, stdin=SOURCE)
+    piped = run_main(*args, "--stdin-filename", "app.py", "-", cwd=tmp_path, stdin=SOURCE)
     assert _findings(piped.stdout) == EXPECTED
 
 
@@ -58,6 +58,6 @@ def test_a_noqa_line_of_the_finding_does_not_suppress_other_rules(tmp_path):
     # the with line's noqa names TVM302 only: TVM303's own finding there stays
     source = HEAD + "with tvm.transform.PassContext(opt_level=7):  # noqa: TVM302\n    lib = relay.build(mod, 'llvm')\n"
     write_tree(tmp_path, {"app.py": source})
-    done = run_cli("check", "--select", "TVM302,TVM303", "--target-version", "0.19", "--format", "json",
+    done = run_main("check", "--select", "TVM302,TVM303", "--target-version", "0.19", "--format", "json",
                    "--exit-zero", "--no-cache", "app.py", cwd=tmp_path)
     assert _findings(done.stdout) == [(3, "TVM303")]

@@ -22,6 +22,8 @@ import yaml
 from helpers import REPO
 
 PRE_COMMIT = [sys.executable, "-m", "pre_commit"]
+# every test here on one worker, in one pre-commit home: see pre_commit_home
+pytestmark = pytest.mark.xdist_group("pre-commit")
 SILENT_FOLD = "import tvm\nfrom tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\nmod = fold(mod)\n"
 CLEAN = (
     "import tvm\nfrom tvm import relay\n\n\ndef fold(mod):\n    return relay.transform.FoldScaleAxis()(mod)\n\n\n"
@@ -62,7 +64,8 @@ def hooks_repo(tmp_path_factory) -> Dict[str, str]:
 
 @pytest.fixture(scope="module")
 def pre_commit_home(tmp_path_factory) -> Path:
-    # shared by the tests here, so the hook's environment is built once for `pre-commit run`
+    # shared by the tests here (one xdist worker runs them all: pytestmark), so pre-commit
+    # builds the hook's environment once, as it does for a user, and reuses it after
     return tmp_path_factory.mktemp("pre-commit-home")
 
 
@@ -79,19 +82,29 @@ def pre_commit(*args: str, cwd: Path, home: Path) -> subprocess.CompletedProcess
     return subprocess.run([*PRE_COMMIT, *args], cwd=cwd, capture_output=True, text=True, env=env, timeout=900)
 
 
+def run_hook(hook_id: str, *files: str, cwd: Path, hooks_repo: Dict[str, str], home: Path) -> subprocess.CompletedProcess:
+    """`pre-commit run` of one hook of the snapshot on `files`, from a configuration outside the
+    project (`pre-commit try-repo` would do the same, but in a store of its own each time:
+    it would build the hook's environment again for every call)."""
+    config = cwd.parent / f"{cwd.name}-pre-commit-config.yaml"
+    hooks = [{"id": hook_id}]
+    config.write_text(yaml.safe_dump({"repos": [{"repo": hooks_repo["path"], "rev": hooks_repo["rev"], "hooks": hooks}]}),
+                      encoding="utf-8")
+    return pre_commit("run", "--config", str(config), hook_id, "--files", *files, cwd=cwd, home=home)
+
+
 @pytest.mark.network
-def test_try_repo_fails_on_a_silent_fold_and_passes_a_clean_file(tmp_path, hooks_repo, pre_commit_home):
+def test_the_hook_fails_on_a_silent_fold_and_passes_a_clean_file(tmp_path, hooks_repo, pre_commit_home):
     root = project(tmp_path / "work", {
         "pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n',
         "bad.py": SILENT_FOLD,
         "good.py": CLEAN,
     })
     git("add", "-A", cwd=root)
-    bad = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "bad.py", cwd=root, home=pre_commit_home)
+    bad = run_hook("tvmlint", "bad.py", cwd=root, hooks_repo=hooks_repo, home=pre_commit_home)
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "TVM101" in bad.stdout and "bad.py" in bad.stdout
-    good = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "good.py", "pyproject.toml",
-                      cwd=root, home=pre_commit_home)
+    good = run_hook("tvmlint", "good.py", "pyproject.toml", cwd=root, hooks_repo=hooks_repo, home=pre_commit_home)
     assert good.returncode == 0, good.stdout + good.stderr
     assert re.search(r"^tvmlint\.+Passed$", good.stdout, re.M), good.stdout
 
@@ -111,7 +124,7 @@ def test_a_staged_notebook_is_checked_by_the_hook(tmp_path, hooks_repo, pre_comm
         "fold.ipynb": json.dumps(document, sort_keys=True, indent=1) + "\n",
     })
     git("add", "-A", cwd=root)
-    done = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "fold.ipynb", cwd=root, home=pre_commit_home)
+    done = run_hook("tvmlint", "fold.ipynb", cwd=root, hooks_repo=hooks_repo, home=pre_commit_home)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "cell 2:1:7 TVM101" in done.stdout, done.stdout
 
@@ -192,7 +205,7 @@ def test_a_staged_helper_gets_what_its_project_reports(tmp_path, hooks_repo, pre
     git("add", "helper.py", "pyproject.toml", cwd=root)
     whole = [f for f in json.loads(run_cli("check", "--format", "json", ".", cwd=root).stdout) if f["path"] == "helper.py"]
     assert [f["code"] for f in whole] == ["TVM101"] and "caller.py:4" in whole[0]["message"]
-    staged = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "helper.py", cwd=root, home=pre_commit_home)
+    staged = run_hook("tvmlint", "helper.py", cwd=root, hooks_repo=hooks_repo, home=pre_commit_home)
     assert staged.returncode == 1, staged.stdout + staged.stderr
     assert "helper.py" in staged.stdout and "TVM101" in staged.stdout and "caller.py:4" in staged.stdout, staged.stdout
     assert "caller.py\n" not in staged.stdout  # read for its calls, not reported on
@@ -200,7 +213,7 @@ def test_a_staged_helper_gets_what_its_project_reports(tmp_path, hooks_repo, pre
     (root / "caller.py").write_text(
         "import tvm\nfrom helper import fold\n\nwith tvm.transform.PassContext(opt_level=3):\n    mod = fold(tvm.IRModule())\n",
         encoding="utf-8")
-    passed = pre_commit("try-repo", hooks_repo["path"], "tvmlint", "--files", "helper.py", cwd=root, home=pre_commit_home)
+    passed = run_hook("tvmlint", "helper.py", cwd=root, hooks_repo=hooks_repo, home=pre_commit_home)
     assert passed.returncode == 0, passed.stdout + passed.stderr
 
 
@@ -211,13 +224,13 @@ DEPRECATED = 'import tvm\nfrom tvm import relay\n\nwith relay.build_config(opt_l
 def test_fix_hook_rewrites_and_then_passes(tmp_path, hooks_repo, pre_commit_home):
     root = project(tmp_path / "work", {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n', "job.py": DEPRECATED})
     git("add", "-A", cwd=root)
-    first = pre_commit("try-repo", hooks_repo["path"], "tvmlint-fix", "--files", "job.py", cwd=root, home=pre_commit_home)
+    first = run_hook("tvmlint-fix", "job.py", cwd=root, hooks_repo=hooks_repo, home=pre_commit_home)
     # the safe TVM202 fix is applied; pre-commit fails the run because a file changed
     assert first.returncode == 1, first.stdout + first.stderr
     assert "files were modified by this hook" in first.stdout
     assert (root / "job.py").read_text(encoding="utf-8") == DEPRECATED.replace("relay.build_config", "tvm.transform.PassContext")
     git("add", "-A", cwd=root)
-    second = pre_commit("try-repo", hooks_repo["path"], "tvmlint-fix", "--files", "job.py", cwd=root, home=pre_commit_home)
+    second = run_hook("tvmlint-fix", "job.py", cwd=root, hooks_repo=hooks_repo, home=pre_commit_home)
     assert second.returncode == 0, second.stdout + second.stderr
 
 

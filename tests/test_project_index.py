@@ -2,7 +2,7 @@
 
 A finding judged across modules (examples/relay_era/passes.py's helper, whose callers are in
 compile_model.py) used to appear only when its callers' files were named in the same run.
-These tests run the real command on a copy of that project (and on small ones of their own):
+These tests run the command line on a copy of that project (and on small ones of their own):
 one file, several files, a buffer on stdin, each against the whole-tree check.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import List
 
 import pytest
-from helpers import REPO, run_cli, write_tree
+from helpers import REPO, run_cli, run_main, write_tree
 
 from tvmlint.run.config import SettingsResolver
 from tvmlint.run.runner import check_paths
@@ -35,7 +35,7 @@ def relay_era(tmp_path) -> Path:
 
 
 def findings(*args: str, cwd: Path) -> List[dict]:
-    done = run_cli("check", "--format", "json", *args, cwd=cwd)
+    done = run_main("check", "--format", "json", *args, cwd=cwd)
     assert done.returncode in (0, 1), done.stderr
     return json.loads(done.stdout)
 
@@ -143,32 +143,32 @@ def test_a_script_outside_any_project_reads_its_own_folder(tmp_path):
 def test_stdin_stands_for_its_file_in_the_project(relay_era):
     cwd = relay_era.parent
     text = (relay_era / "passes.py").read_text(encoding="utf-8")
-    same = run_cli("check", "--format", "json", "--stdin-filename", "relay_era/passes.py", "-", cwd=cwd, stdin=text)
+    same = run_main("check", "--format", "json", "--stdin-filename", "relay_era/passes.py", "-", cwd=cwd, stdin=text)
     assert json.loads(same.stdout) == findings("relay_era/passes.py", cwd=cwd)
     # the buffer, not the file on disk: a helper that enters opt_level 3 itself is clean
     fixed = text.replace("from tvm import relay", "import tvm\nfrom tvm import relay").replace(
         "    return relay.transform.FoldScaleAxis()(mod)",
         "    with tvm.transform.PassContext(opt_level=3):\n        return relay.transform.FoldScaleAxis()(mod)")
-    clean = run_cli("check", "--format", "json", "--stdin-filename", "relay_era/passes.py", "-", cwd=cwd, stdin=fixed)
+    clean = run_main("check", "--format", "json", "--stdin-filename", "relay_era/passes.py", "-", cwd=cwd, stdin=fixed)
     assert clean.returncode == 0 and json.loads(clean.stdout) == [], clean.stdout + clean.stderr
     # and the buffer's own calls count for the others' facts: a caller buffer calling under opt_level 3
     caller = (relay_era / "compile_model.py").read_text(encoding="utf-8")
-    calls = run_cli("check", "--format", "json", "--stdin-filename", "relay_era/compile_model.py", "-", cwd=cwd,
+    calls = run_main("check", "--format", "json", "--stdin-filename", "relay_era/compile_model.py", "-", cwd=cwd,
                     stdin=caller.replace(QUICK, QUICK_UNDER_LEVEL_3))
     assert [f["code"] for f in json.loads(calls.stdout)] == ["TVM103", "TVM108"], calls.stdout
 
 
 def test_show_settings_says_where_callers_are_read_from(relay_era, tmp_path):
-    shown = run_cli("check", "--show-settings", "relay_era/passes.py", cwd=relay_era.parent)
+    shown = run_main("check", "--show-settings", "relay_era/passes.py", cwd=relay_era.parent)
     assert f"Callers read from: {relay_era.resolve()} (the folder of its settings file)" in shown.stdout, shown.stdout
     write_tree(tmp_path / "loose", {"job.py": CALLER})
-    loose = run_cli("check", "--show-settings", "job.py", cwd=tmp_path / "loose")
+    loose = run_main("check", "--show-settings", "job.py", cwd=tmp_path / "loose")
     assert f"Callers read from: {(tmp_path / 'loose').resolve()} (its own folder, without subfolders" in loose.stdout
     if shutil.which("git") is not None:
         subprocess.run(["git", "init", "-q"], cwd=tmp_path / "loose", check=True)
         (tmp_path / "loose" / "sub").mkdir()
         os.replace(tmp_path / "loose" / "job.py", tmp_path / "loose" / "sub" / "job.py")
-        tree = run_cli("check", "--show-settings", "sub/job.py", cwd=tmp_path / "loose")
+        tree = run_main("check", "--show-settings", "sub/job.py", cwd=tmp_path / "loose")
         assert f"Callers read from: {(tmp_path / 'loose').resolve()} (the git work tree it is in)" in tree.stdout
 
 

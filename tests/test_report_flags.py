@@ -1,4 +1,4 @@
-"""`tvmlint check`'s reporting flags as a ruff user reaches for them, through the real command:
+"""`tvmlint check`'s reporting flags as a ruff user reaches for them, through the command line:
 --statistics, --output-file, -q/-qq/--silent, --fix with --show-fixes and
 --exit-non-zero-on-fix, --output-format, --watch, and the progress shown on a terminal."""
 
@@ -16,7 +16,7 @@ import threading
 import time
 from pathlib import Path
 
-from helpers import drain_pty, run_cli, write_tree
+from helpers import drain_pty, run_cli, run_main, write_tree
 
 FOLD = "mod = relay.transform.FoldScaleAxis()(mod)\n"
 MODEL = "import tvm\nfrom tvm import relay\n\n" + FOLD + "relay.build_config(opt_level=3)\n" + FOLD
@@ -28,7 +28,7 @@ PROJECT = {"pyproject.toml": CONFIG, "model.py": MODEL, "clean.py": "import tvm\
 
 def test_statistics_count_each_rule_most_frequent_first(tmp_path):
     write_tree(tmp_path, PROJECT)
-    done = run_cli("check", "--statistics", cwd=tmp_path)
+    done = run_main("check", "--statistics", cwd=tmp_path)
     assert done.returncode == 1, done.stderr
     lines = done.stdout.splitlines()
     # flake8's and ruff's layout: count, code, [fixable] rule name, tab-separated; then the closing line
@@ -38,47 +38,47 @@ def test_statistics_count_each_rule_most_frequent_first(tmp_path):
     assert len(lines) == 3
 
     # TVM101's fix is unsafe: with --unsafe-fixes it counts as fixable, and every row gets the mark
-    unsafe = run_cli("check", "--statistics", "--unsafe-fixes", cwd=tmp_path)
+    unsafe = run_main("check", "--statistics", "--unsafe-fixes", cwd=tmp_path)
     assert unsafe.stdout.splitlines()[:2] == ["2\tTVM101\t[*] gated-pass-skipped", "1\tTVM103\t[ ] pass-context-not-entered"]
 
-    as_json = json.loads(run_cli("check", "--statistics", "--format", "json", cwd=tmp_path).stdout)
+    as_json = json.loads(run_main("check", "--statistics", "--format", "json", cwd=tmp_path).stdout)
     assert as_json == [
         {"code": "TVM101", "name": "gated-pass-skipped", "count": 2, "fixable": False},
         {"code": "TVM103", "name": "pass-context-not-entered", "count": 1, "fixable": False},
     ]
-    quiet = run_cli("check", "--statistics", "-q", cwd=tmp_path)
+    quiet = run_main("check", "--statistics", "-q", cwd=tmp_path)
     assert len(quiet.stdout.splitlines()) == 2
 
 
 def test_statistics_refuses_formats_it_cannot_print(tmp_path):
     write_tree(tmp_path, PROJECT)
-    done = run_cli("check", "--statistics", "--format", "sarif", cwd=tmp_path)
+    done = run_main("check", "--statistics", "--format", "sarif", cwd=tmp_path)
     assert done.returncode == 2 and "--statistics" in done.stderr and not done.stdout
 
 
 def test_output_format_is_the_same_option_as_format(tmp_path):
     write_tree(tmp_path, PROJECT)
-    assert run_cli("check", "--output-format", "json", cwd=tmp_path).stdout == run_cli("check", "--format", "json", cwd=tmp_path).stdout
+    assert run_main("check", "--output-format", "json", cwd=tmp_path).stdout == run_main("check", "--format", "json", cwd=tmp_path).stdout
 
 
 def test_full_is_rufs_name_for_the_view_with_source_lines(tmp_path):
     # ruff's `--output-format full` (its default) shows each finding with its source lines: our text
     write_tree(tmp_path, PROJECT)
-    text = run_cli("check", "--format", "text", cwd=tmp_path)
+    text = run_main("check", "--format", "text", cwd=tmp_path)
     assert "|" in text.stdout and text.returncode == 1
-    assert run_cli("check", "--output-format", "full", cwd=tmp_path).stdout == text.stdout
-    assert run_cli("fix", "--diff", "--format", "full", cwd=tmp_path).returncode in (0, 1)
+    assert run_main("check", "--output-format", "full", cwd=tmp_path).stdout == text.stdout
+    assert run_main("fix", "--diff", "--format", "full", cwd=tmp_path).returncode in (0, 1)
     write_tree(tmp_path, {"pyproject.toml": CONFIG + 'output-format = "full"\n'})
-    assert run_cli("check", cwd=tmp_path).stdout == text.stdout
+    assert run_main("check", cwd=tmp_path).stdout == text.stdout
 
 
 # -- --output-file ----------------------------------------------------------------------------
 
 def test_output_file_gets_the_report_and_the_terminal_nothing(tmp_path):
     write_tree(tmp_path, PROJECT)
-    expected = run_cli("check", "--format", "json", cwd=tmp_path)
+    expected = run_main("check", "--format", "json", cwd=tmp_path)
     report = tmp_path / "reports" / "tvmlint.json"  # its directory is made
-    done = run_cli("check", "--format", "json", "--output-file", str(report), cwd=tmp_path)
+    done = run_main("check", "--format", "json", "--output-file", str(report), cwd=tmp_path)
     assert done.returncode == expected.returncode == 1
     assert done.stdout == "" and done.stderr == ""
     assert report.read_text(encoding="utf-8") == expected.stdout
@@ -89,9 +89,9 @@ def test_output_file_gets_the_report_and_the_terminal_nothing(tmp_path):
     # a file that exists is replaced whole and keeps its permissions
     report.write_text("old report, longer than the new one " * 200, encoding="utf-8")
     report.chmod(0o640)
-    text = run_cli("check", "--format", "concise", "-o", str(report), cwd=tmp_path)
+    text = run_main("check", "--format", "concise", "-o", str(report), cwd=tmp_path)
     assert text.stdout == ""
-    assert report.read_text(encoding="utf-8") == run_cli("check", "--format", "concise", cwd=tmp_path).stdout
+    assert report.read_text(encoding="utf-8") == run_main("check", "--format", "concise", cwd=tmp_path).stdout
     assert stat.S_IMODE(report.stat().st_mode) == 0o640
 
 
@@ -99,11 +99,11 @@ def test_a_failed_run_leaves_the_output_file_as_it_was(tmp_path):
     write_tree(tmp_path, PROJECT)
     report = tmp_path / "report.txt"
     report.write_text("the last good report\n", encoding="utf-8")
-    done = run_cli("check", "missing.py", "--output-file", str(report), cwd=tmp_path)
+    done = run_main("check", "missing.py", "--output-file", str(report), cwd=tmp_path)
     assert done.returncode == 2 and "no such file" in done.stderr  # errors still reach the terminal
     assert report.read_text(encoding="utf-8") == "the last good report\n"
     write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "nonsense"\n'})
-    assert run_cli("check", "--output-file", str(report), cwd=tmp_path).returncode == 2
+    assert run_main("check", "--output-file", str(report), cwd=tmp_path).returncode == 2
     assert report.read_text(encoding="utf-8") == "the last good report\n"
 
 
@@ -117,25 +117,25 @@ def _umask() -> int:
 
 def test_quiet_prints_only_the_findings(tmp_path):
     write_tree(tmp_path, PROJECT)
-    loud = run_cli("check", "--format", "concise", cwd=tmp_path)
-    quiet = run_cli("check", "--format", "concise", "-q", cwd=tmp_path)
+    loud = run_main("check", "--format", "concise", cwd=tmp_path)
+    quiet = run_main("check", "--format", "concise", "-q", cwd=tmp_path)
     assert quiet.returncode == 1
     assert quiet.stdout.splitlines() == loud.stdout.splitlines()[:-1]  # all but the closing line
     assert all(re.match(r"model\.py:\d+:\d+: TVM10[13] ", line) for line in quiet.stdout.splitlines())
-    text = run_cli("check", "--quiet", cwd=tmp_path)
+    text = run_main("check", "--quiet", cwd=tmp_path)
     assert "model.py" in text.stdout and "Found" not in text.stdout
-    github = run_cli("check", "--format", "github", "-q", cwd=tmp_path)
+    github = run_main("check", "--format", "github", "-q", cwd=tmp_path)
     assert all(line.startswith("::error ") for line in github.stdout.splitlines())
-    clean = run_cli("check", "-q", "clean.py", cwd=tmp_path)
+    clean = run_main("check", "-q", "clean.py", cwd=tmp_path)
     assert (clean.returncode, clean.stdout, clean.stderr) == (0, "", "")
 
 
 def test_silent_prints_nothing_and_still_exits_1(tmp_path):
     write_tree(tmp_path, PROJECT)
     for flags in (["-qq"], ["--silent"], ["-s"], ["-q", "-q", "--format", "json"]):
-        done = run_cli("check", *flags, cwd=tmp_path)
+        done = run_main("check", *flags, cwd=tmp_path)
         assert (done.returncode, done.stdout, done.stderr) == (1, "", ""), flags
-    assert run_cli("check", "-qq", "clean.py", cwd=tmp_path).returncode == 0
+    assert run_main("check", "-qq", "clean.py", cwd=tmp_path).returncode == 0
 
 
 # -- --fix with --show-fixes and --exit-non-zero-on-fix --------------------------------------------
@@ -144,27 +144,27 @@ def test_exit_non_zero_on_fix(tmp_path):
     files = {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\nselect = ["TVM101"]\n',
              "model.py": "import tvm\nfrom tvm import relay\n\n" + FOLD}
     write_tree(tmp_path, files)
-    plain = run_cli("check", "--fix", "--unsafe-fixes", cwd=tmp_path)
+    plain = run_main("check", "--fix", "--unsafe-fixes", cwd=tmp_path)
     assert plain.returncode == 0, plain.stdout + plain.stderr  # everything fixed: nothing remains
     write_tree(tmp_path, files)
-    strict = run_cli("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
+    strict = run_main("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
     assert strict.returncode == 1 and "0 remaining" in strict.stdout
     assert "PassContext(opt_level=3)" in (tmp_path / "model.py").read_text(encoding="utf-8")
     # nothing left to fix: 0 again
-    again = run_cli("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
+    again = run_main("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path)
     assert again.returncode == 0, again.stdout
     write_tree(tmp_path, files)
-    assert run_cli("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", "--exit-zero", cwd=tmp_path).returncode == 0
+    assert run_main("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", "--exit-zero", cwd=tmp_path).returncode == 0
     # --diff writes nothing; its exit code says whether fixes are pending, as ruff's does
     write_tree(tmp_path, files)
-    assert run_cli("check", "--fix", "--unsafe-fixes", "--diff", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 1
-    assert run_cli("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 1
-    assert run_cli("check", "--fix", "--unsafe-fixes", "--diff", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 0
+    assert run_main("check", "--fix", "--unsafe-fixes", "--diff", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 1
+    assert run_main("check", "--fix", "--unsafe-fixes", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 1
+    assert run_main("check", "--fix", "--unsafe-fixes", "--diff", "--exit-non-zero-on-fix", cwd=tmp_path).returncode == 0
 
 
 def test_show_fixes_lists_each_file_and_rule(tmp_path):
     write_tree(tmp_path, {**PROJECT, "other.py": "from tvm import relay\n" + FOLD})
-    done = run_cli("check", "--fix", "--unsafe-fixes", "--show-fixes", cwd=tmp_path)
+    done = run_main("check", "--fix", "--unsafe-fixes", "--show-fixes", cwd=tmp_path)
     assert done.returncode == 1  # TVM103 has no fix: it remains
     out = done.stdout
     listing = out[out.index("Fixed 3 findings:"):].splitlines()
@@ -181,7 +181,7 @@ def test_show_fixes_lists_each_file_and_rule(tmp_path):
 
 def test_quiet_fix_prints_only_what_remains(tmp_path):
     write_tree(tmp_path, PROJECT)
-    done = run_cli("check", "--fix", "--unsafe-fixes", "-q", "--format", "concise", cwd=tmp_path)
+    done = run_main("check", "--fix", "--unsafe-fixes", "-q", "--format", "concise", cwd=tmp_path)
     assert done.returncode == 1
     [line] = done.stdout.splitlines()
     assert line.startswith("model.py:") and " TVM103 " in line

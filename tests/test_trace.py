@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_cli
+from helpers import REPO, run_cli, run_main
 
 EXAMPLE = "examples/relax_era/traced_build.py"
 
@@ -138,13 +138,13 @@ def test_the_ir_after_a_chosen_pass_is_written_per_run(traced):
 @needs_tvm
 def test_check_trace_confirms_the_static_findings(traced):
     root, _doc = traced
-    done = run_cli("check", "--trace", "trace.json", "--format", "json", "--no-cache", EXAMPLE, cwd=root)
+    done = run_main("check", "--trace", "trace.json", "--format", "json", "--no-cache", EXAMPLE, cwd=root)
     assert done.returncode == 1, done.stderr
     findings = json.loads(done.stdout)
     gating = [f for f in findings if f["code"] in ("TVM101", "TVM102")]
     assert {(f["line"], f["code"]) for f in gating} == {(CANONICALIZE, "TVM101"), (BUILT, "TVM102"), (CLEANUP, "TVM101")}
     assert all(f["trace"]["verdict"] == "confirmed" for f in gating), gating
-    text = run_cli("check", "--trace", "trace.json", "--no-cache", EXAMPLE, cwd=root)
+    text = run_main("check", "--trace", "trace.json", "--no-cache", EXAMPLE, cwd=root)
     assert "confirmed by the trace: run " in text.stdout and "skipped DeadCodeElimination here at opt_level 0" in text.stdout
 
 
@@ -159,12 +159,12 @@ def test_check_trace_refutes_and_says_not_reached(traced, tmp_path):
             _all_ran(run["passes"])
             run["skipped"] = []
     (root / "ran.json").write_text(json.dumps(doc), encoding="utf-8")
-    done = run_cli("check", "--trace", "ran.json", "--format", "json", "--no-cache", EXAMPLE, cwd=root)
+    done = run_main("check", "--trace", "ran.json", "--format", "json", "--no-cache", EXAMPLE, cwd=root)
     verdicts = {f["line"]: f["trace"] for f in json.loads(done.stdout) if "trace" in f}
     assert verdicts[CANONICALIZE]["verdict"] == "refuted" and "static analysis was wrong" in verdicts[CANONICALIZE]["note"]
     doc["sites"] = []
     (root / "empty.json").write_text(json.dumps(doc), encoding="utf-8")
-    done = run_cli("check", "--trace", "empty.json", EXAMPLE, "--no-cache", cwd=root)
+    done = run_main("check", "--trace", "empty.json", EXAMPLE, "--no-cache", cwd=root)
     assert "not reached in the trace: no pass ran from this line" in done.stdout
 
 
@@ -315,7 +315,7 @@ def test_the_example_traces_alike_on_other_releases(python, tmp_path):
     assert sorted(site["line"] for site in doc["sites"]) == [COMPILE, CANONICALIZE, CLEANUP, OUTSIDE]
     (run,) = _site(doc, CANONICALIZE)["runs"]
     assert {row["name"] for row in run["skipped"]} == {"CanonicalizeTIRVariables", "CanonicalizeRelaxBindings"}
-    check = run_cli("check", "--trace", ".tvmlint/trace.json", "--format", "json", "--no-cache", EXAMPLE, cwd=tmp_path)
+    check = run_main("check", "--trace", ".tvmlint/trace.json", "--format", "json", "--no-cache", EXAMPLE, cwd=tmp_path)
     assert all(f["trace"]["verdict"] == "confirmed" for f in json.loads(check.stdout) if f["code"] in ("TVM101", "TVM102"))
 
 

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import run_cli, signals_as_from_a_terminal
+from helpers import run_cli, run_main, signals_as_from_a_terminal
 
 BIN = Path(sys.executable).parent
 
@@ -201,7 +201,7 @@ CHECKED = "import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt
 def test_check_with_a_bad_trace_file_says_one_line_and_reports_the_static_findings(tmp_path, content, said):
     (tmp_path / "m.py").write_text(CHECKED, encoding="utf-8")
     (tmp_path / "trace.json").write_text(content, encoding="utf-8")
-    done = run_cli("check", "--target-version", "0.27", "--trace", "trace.json", "m.py", cwd=tmp_path)
+    done = run_main("check", "--target-version", "0.27", "--trace", "trace.json", "m.py", cwd=tmp_path)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == (1 if said is None else 2), done.stderr
     if said is None:  # odd frames are passed over: nothing of the trace is at this line
@@ -216,7 +216,7 @@ def test_check_with_a_trace_that_is_a_fifo_or_missing(tmp_path):
     os.mkfifo(tmp_path / "trace.json")
     done = run_cli("check", "--target-version", "0.27", "--trace", "trace.json", "m.py", cwd=tmp_path, timeout=60)
     assert done.returncode == 2 and "not a regular file" in done.stderr and "TVM101" in done.stdout
-    done = run_cli("check", "--target-version", "0.27", "--trace", "gone.json", "m.py", cwd=tmp_path)
+    done = run_main("check", "--target-version", "0.27", "--trace", "gone.json", "m.py", cwd=tmp_path)
     assert done.returncode == 2 and "gone.json" in done.stderr and "TVM101" in done.stdout
 
 

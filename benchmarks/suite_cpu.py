@@ -1,0 +1,85 @@
+"""CPU seconds the test suite spends per test file: a pytest plugin that prints figures and
+asserts nothing.
+
+    .venv/bin/python -m pytest -p benchmarks.suite_cpu [--suite-cpu-json OUT] [pytest's arguments]
+
+On a shared machine wall time says more about the neighbours than about the tests; CPU time
+(user + system of the test process and of every command it started and waited for) does not.
+Each test phase is charged what its process spent since the phase before, so a module's
+fixtures count towards the first test that used them. With pytest-xdist each worker measures
+its own tests and the figures are summed here. A process a test leaves running (a daemon) is
+charged nothing: nobody waits for it.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+from collections import defaultdict
+
+import pytest
+
+_KEY = "cpu_seconds"
+_last = None
+
+
+def _cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def pytest_addoption(parser):
+    parser.addoption("--suite-cpu-json", metavar="OUT", default=None,
+                     help="write the CPU seconds per file and per test to OUT (JSON)")
+
+
+def pytest_configure(config):
+    global _last
+    _last = _cpu()
+    config._suite_cpu = {"files": defaultdict(float), "tests": defaultdict(float)}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    global _last
+    outcome = yield
+    report = outcome.get_result()
+    now = _cpu()
+    report.user_properties = [*report.user_properties, (_KEY, now - _last)]
+    _last = now
+
+
+def pytest_runtest_logreport(report):
+    sink = _SINK.get("figures")
+    if sink is None:
+        return
+    for name, value in report.user_properties:
+        if name == _KEY:
+            sink["files"][report.nodeid.split("::")[0]] += value
+            sink["tests"][report.nodeid] += value
+
+
+_SINK: dict = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session):
+    # only the process that reports (the controller, or the one process without xdist) sums
+    if not hasattr(session.config, "workerinput"):
+        _SINK["figures"] = session.config._suite_cpu
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    if hasattr(config, "workerinput"):
+        return
+    files = config._suite_cpu["files"]
+    total = sum(files.values())
+    terminalreporter.section("CPU seconds per test file (test processes and the commands they waited for)")
+    for name, seconds in sorted(files.items(), key=lambda pair: -pair[1]):
+        terminalreporter.write_line(f"{seconds:9.1f}  {100 * seconds / total if total else 0:5.1f}%  {name}")
+    terminalreporter.write_line(f"{total:9.1f}  total in tests ({len(files)} files)")
+    out = config.getoption("--suite-cpu-json")
+    if out:
+        with open(out, "w", encoding="utf-8") as handle:
+            json.dump({"files": dict(files), "tests": dict(config._suite_cpu["tests"])}, handle, indent=1, sort_keys=True)
