@@ -91,7 +91,7 @@ def test_a_build_at_the_tutorials_level_names_what_turns_fast_math_on(tmp_path):
         "import tvm\nfrom tvm import relay\nwith tvm.transform.PassContext(opt_level=3):\n"
         "    lib = relay.build(mod, target='llvm')\n", encoding="utf-8"
     )
-    done = run_cli("explain", "b.py:4", "--target-version", "0.8", cwd=tmp_path)
+    done = run_main("explain", "b.py:4", "--target-version", "0.8", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "the build runs at opt_level 3, the level TVM's tutorials build at" in done.stdout
     assert "(opt_level 4 would turn on FastMath, which changes numerics: TVM302)" in done.stdout
