@@ -8,20 +8,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_main
-
-
-def _tvm_importable() -> bool:
-    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
-    return done.returncode == 0
-
+from helpers import run_main, tvm_importable
 
 pytestmark = [pytest.mark.tvm,
-              pytest.mark.skipif(not _tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")]
+              pytest.mark.skipif(not tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")]
 
 CANON = "tvm.relax.transform.CanonicalizeBindings"
 SPELLINGS = [CANON, "relax.transform.CanonicalizeBindings", "transform.CanonicalizeBindings", "CanonicalizeBindings"]
