@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import subprocess
@@ -15,6 +16,14 @@ from tvmlint.run.runner import check_paths
 
 REPO = Path(__file__).resolve().parent.parent
 CASE_TARGET = "0.19"  # the default target of a rule's cases (Case.target overrides it)
+
+
+@functools.lru_cache(maxsize=None)
+def tvm_importable() -> bool:
+    """Whether the installed apache-tvm imports (in a child: the tests' own process never
+    imports it). Asked once per test process, by every module whose tests need it."""
+    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
+    return done.returncode == 0
 
 
 def write_tree(root: Path, files: Dict[str, str]) -> None:

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import REPO, run_cli, write_tree
+from helpers import REPO, run_cli, tvm_importable, write_tree
 
 RELAX_AT_0 = (
     "import tvm\nfrom tvm import relax\n\n"
@@ -32,12 +32,7 @@ RELAX_AT_0 = (
 RELAY_FOLD = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
 
 
-def _tvm_importable() -> bool:
-    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
-    return done.returncode == 0
-
-
-needs_tvm = pytest.mark.skipif(not _tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
+needs_tvm = pytest.mark.skipif(not tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
 tvm_test = [pytest.mark.tvm, needs_tvm]
 
 

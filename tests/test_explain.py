@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
-from helpers import CASE_TARGET, REPO, check_tree, run_main
+from helpers import CASE_TARGET, REPO, check_tree, run_main, tvm_importable
 
 from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
 from tvmlint.checks.rule import Case
@@ -187,15 +187,7 @@ def test_the_docs_show_the_real_output():
 # --- against the installed TVM: explain's tree and an instrumented run of the same pipeline ---------
 
 
-def _tvm_importable() -> bool:
-    import subprocess
-    import sys
-
-    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
-    return done.returncode == 0
-
-
-needs_tvm = pytest.mark.skipif(not _tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
+needs_tvm = pytest.mark.skipif(not tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
 
 
 def _compare(explained, ran, where):

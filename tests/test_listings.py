@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers import REPO, drain_pty, run_cli
+from helpers import REPO, drain_pty, run_cli, tvm_importable
 
 from tvmlint.knowledge.catalog import load_catalog
 
@@ -79,12 +79,7 @@ def test_rules_as_json():
 
 # -- registry (the installed TVM's live passes) ---------------------------------------------------
 
-def _tvm_importable() -> bool:
-    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
-    return done.returncode == 0
-
-
-needs_tvm = pytest.mark.skipif(not _tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
+needs_tvm = pytest.mark.skipif(not tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
 
 
 @pytest.mark.tvm

@@ -24,7 +24,7 @@ from typing import List, Tuple
 
 import pytest
 import yaml
-from helpers import REPO, run_main
+from helpers import REPO, run_main, tvm_importable
 
 README = (REPO / "README.md").read_text(encoding="utf-8")
 # the pages a user reads: the README and what moved from it to docs/ (not the contributors' pages)
@@ -37,11 +37,6 @@ README_MAX_BYTES = 15 * 1024
 VERSION = re.search(r'^version = "([^"]+)"', (REPO / "pyproject.toml").read_text(encoding="utf-8"), re.M).group(1)
 BIN = Path(sys.executable).parent
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
-
-
-def _tvm_importable() -> bool:
-    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
-    return done.returncode == 0
 
 
 def _env(**more) -> dict:
@@ -145,7 +140,7 @@ def test_the_readme_has_console_examples():
 
 @pytest.mark.parametrize("command, shown", EXAMPLES, ids=[command for command, _ in EXAMPLES])
 def test_console_example(sandbox, command, shown):
-    if command.split()[1] == "registry" and not _tvm_importable():
+    if command.split()[1] == "registry" and not tvm_importable():
         pytest.skip("apache-tvm is not importable (pip install -e '.[test]')")
     before = {path: path.read_bytes() for path in sandbox.rglob("*.py")}
     if any(char in shown for char in "┃━"):  # a rich table: the README shows what a terminal gets

@@ -11,19 +11,12 @@ import os
 import re
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from helpers import run_cli
+from helpers import run_cli, tvm_importable
 
-
-def _tvm_importable() -> bool:
-    done = subprocess.run([sys.executable, "-c", "import tvm, tvm.relax"], capture_output=True, timeout=300)
-    return done.returncode == 0
-
-
-needs_tvm = pytest.mark.skipif(not _tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
+needs_tvm = pytest.mark.skipif(not tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")
 CANON = "tvm.relax.transform.CanonicalizeBindings"
 CANON_MEMBERS = ["CanonicalizeTIRVariables", "CanonicalizeRelaxBindings"]
 
