@@ -299,3 +299,19 @@ def test_the_boundary_checker_sees_a_table_read_outside(tmp_path, monkeypatch):
         "tvmlint.checks.loads imports the loader tvmlint.knowledge.tables.load_table (line 1)",
         "tvmlint.checks.opens names the table 'numerics.toml' (line 2)",
     ]
+
+
+def test_no_function_takes_more_than_six_parameters():
+    # a long parameter list is a missing object (run/task.py's Task, companion/pipeline.py's
+    # Setting, a ParamRef): counted without self/cls, as a caller sees them
+    long = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                args = node.args
+                names = [a.arg for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)]
+                if names and names[0] in ("self", "cls"):
+                    names = names[1:]
+                if len(names) > 6:
+                    long.append(f"{name}.{node.name} ({len(names)})")
+    assert long == []

@@ -121,8 +121,8 @@ class Project:
             origin = f"{ctx.ctx.origin} from {ctx.written} = {level} in {path}:{line}"
             return [(replace(ctx.ctx, opt_level=level, origin=origin), ())]
         reached: List[Reached] = []
-        for level, where in self.argument_values(ctx.function, ctx.position, ctx.written, ctx.default, home, seen,
-                                                 kind=int):
+        for level, where in self.argument_values(ParamRef(ctx.function, ctx.written, ctx.position, ctx.default),
+                                                 home, seen, kind=int):
             # the call that decides (the outermost) in the message, each call in the detail
             calls = where.split("; ")
             reached.append((replace(ctx.ctx, opt_level=level), (f"{ctx.written}={level} {calls[0]}", *calls[1:])))
@@ -183,24 +183,24 @@ class Project:
                     out[result.path].append(finding)
         return out
 
-    def argument_values(self, function: str, position: Optional[int], name: str, default: object,
-                        home: Optional[str], seen: frozenset = frozenset(), kind: type = str) -> List[Tuple[object, str]]:
+    def argument_values(self, param: ParamRef, home: Optional[str], seen: frozenset = frozenset(),
+                        kind: type = str) -> List[Tuple[object, str]]:
         """The literals of `kind` (strings: dtypes; integers: opt_levels) the project's calls give
         a function's parameter, each with where from ("called from app.py:12"), following callers
         that pass their own parameter on. A function nothing calls by name gives none; one handed
         on too (escaped: a table of workloads) gives what its visible calls give; the one defined
         several times gives what calls from its own file give (as `_calls_of` tells)."""
+        function, default = param.function, param.default
         found: List[Tuple[object, str]] = []
         for result, call in self._calls_of(function, seen, home, escaped_too=True) or ():
-            given = call.argument(position, name)
+            given = call.argument(param.position, param.name)
             where = f"when {self._display(function, result.module_name)} is called from {result.path}:{call.line}"
             if given is None and type(default) is kind:
                 found.append((default, f"{where}, which keeps its default"))
             elif type(given) is kind:
                 found.append((given, where))
             elif isinstance(given, ParamRef):
-                for value, further in self.argument_values(given.function, given.position, given.name, given.default,
-                                                           result.path, seen | {function}, kind):
+                for value, further in self.argument_values(given, result.path, seen | {function}, kind):
                     found.append((value, f"{where}; {further}"))
             elif kind is str and isinstance(given, tuple):  # one of several strings, as the calling function may set it
                 found.extend((value, f"{where} (one of the values it passes)") for value in given)
@@ -248,7 +248,7 @@ class Project:
             found = self.constant_value(wait.names, result.path)
             values = [found] if found is not None else []
         else:
-            values = self.argument_values(wait.function, wait.position, wait.param, wait.default, result.path)
+            values = self.argument_values(ParamRef(wait.function, wait.param, wait.position, wait.default), result.path)
         for value, where in values:
             if value in wait.wanted:
                 filled = [text.replace("{value}", value).replace("{where}", where) for text in (wait.message, wait.detail)]

@@ -144,9 +144,9 @@ class Confirmer:
 
     def instrumented(self, api: Optional[str], members: Sequence[str], ctx: PassCtx):
         """An instrumented run (registry --pipeline's) of a pass, or of a Sequential of passes, at the context."""
-        from tvmlint.companion.pipeline import checked, request
+        from tvmlint.companion.pipeline import Setting, checked, request
 
-        ask = request(api or "sequential", ctx.opt_level, ctx.required or (), ctx.disabled or (), members=members)
+        ask = request(api or "sequential", Setting(ctx.opt_level, ctx.required or (), ctx.disabled or ()), members=members)
         key = repr(ask)
         if key not in self._runs:
             self._runs[key] = checked(self.run(ask))

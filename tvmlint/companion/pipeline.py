@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator, List, Optional, Sequence, TextIO
+from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, TextIO
 
 from tvmlint.companion import CompanionError
 from tvmlint.companion.process import (
@@ -73,12 +73,20 @@ def compile_names() -> tuple:
     return (*apis, *(api[len("tvm."):] for api in apis if api.startswith("tvm.")))
 
 
-def request(name: str, opt_level: int, required: Iterable[str] = (), disabled: Iterable[str] = (),
-            target: str = "llvm", print_ir_after: Optional[str] = None, members: Sequence[str] = ()) -> dict:
+class Setting(NamedTuple):
+    """The PassContext a pipeline runs under."""
+
+    opt_level: int
+    required: Iterable[str] = ()
+    disabled: Iterable[str] = ()
+
+
+def request(name: str, setting: Setting, target: str = "llvm", print_ir_after: Optional[str] = None,
+            members: Sequence[str] = ()) -> dict:
     """What to ask the child: run `name` (or, with `members`, a Sequential of those pass APIs)."""
     ask = {
-        "op": "pipeline", "pipeline": name, "opt_level": opt_level, "required": sorted(required),
-        "disabled": sorted(disabled), "target": target, "print_ir_after": print_ir_after,
+        "op": "pipeline", "pipeline": name, "opt_level": setting.opt_level, "required": sorted(setting.required),
+        "disabled": sorted(setting.disabled), "target": target, "print_ir_after": print_ir_after,
         "build": build_recipe(name), "compile": name.strip() in compile_names(),
     }
     if members:

@@ -1,6 +1,6 @@
 """What runs at a pass call, a Sequential run or a build: the PassContext there and the pipeline under it.
 
-`explain_at(path, line, column, resolver)` answers `tvmlint explain FILE:LINE[:COL]` and the
+`explain_at(path, (line, column), resolver)` answers `tvmlint explain FILE:LINE[:COL]` and the
 language server's hover. The site and its context come from the same analysis the rules use
 (`tvmlint.analysis.module`: `runs`, `context_at`); a context a function inherits from its callers is
 followed across the project with `tvmlint.analysis.project.Project.reach`, over results the engine makes
@@ -562,15 +562,15 @@ def explain_site(modules: ModuleSites, site: Site, project: ProjectView) -> Expl
 
 
 def explain_at(
-    path: Path, line: int, column: Optional[int], resolver: SettingsResolver, text: Optional[str] = None,
+    path: Path, at: Tuple[int, Optional[int]], resolver: SettingsResolver, text: Optional[str] = None,
     shown: Optional[str] = None, root: Optional[Path] = None,
 ) -> Explanation:
-    """The explanation of the site at (line, column) of `path` (`text`: the buffer, when it is not
-    the file on disk). NotASite when no pass call, Sequential run or build is there, or when
-    the explanation takes longer than `max-analysis-time`."""
+    """The explanation of the site at `at`, (line, column or None), of `path` (`text`: the buffer,
+    when it is not the file on disk). NotASite when no pass call, Sequential run or build is
+    there, or when the explanation takes longer than `max-analysis-time`."""
     shown = shown or str(path)
     return _within_budget(resolver.for_path(path), shown,
-                          lambda: _explained_at(path, line, column, resolver, text, shown, root))
+                          lambda: _explained_at(path, at, resolver, text, shown, root))
 
 
 def _within_budget(settings: Settings, shown: str, work):
@@ -584,8 +584,9 @@ def _within_budget(settings: Settings, shown: str, work):
     return within(settings.analysis_seconds, work, stopped)
 
 
-def _explained_at(path: Path, line: int, column: Optional[int], resolver: SettingsResolver, text: Optional[str],
+def _explained_at(path: Path, at: Tuple[int, Optional[int]], resolver: SettingsResolver, text: Optional[str],
                   shown: str, root: Optional[Path]) -> Explanation:
+    line, column = at
     settings = resolver.for_path(path)
     modules, project = _module_and_project(path, resolver, text, shown, root)
     site = modules.at(line, column)

@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     if cell is not None:
         line = _in_module(path, cell, line, resolver)
     try:
-        explanation = explain_at(path, line, column, resolver, root=args.project)
+        explanation = explain_at(path, (line, column), resolver, root=args.project)
     except NotASite as error:
         findings = _findings_at(path, line, resolver)
         if findings:  # no pass call here, but findings: each one's message and detail

@@ -80,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
 def _pipeline(args: argparse.Namespace) -> int:
     from tvmlint.companion import CompanionError
     from tvmlint.companion.pipeline import (
+        Setting,
         UnknownPipeline,
         missing_ir,
         render_plain,
@@ -101,7 +102,7 @@ def _pipeline(args: argparse.Namespace) -> int:
             required, disabled = _registered(names.snapshot(), required), _registered(names.snapshot(), disabled)
         if after:  # the child matches it with the registered names of what ran
             after = names.registered_or_as_is(after)
-        run = run_pipeline(args.tvm_python, args.tvm_timeout, request(name, level, required, disabled, args.target, after))
+        run = run_pipeline(args.tvm_python, args.tvm_timeout, request(name, Setting(level, required, disabled), args.target, after))
     except UnknownPipeline as error:
         print(f"tvmlint: error: {names.with_closest(str(error), args.pipeline.strip())}", file=sys.stderr)
         return EXIT_ERROR

@@ -403,7 +403,7 @@ class TvmlintLanguageServer(LanguageServer):
             return None
         path, resolver, shown, root = setup
         try:
-            return explain_at(path, line + 1, column + 1, resolver, text=text, shown=shown, root=root)
+            return explain_at(path, (line + 1, column + 1), resolver, text=text, shown=shown, root=root)
         except (NotASite, SyntaxError, ConfigError):
             return None
         except Exception:  # libcst's parse errors among them: a buffer being typed
