@@ -66,9 +66,21 @@ class LevelFrom:
     position: Optional[int] = None
     default: Optional[int] = None
     names: Tuple[str, ...] = ()
+    # what the `if`s around the context say of the parameter (`if opt_level == 5:`): (operator, value)
+    conditions: Tuple[Tuple[str, int], ...] = ()
+
+    def allows(self, level: int) -> bool:
+        """Whether a call giving `level` reaches the context past those `if`s."""
+        return all(_COMPARED[operator](level, value) for operator, value in self.conditions)
 
 
 ContextRef = Union[PassCtx, Inherited, FromCall, LevelFrom]
+
+
+_COMPARED = {
+    "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
+    "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
+}
 
 
 def depends_on(ctx: ContextRef) -> Iterator[Tuple[str, bool]]:

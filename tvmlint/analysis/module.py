@@ -137,6 +137,10 @@ class ImportBinding:
 # decorators that only say how a method is bound: its calls are still the project's own
 _METHOD_KINDS = frozenset({"staticmethod", "classmethod"})
 LOCAL = object()  # a name bound by the checked code itself: never TVM's
+# libcst's comparison operators by class name (read at import time, libcst stays unloaded)
+_COMPARISONS = {"Equal": "==", "NotEqual": "!=", "LessThan": "<", "LessThanEqual": "<=",
+                "GreaterThan": ">", "GreaterThanEqual": ">="}
+_OPPOSITE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
 _BUILTINS = frozenset(dir(builtins))  # print(), len(): no star import brings them
 
 
@@ -841,7 +845,7 @@ class ModuleAnalysis(Visitor):
                 return None
             default = ref.default if isinstance(ref.default, int) else None
             return LevelFrom(ctx, node.value, function=ref.function, position=ref.position,
-                             default=default)
+                             default=default, conditions=self._conditions_on(node.value))
         if isinstance(binding, ImportBinding) and isinstance(binding.alias, cst.ImportAlias):
             names = (binding.qualname,)
         elif binding is None and node.value not in _BUILTINS:
@@ -850,6 +854,32 @@ class ModuleAnalysis(Visitor):
             return None
         names = tuple(name for name in names if not self.is_tvm(name))
         return LevelFrom(ctx, node.value, names=names) if names else None
+
+    def _conditions_on(self, name: str) -> Tuple[Tuple[str, int], ...]:
+        """What the `if`s around the node being visited, within its function, say of `name` when
+        they compare it with an integer (`if opt_level == 5:` holds `("==", 5)`, its `else` the
+        opposite): a call giving another value does not reach the node."""
+        found: List[Tuple[str, int]] = []
+        stack = self._stack
+        for index in range(len(stack) - 2, -1, -1):
+            node = stack[index]
+            if isinstance(node, (cst.FunctionDef, cst.Lambda)):
+                break
+            if not isinstance(node, cst.If) or not isinstance(node.test, cst.Comparison):
+                continue
+            test = node.test
+            if not (isinstance(test.left, cst.Name) and test.left.value == name and len(test.comparisons) == 1):
+                continue
+            operator = _COMPARISONS.get(type(test.comparisons[0].operator).__name__)
+            value = int_literal(test.comparisons[0].comparator)
+            if operator is None or value is None:
+                continue
+            inside = stack[index + 1]
+            if inside is node.body:
+                found.append((operator, value))
+            elif inside is node.orelse:
+                found.append((_OPPOSITE[operator], value))
+        return tuple(found)
 
     def _bindings_in(self, scope_node: cst.CSTNode) -> Dict[str, int]:
         counts = self._binding_counts.get(scope_node)

@@ -123,6 +123,8 @@ class Project:
         reached: List[Reached] = []
         for level, where in self.argument_values(ParamRef(ctx.function, ctx.written, ctx.position, ctx.default),
                                                  home, seen, kind=int):
+            if not ctx.allows(level):
+                continue  # `if opt_level == 5:` around the context: this call does not reach it
             # the call that decides (the outermost) in the message, each call in the detail
             calls = where.split("; ")
             reached.append((replace(ctx.ctx, opt_level=level), (f"{ctx.written}={level} {calls[0]}", *calls[1:])))

@@ -166,6 +166,9 @@ class GatedPassSkipped(Rule):
              "        return relay.transform.FoldScaleAxis()(mod)\n\nfold(m, 3)\nfold(m, level=3)\n"),
         FOLD + "def fold(mod, level=2):\n    with tvm.transform.PassContext(opt_level=level):\n"
         "        return relay.transform.FoldScaleAxis()(mod)\n",
+        # ... a call whose level the `if` around the context turns away does not reach it
+        FOLD + "def fold(mod, level):\n    if level >= 3:\n        with tvm.transform.PassContext(opt_level=level):\n"
+        "            return relay.transform.FoldScaleAxis()(mod)\n    return mod\n\nfold(m, 3)\nfold(m, 1)\n",
         # ... a parameter the function sets again is no longer what the callers gave
         FOLD + "def fold(mod, level=2):\n    level = 3\n    with tvm.transform.PassContext(opt_level=level):\n"
         "        return relay.transform.FoldScaleAxis()(mod)\n\nfold(m)\n",

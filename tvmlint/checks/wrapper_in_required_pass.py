@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from tvmlint.analysis.contexts import and_list
-from tvmlint.base.diagnostics import Edit, Fix
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from tvmlint.analysis.contexts import PassCtx, and_list
+from tvmlint.base.diagnostics import Edit, Fix, Said
+from tvmlint.base.pickling import by_fields
 from tvmlint.checks import words
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
@@ -28,8 +32,24 @@ class WrapperInRequiredPass(ContextSettingsRule):
         HEAD + "with tvm.transform.PassContext(required_pass=['AlterOpLayout']):\n    pass\n",
         # relax wrappers whose members are all at or below the level
         Case("import tvm\nwith tvm.transform.PassContext(required_pass=['CanonicalizeBindings']):\n    pass\n", target="0.27"),
+        # a level a parameter holds, 3 at every visible call: nothing stays gated (hxzd5568/TracNe's shape)
+        Case(HEAD + "def build(mod, level):\n    with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
+             "        return relay.build(mod, 'llvm')\n\nbuild(m, 3)\n"),
+        # ... or reaches it only past `if level == 5:` (hxzd5568/TracNe's get_primfunc, called with 5 and 1)
+        Case(HEAD + "def build(mod, level):\n    if level == 5:\n"
+             "        with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
+             "            return relay.build(mod, 'llvm')\n    else:\n"
+             "        with tvm.transform.PassContext(opt_level=level, disabled_pass=['SimplifyExpr']):\n"
+             "            return relay.build(mod, 'llvm')\n\nbuild(m, 5)\nbuild(m, 1)\n"),
+        # ... and where nothing calls the function, its level is not known: nothing is said
+        HEAD + "def build(mod, level):\n    with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
+        "        return relay.build(mod, 'llvm')\n",
     ]
+
     INVALID = [
+        # a level a parameter holds, judged at each call that gives one
+        Case(HEAD + "def build(mod, level):\n    with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
+             "        return relay.build(mod, 'llvm')\n\nbuild(m, 3)\nbuild(m, 2)\n", expect="stay gated at opt_level 2"),
         # the wrapper named in a module constant the context is given
         Case(HEAD + "REQUIRED = ['FoldScaleAxis', 'FoldConstant']\nwith tvm.transform.PassContext(opt_level=0, required_pass=REQUIRED):\n"
              "    lib = relay.build(mod, 'llvm')\n", expect="BackwardFoldScaleAxis (opt_level 3)"),
@@ -61,26 +81,50 @@ class WrapperInRequiredPass(ContextSettingsRule):
                 spec = knowledge.passes_by_name.get(name)
                 if spec is None or not spec.is_sequential or not spec.members or name in unnamed:
                     continue
-                gated = [
-                    m for m in spec.members
-                    if m.name not in listed and m.name not in disabled and (level is None or m.opt_level > level)
-                ]
-                if not gated:
+                members = tuple((m.name, m.opt_level) for m in spec.members if m.name not in listed and m.name not in disabled)
+                wrapper = Wrapper(name, members)
+                if level is None and call.value.level_from is not None:
+                    # a level its callers or another module give: judged at each one that reaches it
+                    self.defer(node, call.value.level_from, wrapper)
                     continue
-                shown = and_list(f"{m.name} (opt_level {m.opt_level})" for m in gated)
-                where = f"at opt_level {level}" if level is not None else "by the context's opt_level"
-                names = list(dict.fromkeys(m.name for m in gated))
-                message = (
-                    f"required_pass names the Sequential wrapper '{name}', so {words.few(f'{m.name} (opt_level {m.opt_level})' for m in gated)} "
-                    f"{'stays' if len(gated) == 1 else 'stay'} gated {where}"
-                )
-                detail = (
-                    f"The opt_level gate checks each member's own name, not the wrapper's: {shown} "
-                    f"{'stays' if len(gated) == 1 else 'stay'} gated {where}. Add the members to required_pass: "
-                    f"{', '.join(repr(n) for n in names)}."
-                )
+                said = wrapper.said(level)
+                if said is None:
+                    continue
+                names = list(dict.fromkeys(member for member, member_level in members if level is None or member_level > level))
                 start, end = self.file.span(node)
                 quote = node.quote
                 text = f"{node.prefix}{quote}{name}{quote}" + "".join(f", {quote}{n}{quote}" for n in names)
-                self.report(node, message, Fix("Add the wrapper's members to required_pass", (Edit(start, end, text),), safe=False),
-                            detail=detail)
+                self.report(node, said.message, Fix("Add the wrapper's members to required_pass", (Edit(start, end, text),), safe=False),
+                            detail=said.detail)
+
+    @classmethod
+    def judge(cls, payload: "Wrapper", ctx: PassCtx) -> Optional[Said]:
+        return payload.said(ctx.opt_level) if ctx.opt_level is not None else None
+
+
+@by_fields
+@dataclass(frozen=True)
+class Wrapper:
+    """A Sequential wrapper named in required_pass, with its members that are not listed or disabled."""
+
+    name: str
+    members: Tuple[Tuple[str, int], ...]
+
+    def said(self, level: Optional[int]) -> Optional[Said]:
+        """What is wrong at `level` (None: a level tvmlint cannot read), or None when nothing stays gated."""
+        gated = [(name, member_level) for name, member_level in self.members if level is None or member_level > level]
+        if not gated:
+            return None
+        shown = and_list(f"{name} (opt_level {member_level})" for name, member_level in gated)
+        where = f"at opt_level {level}" if level is not None else "by the context's opt_level"
+        verb = "stays" if len(gated) == 1 else "stay"
+        names = list(dict.fromkeys(name for name, _ in gated))
+        message = (
+            f"required_pass names the Sequential wrapper '{self.name}', so "
+            f"{words.few(f'{name} (opt_level {member_level})' for name, member_level in gated)} {verb} gated {where}"
+        )
+        detail = (
+            f"The opt_level gate checks each member's own name, not the wrapper's: {shown} {verb} gated {where}. "
+            f"Add the members to required_pass: {', '.join(repr(n) for n in names)}."
+        )
+        return Said(message, detail)
