@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 from helpers import CASE_TARGET, check_tree
+from test_messages import shape_problems
 
 from tvmlint.analysis.edits import apply_edits
 from tvmlint.checks import all_rules
@@ -31,6 +32,8 @@ def test_invalid(tmp_path, code, case):
     findings = check_tree(tmp_path, {case.path: case.code, **case.files}, select=[code, *case.beside], target=case.target or CASE_TARGET)
     found = [f for f in findings if f.code == code]
     assert len(found) == case.count, [f.message for f in found]
+    # one sentence of at most LONGEST characters, with the detail beside it (test_messages)
+    assert [problem for f in found for problem in shape_problems(code, f)] == []
     if case.expect:
         for finding in found:
             assert case.expect in finding.message, finding.message
