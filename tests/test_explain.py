@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from helpers import CASE_TARGET, REPO, check_tree, run_main, tvm_importable
 
-from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
 from tvmlint.checks.rule import Case
+from tvmlint.checks.tvm101_gated_pass_skipped import GatedPassSkipped
 from tvmlint.frontends.explain import explain_all
 from tvmlint.run.config import Overrides, SettingsResolver
 

@@ -315,3 +315,13 @@ def test_no_function_takes_more_than_six_parameters():
                 if len(names) > 6:
                     long.append(f"{name}.{node.name} ({len(names)})")
     assert long == []
+
+
+def test_each_rule_lives_in_a_module_named_for_its_code():
+    # one home per rule: `checks/tvm101_gated_pass_skipped.py` holds TVM101, whose catalog entry
+    # is rules/catalog/TVM101.toml and whose cases are its VALID/INVALID lists
+    from tvmlint.checks import all_rules
+
+    misplaced = [f"{code} in {rule.__module__}" for code, rule in all_rules().items()
+                 if not rule.__module__.rsplit(".", 1)[1].startswith(code.lower() + "_")]
+    assert misplaced == []

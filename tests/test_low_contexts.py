@@ -193,7 +193,7 @@ def test_a_bound_above_the_default_is_always_followed(tmp_path):
 def _left_runs_nothing_the_default_skips(code: str, target: str) -> bool:
     import ast
 
-    from tvmlint.checks.gated_pass_skipped import GatedPassSkipped, _highest
+    from tvmlint.checks.tvm101_gated_pass_skipped import GatedPassSkipped, _highest
     from tvmlint.knowledge.target import lowest_default_level
     from tvmlint.prefilter.view import view_of
 

@@ -51,7 +51,7 @@ def test_a_file_naming_tvm_that_no_rule_wants_is_checked_without_libcst(tmp_path
     write_tree(tmp_path, {"script.py": "import tvm\nprint(tvm.__version__)\n"})
     code, output, modules = _modules_after(["check", "script.py", "--no-cache", "--target-version", "0.27"], tmp_path)
     assert code == 0 and output == "All checks passed (1 file checked)."
-    assert "tvmlint.checks.gated_pass_skipped" in modules and "tvmlint.analysis.module" in modules
+    assert "tvmlint.checks.tvm101_gated_pass_skipped" in modules and "tvmlint.analysis.module" in modules
     assert not {name for name in modules if name == "libcst" or name.startswith("libcst.")}
 
 

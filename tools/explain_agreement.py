@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from tvmlint.base.versions import parse_version
-from tvmlint.checks.gated_pass_skipped import GatedPassSkipped
+from tvmlint.checks.tvm101_gated_pass_skipped import GatedPassSkipped
 from tvmlint.frontends import explain as ex
 from tvmlint.knowledge.target import get_knowledge
 from tvmlint.prefilter.view import view_of

@@ -452,7 +452,7 @@ def confirm_fast_math(self: Confirmer, finding: Finding) -> Verdict:
     pass_live = self.snapshot.by_name.get(name)
     if live.missing or pass_live is None:
         return Verdict(None, f"the installed {self.tvm} registers no pass named {name!r}")
-    from tvmlint.checks.fast_math_enabled import runs
+    from tvmlint.checks.tvm302_fast_math_enabled import runs
 
     if runs(live.tree, ctx, name):
         return Verdict(True, f"the installed {self.tvm} registers {name} at opt_level {pass_live.opt_level}: the gate lets it run here")

@@ -192,7 +192,7 @@ class ModuleSites:
         self.sites: List[Site] = []
         self.built: List[Tuple[object, Site]] = []  # (a Sequential's construction, the site that runs it)
         from tvmlint.base.source import split_lines
-        from tvmlint.checks.gated_pass_skipped import said_on_purpose
+        from tvmlint.checks.tvm101_gated_pass_skipped import said_on_purpose
 
         lines = split_lines(text)
 

@@ -751,7 +751,7 @@ def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object], t
 
 def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]],
                  texts: Optional[Dict[str, str]] = None) -> List[Finding]:
-    """TVM002's findings for the files of a run that select it (tvmlint.checks.unused_noqa)."""
+    """TVM002's findings for the files of a run that select it (tvmlint.checks.tvm002_unused_noqa)."""
     from tvmlint.base.notebook import decode_file
 
     out: List[Finding] = []
@@ -777,7 +777,7 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
         if "noqa" not in text.lower():
             continue
         # imported only here: a run that selects TVM002 nowhere (the default) never loads the checks
-        from tvmlint.checks.unused_noqa import unused_noqa
+        from tvmlint.checks.tvm002_unused_noqa import unused_noqa
 
         if judges is None:
             judges = _judges()
@@ -850,7 +850,7 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
     used: Dict[str, Set[Tuple[int, str]]] = {}
     findings = finalize([checked.result], used)
     if UNUSED_NOQA in codes:
-        from tvmlint.checks.unused_noqa import unused_noqa
+        from tvmlint.checks.tvm002_unused_noqa import unused_noqa
 
         unsure = _unsure(checked.result, False, _judges(), text, bool(checked.partial))
         findings = sorted(findings + unused_noqa(text, shown, codes, used.get(shown, set()), unsure), key=lambda f: f.sort_key)
