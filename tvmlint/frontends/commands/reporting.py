@@ -224,7 +224,6 @@ def watch(paths, once: Callable[[], int], projects=(), flat=()) -> int:
         watched += [str(path) for path in flat]
     terminal = _isatty(sys.stdout)
     try:
-        _once(once, terminal)
         while True:
             if _missing(watched):
                 # a watched folder removed (a branch switch, a rebuild): the watcher on it would
@@ -233,12 +232,17 @@ def watch(paths, once: Callable[[], int], projects=(), flat=()) -> int:
                 while _missing(watched):
                     time.sleep(0.5)
                 time.sleep(0.5)  # what comes back with it (a checkout writing its files) lands first
-                _once(once, terminal)
+            # The check runs once the watcher is armed (its first yield, empty on a timeout), so a
+            # change made after "watching for file changes" is never missed, however slow the start.
+            armed = False
             try:
-                for _changes in watchfiles.watch(*watched, raise_interrupt=True, recursive=recursive,
-                                                 ignore_permission_denied=True,  # a project's unreadable folder
-                                                 watch_filter=watchfiles.PythonFilter(extra_extensions=(".toml",))):
-                    _once(once, terminal)
+                for changes in watchfiles.watch(*watched, raise_interrupt=True, recursive=recursive,
+                                                ignore_permission_denied=True,  # a project's unreadable folder
+                                                watch_filter=watchfiles.PythonFilter(extra_extensions=(".toml",)),
+                                                yield_on_timeout=True, rust_timeout=200):
+                    if changes or not armed:
+                        armed = True
+                        _once(once, terminal)
                     if _missing(watched):
                         break
             except (OSError, RuntimeError):  # the watcher's own view of a path that went away
