@@ -19,6 +19,18 @@ CASE_TARGET = "0.19"  # the default target of a rule's cases (Case.target overri
 
 
 @functools.lru_cache(maxsize=None)
+
+def grouped_by_rule(sources) -> list:
+    """pytest params of rule cases and examples (ids `TVM101-...`, or a path), one per rule and
+    one for the rest: a check over every case costs less as one item per rule than one per case."""
+    import pytest
+
+    groups: Dict[str, list] = {}
+    for source in sources:
+        key = source.id.split("-", 1)[0] if source.id.startswith("TVM") else "examples"
+        groups.setdefault(key, []).append((source.id, *source.values))
+    return [pytest.param(members, id=key) for key, members in groups.items()]
+
 def tvm_importable() -> bool:
     """Whether the installed apache-tvm imports (in a child: the tests' own process never
     imports it). Asked once per test process, by every module whose tests need it."""

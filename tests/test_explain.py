@@ -265,3 +265,21 @@ def test_two_calls_on_one_line(tmp_path):
     assert "Also on this line (give its column to explain it): relay.transform.FoldConstant() at two.py:3:45." in first.stdout
     second = run_main("explain", "two.py:3:60", "--target-version", "0.19", cwd=tmp_path)
     assert second.stdout.startswith("two.py:3:45: relay.transform.FoldConstant()") and "Also" not in second.stdout
+
+
+def test_a_level_another_module_or_a_caller_sets_is_where_explain_says_it_comes_from(tmp_path):
+    # the context of a PassContext(opt_level=NAME) is resolved as the run resolves it (LevelFrom):
+    # another module's constant, or what the visible call gives the parameter
+    (tmp_path / "pyproject.toml").write_text('[tool.tvmlint]\ntarget-version = "0.8"\n', encoding="utf-8")
+    (tmp_path / "config.py").write_text("OPT_LEVEL = 2\n", encoding="utf-8")
+    (tmp_path / "run.py").write_text(
+        "import tvm\nfrom tvm import relay\nfrom config import *\n\n"
+        "with tvm.transform.PassContext(opt_level=OPT_LEVEL):\n    mod = relay.transform.FoldScaleAxis()(mod)\n\n"
+        "def fold(mod, level=2):\n    with tvm.transform.PassContext(opt_level=level):\n"
+        "        return relay.transform.FoldScaleAxis()(mod)\n\nfold(m)\n", encoding="utf-8")
+    done = run_main("explain", "run.py:6", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "from OPT_LEVEL = 2 in config.py:1" in done.stdout and "SKIPPED" in done.stdout, done.stdout
+    done = run_main("explain", "run.py:10", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "level=2 when fold is called" in done.stdout and "SKIPPED" in done.stdout, done.stdout

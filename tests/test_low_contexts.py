@@ -7,7 +7,7 @@ from pathlib import Path
 
 import libcst as cst
 import pytest
-from helpers import CASE_TARGET, REPO, prefiltered, write_tree
+from helpers import CASE_TARGET, REPO, grouped_by_rule, prefiltered, write_tree
 
 from tvmlint.analysis.module import ModuleAnalysis
 from tvmlint.analysis.walk import walk
@@ -73,15 +73,6 @@ def _sources():
             yield pytest.param(path.read_text(), target, id=f"{path.relative_to(REPO)}@{target}")
 
 
-def _groups():
-    """The sources, one group per rule (and one for the examples): one test item each, where one
-    item per case cost more in the test runner's bookkeeping than in the check."""
-    groups = {}
-    for source in _sources():
-        groups.setdefault(source.id.split("-", 1)[0] if source.id.startswith("TVM") else "examples", []).append(source)
-    return [pytest.param([(s.id, *s.values) for s in sources], id=name) for name, sources in groups.items()]
-
-
 def _low_context_found(code: str, target: str) -> bool:
     try:
         module = cst.parse_module(code)
@@ -94,7 +85,7 @@ def _low_context_found(code: str, target: str) -> bool:
     return not low or _lowest(code, FACTORIES.lowest_default) == min(low)
 
 
-@pytest.mark.parametrize("sources", _groups())
+@pytest.mark.parametrize("sources", grouped_by_rule(_sources()))
 def test_every_low_context_the_analysis_makes_is_found(sources):
     # the text screen and the parse together never miss a context the analysis gives a level
     # below the default, whatever its spelling
@@ -211,7 +202,7 @@ def _left_runs_nothing_the_default_skips(code: str, target: str) -> bool:
     return all(_highest(member) <= default for run in analysis.runs for member in run.members)
 
 
-@pytest.mark.parametrize("sources", _groups())
+@pytest.mark.parametrize("sources", grouped_by_rule(_sources()))
 def test_a_module_left_for_a_low_context_has_no_run_the_default_skips(sources):
     # TVM101's low-context predicate (Prefilter.low_context) is asked before libcst: whenever it says yes, every run the
     # analysis finds gates only passes at or below the default level

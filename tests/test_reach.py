@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 import pytest
-from helpers import CASE_TARGET, REPO
+from helpers import CASE_TARGET, REPO, grouped_by_rule
 
 from tvmlint.analysis.reach import Imports, Reach, TextImports
 from tvmlint.analysis.used_names import UsedNames, roots_of
@@ -135,14 +135,6 @@ def _sources():
             yield pytest.param(path.read_text(), target, id=f"{path.relative_to(REPO)}@{target}")
 
 
-def _groups():
-    """The sources, one test item per rule (and one for the examples)."""
-    groups = {}
-    for source in _sources():
-        groups.setdefault(source.id.split("-", 1)[0] if source.id.startswith("TVM") else "examples", []).append(source)
-    return [pytest.param([(s.id, *s.values) for s in sources], id=name) for name, sources in groups.items()]
-
-
 def _ruled_out_wrongly(code: str, target: str) -> list:
     """The module names under which the cheap questions rule out `code` though a rule wants it."""
     try:
@@ -164,7 +156,7 @@ def _ruled_out_wrongly(code: str, target: str) -> list:
     return wrong
 
 
-@pytest.mark.parametrize("sources", _groups())
+@pytest.mark.parametrize("sources", grouped_by_rule(_sources()))
 def test_never_rules_out_a_module_a_rule_wants(sources):
     assert [(name, wrong) for name, code, target in sources for wrong in [_ruled_out_wrongly(code, target)] if wrong] == []
 
