@@ -112,6 +112,10 @@ class ContextValue:
     other: Optional[str] = None
     # an opt_level its callers or another module give it: the context a `with` of it enters
     level_from: Optional[LevelFrom] = None
+    # required_pass / disabled_pass given the enclosing function's own parameter: what its
+    # callers pass (TVM104 reads the names they may hold, tvmlint.analysis.may_names)
+    names_from: Dict[str, ParamRef] = field(default_factory=dict)
+    scope: Optional["Scope"] = field(default=None, repr=False, compare=False)  # where it is made
 
 
 @dataclass
@@ -205,6 +209,7 @@ class CallSite:
     ctx: ContextRef
     node: cst.CSTNode
     args: Tuple[Tuple[object, object], ...] = ()  # CallFact.args
+    scope: Optional["Scope"] = field(default=None, repr=False, compare=False)  # the caller's, where the names are read
 
 
 @dataclass
@@ -1014,9 +1019,11 @@ class ModuleAnalysis(Visitor):
             config=config,
         )
         level_from = self._level_from(level_node, ctx) if known and level is None and level_node is not None else None
+        names_from = {param: ref for param, names in pass_names.items() if names is None
+                      for ref in [self._parameter_ref(args[param])] if ref is not None}
         value = ContextValue(ctx, call, line_text, expects_raise=self._frames[-1].raising > 0,
                              pass_names={k: v for k, v in pass_names.items() if v is not None}, lone_strings=lone,
-                             level_from=level_from)
+                             level_from=level_from, names_from=names_from, scope=self._scope)
         self.contexts.append(value)
         return value
 
@@ -1625,7 +1632,7 @@ class ModuleAnalysis(Visitor):
                 self._runner_run(node, executor[0], executor[2], ctx)
                 return
             if not self.is_tvm(qualname) and qualname not in self.k.api_prefixes():
-                self.callsites.append(CallSite(qualname, ctx, node, self._argument_values(node)))
+                self.callsites.append(CallSite(qualname, ctx, node, self._argument_values(node), scope=self._scope))
                 return
         elif isinstance(node.func, cst.Attribute) and isinstance(node.func.value, cst.Name):
             owner = self._lookup(node.func.value.value)
@@ -1637,12 +1644,12 @@ class ModuleAnalysis(Visitor):
             if node.func.value not in _BUILTINS:
                 for star in self._module_scope().star_modules:
                     if not self.is_tvm(star):
-                        self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node, self._argument_values(node)))
+                        self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node, self._argument_values(node), scope=self._scope))
         callee = self.value_of(node.func)
         if isinstance(callee, FunctionValue):
             # reached for a module whose own name is under TVM's packages (a folder called `tvm`):
             # its calls of its own functions, with or without arguments, give them contexts
-            self.callsites.append(CallSite(callee.qualname, ctx, node, self._argument_values(node)))
+            self.callsites.append(CallSite(callee.qualname, ctx, node, self._argument_values(node), scope=self._scope))
             return
         if isinstance(callee, FunctionTable) and callee.picked:
             # one of a table's functions: each is called here with these arguments (the table's
@@ -1650,7 +1657,7 @@ class ModuleAnalysis(Visitor):
             # given is still given)
             arguments = self._argument_values(node)
             for qualname in callee.qualnames:
-                self.callsites.append(CallSite(qualname, ctx, node, arguments))
+                self.callsites.append(CallSite(qualname, ctx, node, arguments, scope=self._scope))
             return
         if not node.args:
             return

@@ -47,3 +47,6 @@ class Prefilter:
     # The rule judges names against the passes the project defines with TVM's decorators:
     # those modules are read for their pass names, and analysed with their definitions.
     reads_defined_passes: bool = False
+    # The rule reads what a module's own calls pass to its functions (a pass list given through
+    # a parameter): a definition that calls a kept one is kept with it.
+    reads_callers: bool = False

@@ -129,6 +129,15 @@ def prune(
                 if not keep and not defined[i].isdisjoint(named):
                     kept[i] = grown = True
                     named |= parts[i].identifiers
+        if selection.keeps_callers(used):
+            # and the definitions that call a kept one: what they pass is read (reads_callers)
+            grown = True
+            while grown:
+                grown = False
+                called = set().union(*(parts[i].defined for i, keep in enumerate(kept) if keep))
+                for i, keep in enumerate(kept):
+                    if not keep and not parts[i].names.isdisjoint(called):
+                        kept[i] = grown = True
     # A later round keeps what `follow` names, nested or not: it analyses kept definitions whole.
     judges = None if follow is not None else selection.inner_judges(used)
     inner, around = ({}, set()) if not judges else _InnerBlanks(text, used, selection, judges).of(units, kept)

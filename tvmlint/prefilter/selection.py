@@ -133,6 +133,10 @@ class Selection:
             return True
         return any(rule.may_matter_in_body(statement, module) for rule in judges)
 
+    def keeps_callers(self, used: UsedNames) -> bool:
+        """Whether a rule that wants the module reads what its calls pass (Prefilter.reads_callers)."""
+        return any(rule.reads_callers and rule.wants(used) for rule in self.rules)
+
     def pass_definers(self, used: UsedNames) -> FrozenSet[str]:
         """The decorators whose definitions a module's analysis must keep: all of them when a
         rule that reads them runs on it."""
