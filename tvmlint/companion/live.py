@@ -34,50 +34,51 @@ def relay_removed() -> str:
 
 
 class Live(LiveTVM):
+    # what is not LiveTVM's is private: a rule sees the installed TVM's facts, not how they are had
     def __init__(self, snapshot: Snapshot, ask: Callable[[dict], dict],
                  target_for: Callable[[Finding], Optional[Version]]):
-        self.snapshot = snapshot
-        self._ask = ask
-        self.target_for = target_for
+        self._snapshot = snapshot
+        self._child = ask
+        self._target_for = target_for
         self._probes: Dict[str, dict] = {}
         self._runs: Dict[str, object] = {}
 
     @property
     def tvm(self) -> str:
-        return f"TVM {self.snapshot.version}"
+        return f"TVM {self._snapshot.version}"
 
     @property
     def passes(self) -> Sequence[RegisteredPass]:
-        return self.snapshot.passes
+        return self._snapshot.passes
 
     @property
     def by_name(self) -> Mapping[str, RegisteredPass]:
-        return self.snapshot.by_name
+        return self._snapshot.by_name
 
     @property
     def configs(self) -> Mapping[str, str]:
-        return self.snapshot.configs
+        return self._snapshot.configs
 
-    def ask(self, request: dict) -> dict:
+    def _ask(self, request: dict) -> dict:
         try:
-            return self._ask(request)
+            return self._child(request)
         except CompanionError as error:
             raise NoAnswer(str(error)) from error
 
     # -- what the installed TVM cannot speak to ----------------------------------------
     def target(self, finding: Finding) -> Optional[Version]:
         facts = finding.facts or {}
-        return facts.get("target") or self.target_for(finding)
+        return facts.get("target") or self._target_for(finding)
 
     def other_release(self, finding: Finding) -> Optional[Verdict]:
-        target, live = self.target(finding), self.snapshot.release
+        target, live = self.target(finding), self._snapshot.release
         if target is None or live is None or target == live:
             return None
         return Verdict(None, f"the finding is about TVM {format_version(target)}; the installed {self.tvm} cannot speak for that release",
                        said_once=OTHER_RELEASE)
 
-    def no_relay(self, names: Iterable[str], target: Optional[Version]) -> Optional[Verdict]:
-        if self.snapshot.has_relay or target is None:
+    def _no_relay(self, names: Iterable[str], target: Optional[Version]) -> Optional[Verdict]:
+        if self._snapshot.has_relay or target is None:
             return None
         shown = sorted(set(names) & relay_names(target))
         if not shown:
@@ -90,11 +91,11 @@ class Live(LiveTVM):
         )
 
     def cannot_speak(self, finding: Finding, names: Iterable[str]) -> Optional[Verdict]:
-        return self.no_relay(names, self.target(finding)) or self.other_release(finding)
+        return self._no_relay(names, self.target(finding)) or self.other_release(finding)
 
     # -- runs in the installed TVM -------------------------------------------------------
     def config_error(self, key: str, value: object) -> Optional[str]:
-        answer = self.ask({"op": "config", "items": [[key, value]]})["results"][0]
+        answer = self._ask({"op": "config", "items": [[key, value]]})["results"][0]
         return answer.get("error", "") if answer["raised"] else None
 
     def can_probe(self, api: str) -> bool:
@@ -107,7 +108,7 @@ class Live(LiveTVM):
         request = {"op": "probe", "api": api, "build": build_recipe(api), "settings": settings}
         key = repr(request)
         if key not in self._probes:
-            self._probes[key] = self.ask(request)
+            self._probes[key] = self._ask(request)
         return [row["changed"] for row in self._probes[key]["results"]]
 
     def instrumented(self, api: Optional[str], members: Sequence[str], ctx: PassCtx):
@@ -116,7 +117,7 @@ class Live(LiveTVM):
         asked = request(api or "sequential", Setting(ctx.opt_level, ctx.required or (), ctx.disabled or ()), members=members)
         key = repr(asked)
         if key not in self._runs:
-            answer = self.ask(asked)
+            answer = self._ask(asked)
             try:
                 self._runs[key] = checked(answer)
             except CompanionError as error:
