@@ -325,3 +325,27 @@ def test_each_rule_lives_in_a_module_named_for_its_code():
     misplaced = [f"{code} in {rule.__module__}" for code, rule in all_rules().items()
                  if not rule.__module__.rsplit(".", 1)[1].startswith(code.lower() + "_")]
     assert misplaced == []
+
+
+# --- the companion reaches a rule through the rules table (checks.confirming_rules), never by name ---
+
+def _companion_imports_of_rules() -> list:
+    import re
+
+    rule_module = re.compile(r"tvmlint\.checks\.tvm\d{3}_")
+    return [f"{name} imports {target} (line {line})" for name, target, line in _edges()
+            if _in(name, "tvmlint.companion") and rule_module.match(target)]
+
+
+def test_the_companion_imports_no_rule_module(tmp_path, monkeypatch):
+    assert _companion_imports_of_rules() == []
+    # and it would see one: a companion module reaching into a rule for a helper
+    fake = tmp_path / "tvmlint"
+    for folder in ("", "checks", "companion"):
+        (fake / folder).mkdir(parents=True, exist_ok=True)
+        (fake / folder / "__init__.py").write_text("")
+    (fake / "checks" / "tvm302_fast_math_enabled.py").write_text("def runs():\n    return True\n")
+    (fake / "companion" / "confirm.py").write_text("def f():\n    from tvmlint.checks.tvm302_fast_math_enabled import runs\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    assert _companion_imports_of_rules() == [
+        "tvmlint.companion.confirm imports tvmlint.checks.tvm302_fast_math_enabled (line 2)"]

@@ -15,7 +15,8 @@ from typing import Dict, Type
 from tvmlint.checks.rule import Rule
 
 # the modules here that say what a rule is, or what a family of rules shares, rather than being one
-_FRAMEWORK = frozenset({"rule", "prefilter_spec", "api_usage", "context_args", "words"})
+_FRAMEWORK = frozenset({"rule", "prefilter_spec", "api_usage", "context_args", "words", "confirmation", "live_tree",
+                        "finding_subject"})
 
 
 @functools.lru_cache(maxsize=None)
@@ -29,3 +30,8 @@ def all_rules() -> Dict[str, Type[Rule]]:
             if issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
                 found[value.code] = value
     return dict(sorted(found.items()))
+
+
+def confirming_rules() -> Dict[str, Type[Rule]]:
+    """The rules `check --confirm` can check against the installed TVM: those that write a `confirm`."""
+    return {code: rule for code, rule in all_rules().items() if rule.confirm.__func__ is not Rule.confirm.__func__}

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from libcst.metadata import CodeRange
 
     from tvmlint.analysis.module import ModuleAnalysis
+    from tvmlint.checks.confirmation import LiveTVM, Verdict
 
 
 @dataclass(frozen=True)
@@ -104,7 +105,8 @@ class Rule(Visitor):
     """What a rule author writes: `code`, `prefilter` (what a file needs for the rule to be
     looked at: data, read by the pre-filter wing), the cases, and the analysis: `start`, the
     libcst `visit_`/`leave_` methods, `finish`, and for a rule that defers, `judge` and
-    `needs_level_below`. `report` and `defer` are given."""
+    `needs_level_below`; for a rule the installed TVM can check, `confirm`. `report` and `defer`
+    are given."""
 
     code: ClassVar[str]
     prefilter: ClassVar[Prefilter] = Prefilter()
@@ -170,4 +172,11 @@ class Rule(Visitor):
     def judge(cls, payload: Any, ctx: PassCtx) -> Optional[Said]:
         """What to say (message and detail) when `payload` is a mistake under `ctx`, else None.
         The project step adds the calls that brought `ctx` (`tvmlint.analysis.project.judged`)."""
+        raise NotImplementedError
+
+    @classmethod
+    def confirm(cls, finding: Finding, tvm: LiveTVM) -> Verdict:
+        """What the installed TVM says about one of this rule's findings (`check --confirm`),
+        asked through `tvm` (`checks/confirmation.py`). A rule that does not write it is one
+        the companion cannot check: its findings stay static."""
         raise NotImplementedError

@@ -3,14 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate, leaves
 from tvmlint.analysis.edits import tvm_import_edit, wrap_in_with
-from tvmlint.base.diagnostics import Fix, Said
+from tvmlint.base.diagnostics import Finding, Fix, Said
 from tvmlint.checks import words
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
+
+if TYPE_CHECKING:
+    from tvmlint.base.versions import Version
+    from tvmlint.checks.confirmation import LiveTVM, Verdict
 
 
 @dataclass(frozen=True)
@@ -498,6 +502,52 @@ class GatedPassSkipped(Rule):
             detail += f" required_pass names the wrapper '{payload.wrapper}', but the gate checks each member's own name."
         return Said(message, detail)
 
+    @classmethod
+    def confirm(cls, finding: Finding, tvm: LiveTVM) -> Verdict:
+        """The installed TVM's own levels and members put through the gate again at the finding's
+        context; where it runs the pass, an instrumented run and a probe module say more."""
+        from tvmlint.checks.confirmation import Verdict
+        from tvmlint.checks.live_tree import LiveTree, flatten, levels
+
+        facts = finding.facts or {}
+        payload, ctx = facts.get("payload"), facts.get("ctx")
+        if payload is None or not isinstance(ctx, PassCtx):
+            return Verdict(None, "the finding carries no pass facts to check")
+        target = tvm.target(finding)
+        static_skipped = gate(payload.members, ctx) or []
+        silent = tvm.cannot_speak(finding, [s.member.name for s in static_skipped])
+        if silent:
+            return silent
+        live = LiveTree(tvm, target, payload.members)
+        if live.missing:
+            return Verdict(None, f"the installed {tvm.tvm} registers no pass named {and_list(sorted(set(live.missing)))}")
+        tree, from_tvm = live.tree, live.from_tvm
+        skipped = gate(tree, ctx)
+        if skipped is None:
+            return Verdict(None, "the active context is not fully known")
+        by_tvm = [s.member for s in skipped if s.member.name in from_tvm]
+        where = f"opt_level {ctx.opt_level}" + (f", required_pass {sorted(ctx.required)}" if ctx.required else "") + (
+            f", disabled_pass {sorted(ctx.disabled)}" if ctx.disabled else ""
+        )
+        if skipped and not by_tvm:
+            return Verdict(None, f"the skipped passes ({levels(s.member for s in skipped)}) are defined in the checked code, not registered in TVM")
+        if not skipped:
+            checked = [s.member.name for s in static_skipped]
+            shown = levels(m for m in flatten(tree) if m.name in checked) or and_list(checked)
+            return Verdict(
+                False,
+                f"the installed {tvm.tvm} registers {shown}: its gate runs them at {where}; "
+                "the table in rules/ is wrong here (`tvmlint registry --verify` lists the difference)",
+            )
+        reason = f"the installed {tvm.tvm} registers {levels(by_tvm)}: its Sequential gate skips them at {where}"
+        unmentioned = sorted({m.name for m in by_tvm} - {s.member.name for s in static_skipped})
+        if unmentioned:  # nested members the table does not gate on their own
+            reason += f" ({and_list(unmentioned)} beyond what the message names)"
+        ran_anyway, note = _instrument_note(tvm, payload, ctx, [m.name for m in by_tvm], where)
+        if ran_anyway:
+            return Verdict(False, note)
+        return Verdict(True, reason + note + _probe_note(tvm, payload, ctx, max(m.opt_level for m in by_tvm), target))
+
 
 def said_on_purpose(run, lines, lines_of, harness) -> bool:
     """Whether the code's own words next to `run` say its skip is meant (rules/harness.toml
@@ -515,3 +565,80 @@ def said_on_purpose(run, lines, lines_of, harness) -> bool:
 
 def _highest(member: Gated) -> int:
     return max([member.opt_level, *(_highest(child) for child in member.children)])
+
+
+# -- check --confirm: what more the installed TVM can show than its registry --------------------
+def _instrumented_subject(tvm: LiveTVM, payload: GatedRunPayload) -> Tuple[Optional[str], List[str]]:
+    """What to run instrumented for a finding: the wrapper's API path, or the API paths of the members of a
+    Sequential the checked code builds (when each is a pass constructor of the installed TVM); else nothing."""
+    wrapper = getattr(payload, "wrapper", None)
+    if wrapper:
+        live = tvm.by_name.get(wrapper)
+        api = next((p.api for p in tvm.passes if p.api and not p.error and p.name == wrapper), None)
+        return (api, []) if live is not None and api else (None, [])
+    apis = []
+    for member in payload.members:
+        if member.label == "Sequential":
+            return None, []
+        api = next((p.api for p in tvm.passes if p.api and not p.error and p.name == member.name), None)
+        if api is None:
+            return None, []
+        apis.append(api)
+    return None, apis
+
+
+def _instrument_note(tvm: LiveTVM, payload: GatedRunPayload, ctx: PassCtx, expected: List[str],
+                     where: str) -> Tuple[bool, str]:
+    """(whether the run contradicts the gate, what to add to the reason): the pass run on tvmlint's own small
+    module under a PassInstrument at the finding's context, as `tvmlint registry --pipeline` runs it."""
+    from tvmlint.checks.confirmation import NoAnswer
+
+    api, members = _instrumented_subject(tvm, payload)
+    if api is None and not members:
+        return False, ""
+    try:
+        run = tvm.instrumented(api, members, ctx)
+    except NoAnswer as error:
+        return False, f" (the instrumented run failed: {error})"
+    seen_skipped = set(run.skipped_names())
+    ran = {row["name"] for row in run.ran()}
+    resolved = run.resolved
+    shown = resolved if resolved.startswith("tvm.transform.") else resolved.replace("tvm.", "", 1)
+    contradicted = sorted(set(expected) & ran - seen_skipped)
+    if contradicted:
+        return True, (
+            f"an instrumented run of {shown} in the installed {tvm.tvm} at {where} ran {and_list(contradicted)}: "
+            "the gate does not skip them here"
+        )
+    confirmed = [name for name in dict.fromkeys(expected) if name in seen_skipped]
+    if not confirmed:
+        return False, ""
+    return False, (
+        f"; an instrumented run of {shown} (`tvmlint registry --pipeline`) skipped {and_list(confirmed)}: "
+        "a PassInstrument never saw them start"
+    )
+
+
+def _probe_note(tvm: LiveTVM, payload: GatedRunPayload, ctx: PassCtx, needed: int, target: Optional[Version]) -> str:
+    from tvmlint.checks.confirmation import NoAnswer
+    from tvmlint.knowledge.target import get_knowledge
+
+    wrapper = getattr(payload, "wrapper", None)
+    spec = get_knowledge(target).passes_by_name.get(wrapper) if (wrapper and target) else None
+    api = next((a for a in (spec.api if spec else ()) if tvm.can_probe(a)), None)
+    if api is None:
+        return ""
+    try:
+        at_active, at_needed = tvm.probe(api, ctx, [ctx.opt_level, needed])
+    except NoAnswer as error:
+        return f" (the probe run failed: {error})"
+    short = api.replace("tvm.", "", 1)
+    if not at_active and at_needed:
+        return (
+            f"; a real run of {short} on a probe module leaves it unchanged at opt_level {ctx.opt_level} "
+            f"and changes it at opt_level {needed}"
+        )
+    return (
+        f"; a real run of {short} on a probe module was {'changed' if at_active else 'unchanged'} at opt_level "
+        f"{ctx.opt_level} and {'changed' if at_needed else 'unchanged'} at {needed}, which shows nothing either way"
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 from dataclasses import dataclass
-from typing import Dict, FrozenSet, Iterable, Optional, Tuple
+from typing import TYPE_CHECKING, Dict, FrozenSet, Iterable, Optional, Tuple
 
 from tvmlint.analysis.contexts import PassCtx
 from tvmlint.analysis.lazy import cst
@@ -22,6 +22,10 @@ from tvmlint.checks.rule import Case
 from tvmlint.knowledge.registry import pass_name_releases, pass_names, release_span
 from tvmlint.knowledge.releases import known_releases
 from tvmlint.knowledge.target import get_knowledge
+
+if TYPE_CHECKING:
+    from tvmlint.base.diagnostics import Finding
+    from tvmlint.checks.confirmation import LiveTVM, Verdict
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"
@@ -316,3 +320,23 @@ class UnknownPassName(ContextSettingsRule):
     @classmethod
     def judge(cls, payload: UnknownPass, ctx: PassCtx) -> Optional[Said]:
         return Said(payload.message, payload.detail)
+
+    @classmethod
+    def confirm(cls, finding: Finding, tvm: LiveTVM) -> Verdict:
+        """No pass constructor of the installed TVM builds a pass of that name, nor a Sequential holding one."""
+        from tvmlint.checks.confirmation import Verdict
+        from tvmlint.checks.finding_subject import pass_named
+
+        name, silent = pass_named(tvm, finding, "name", "unless_defined")
+        if silent:
+            return silent
+        live = tvm.by_name.get(name)
+        if live is not None:
+            return Verdict(False, f"the installed {tvm.tvm} registers a pass named {name!r} ({live.kind}, opt_level {live.opt_level})")
+        unbuilt = [p.api for p in tvm.passes if p.error]
+        caveat = f"; {len(unbuilt)} constructors could not be built" if unbuilt else ""
+        return Verdict(
+            True,
+            f"none of the {len(tvm.passes)} pass constructors of the installed {tvm.tvm} builds a pass "
+            f"named {name!r}, and no Sequential among them holds one{caveat}",
+        )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional, Tuple
+from typing import TYPE_CHECKING, Optional, Tuple
 
 from tvmlint.analysis.contexts import PassCtx, and_list
 from tvmlint.base.diagnostics import Edit, Fix, Said
@@ -12,6 +12,10 @@ from tvmlint.checks import words
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
+
+if TYPE_CHECKING:
+    from tvmlint.base.diagnostics import Finding
+    from tvmlint.checks.confirmation import LiveTVM, Verdict
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 
@@ -100,6 +104,27 @@ class WrapperInRequiredPass(ContextSettingsRule):
     @classmethod
     def judge(cls, payload: "Wrapper", ctx: PassCtx) -> Optional[Said]:
         return payload.said(ctx.opt_level) if ctx.opt_level is not None else None
+
+    @classmethod
+    def confirm(cls, finding: Finding, tvm: LiveTVM) -> Verdict:
+        """The installed TVM builds the named pass as a Sequential, whose gate checks each member's name."""
+        from tvmlint.checks.confirmation import Verdict
+        from tvmlint.checks.finding_subject import pass_named
+        from tvmlint.checks.live_tree import levels, live_gated
+
+        name, silent = pass_named(tvm, finding, "name", "wrapper")
+        if silent:
+            return silent
+        live = tvm.by_name.get(name)
+        if live is None:
+            return Verdict(None, f"the installed {tvm.tvm} registers no pass named {name!r}")
+        if live.kind != "sequential" or not live.members:
+            return Verdict(False, f"the installed {tvm.tvm} registers {name!r} as a {live.kind} pass, not a Sequential wrapper")
+        return Verdict(
+            True,
+            f"the installed {tvm.tvm} builds {name!r} as a Sequential of {levels(live_gated(m) for m in live.members)}: "
+            "the gate checks each member's own name",
+        )
 
 
 @by_fields

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from typing import TYPE_CHECKING
 
 from tvmlint.base.diagnostics import Fix
 from tvmlint.checks.context_args import (
@@ -14,6 +15,10 @@ from tvmlint.checks.context_args import (
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case
 from tvmlint.knowledge.registry import config_key_verdict, config_keys, keys_at
+
+if TYPE_CHECKING:
+    from tvmlint.base.diagnostics import Finding
+    from tvmlint.checks.confirmation import LiveTVM, Verdict
 
 HEAD = "import tvm\n"
 
@@ -86,6 +91,26 @@ class UnknownConfigKey(ContextSettingsRule):
                     exact = verdict.replacement is not None and _same_type(key, replacement)
                     fix = Fix(f"Use '{replacement}'", (replace_string(self.file, node, replacement),), safe=exact)
                 self.report(node, message, fix, detail=detail)
+
+    @classmethod
+    def confirm(cls, finding: Finding, tvm: LiveTVM) -> Verdict:
+        """A PassContext given the key raises in the installed TVM."""
+        from tvmlint.checks.confirmation import Verdict
+        from tvmlint.checks.finding_subject import subject
+
+        key = subject(finding, "key")
+        if key is None:
+            return Verdict(None, "tvmlint could not tell which config key the finding is about")
+        other = tvm.other_release(finding)
+        if other:
+            return other
+        facts = finding.facts or {}
+        value = facts.get("value", True)
+        error = tvm.config_error(key, value)
+        if key in tvm.configs or error is None:
+            return Verdict(False, f"the installed {tvm.tvm} accepts PassContext(config={{{key!r}: ...}})")
+        error = error.split(" candidates are")[0]
+        return Verdict(True, f"PassContext(config={{{key!r}: {value!r}}}) raises in the installed {tvm.tvm}: {error}")
 
 
 def _same_type(old: str, new: str) -> bool:

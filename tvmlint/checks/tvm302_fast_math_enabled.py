@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, List, Optional, Set, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx
 from tvmlint.analysis.lazy import cst
@@ -13,6 +13,10 @@ from tvmlint.checks.context_args import context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
 from tvmlint.checks.rule import Case, Rule
 from tvmlint.knowledge.numerics import fast_math, fast_math_builds
+
+if TYPE_CHECKING:
+    from tvmlint.base.diagnostics import Finding
+    from tvmlint.checks.confirmation import LiveTVM, Verdict
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 RELAX = "import tvm\nfrom tvm import relax\n"
@@ -245,3 +249,33 @@ class FastMathEnabled(Rule):
             f"by fast approximations, so the outputs may change. For exact numerics add "
             f"disabled_pass=['{payload.name}'] or build at opt_level=3.",
         )
+
+    @classmethod
+    def confirm(cls, finding: Finding, tvm: LiveTVM) -> Verdict:
+        """The installed TVM registers the config key asked for, or its gate lets the pass run at the context."""
+        from tvmlint.checks.confirmation import Verdict
+        from tvmlint.checks.live_tree import LiveTree
+
+        facts = finding.facts or {}
+        payload, ctx = facts.get("payload"), facts.get("ctx")
+        key = getattr(payload, "key", None)
+        if key is not None:  # fast math asked for through the PassContext config
+            silent = tvm.other_release(finding)
+            if silent:
+                return silent
+            if key in tvm.configs:
+                return Verdict(True, f"the installed {tvm.tvm} registers the config key {key!r} ({tvm.configs[key]})")
+            return Verdict(False, f"the installed {tvm.tvm} does not register the config key {key!r}")
+        name = getattr(payload, "name", None)
+        if name is None or not isinstance(ctx, PassCtx) or ctx.opt_level is None:
+            return Verdict(None, "the finding carries no pass facts to check")
+        silent = tvm.cannot_speak(finding, [name])
+        if silent:
+            return silent
+        live = LiveTree(tvm, tvm.target(finding), payload.members)
+        pass_live = tvm.by_name.get(name)
+        if live.missing or pass_live is None:
+            return Verdict(None, f"the installed {tvm.tvm} registers no pass named {name!r}")
+        if runs(live.tree, ctx, name):
+            return Verdict(True, f"the installed {tvm.tvm} registers {name} at opt_level {pass_live.opt_level}: the gate lets it run here")
+        return Verdict(False, f"the installed {tvm.tvm} registers {name} at opt_level {pass_live.opt_level}: the gate skips it here")

@@ -66,8 +66,8 @@ def _say_once_what_was_not_checked(args: argparse.Namespace, kept: List[Finding]
     from collections import Counter
 
     from tvmlint.analysis.contexts import and_list
-    from tvmlint.companion.confirm import (
-        CHECKS,
+    from tvmlint.checks import confirming_rules
+    from tvmlint.companion.live import (
         NO_RELAY,
         NOT_CHECKABLE,
         OTHER_RELEASE,
@@ -79,7 +79,7 @@ def _say_once_what_was_not_checked(args: argparse.Namespace, kept: List[Finding]
         NO_RELAY: (f"not confirmable with the installed {confirmer.tvm} "
                    f"({relay_removed().replace('removed', 'Relay was removed', 1)}); install the TVM release you "
                    "target, or name its interpreter with --tvm-python, to confirm them"),
-        NOT_CHECKABLE: (f"not confirmable: the pass registry can check only {and_list(sorted(CHECKS))}, "
+        NOT_CHECKABLE: (f"not confirmable: the pass registry can check only {and_list(sorted(confirming_rules()))}, "
                         "so the other rules' findings are static only"),
         OTHER_RELEASE: (f"not confirmable: they are about another TVM release than the installed {confirmer.tvm} "
                         "(name its interpreter with --tvm-python to confirm them)"),

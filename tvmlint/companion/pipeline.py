@@ -48,6 +48,10 @@ class PipelineRun:
         return [row["name"] for row, _parent in self.walk() if row["state"] == "skipped"]
 
     @property
+    def resolved(self) -> str:
+        return self.answer["resolved"]
+
+    @property
     def ir(self) -> List[dict]:
         return self.answer.get("ir", [])
 
