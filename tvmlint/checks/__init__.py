@@ -10,7 +10,7 @@ import functools
 import importlib
 import inspect
 import pkgutil
-from typing import Dict, Type
+from typing import Dict, Optional, Type
 
 from tvmlint.checks.rule import Rule
 
@@ -29,3 +29,18 @@ def all_rules() -> Dict[str, Type[Rule]]:
             if issubclass(value, Rule) and value is not Rule and value.__module__ == module.__name__:
                 found[value.code] = value
     return dict(sorted(found.items()))
+
+
+def rule_of(code: str) -> Optional[Type[Rule]]:
+    """The rule of `code`, loading its module alone (named for the code, as
+    checks/tvm002_unused_noqa.py): a run that needs one rule does not load every check."""
+    if all_rules.cache_info().currsize:
+        return all_rules().get(code)
+    prefix = code.lower() + "_"
+    for module_info in pkgutil.iter_modules(__path__):
+        if module_info.name.startswith(prefix):
+            module = importlib.import_module(f"{__name__}.{module_info.name}")
+            for _, value in inspect.getmembers(module, inspect.isclass):
+                if issubclass(value, Rule) and getattr(value, "code", None) == code:
+                    return value
+    return None
