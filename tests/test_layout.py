@@ -8,6 +8,7 @@ under `if TYPE_CHECKING:` are left out, since they never run.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Dict, Iterator, Set, Tuple
 
@@ -490,3 +491,50 @@ def test_the_reach_checks_see_each_kind(tmp_path, monkeypatch):
     assert [(n, t) for n, t, _ in _edges() if _in(n, "tvmlint.run") and _in(t, "tvmlint.output")] == [
         ("tvmlint.run.runner", "tvmlint.output.text")]
     assert _codes_named_in("tvmlint.run") == ["tvmlint.run.runner names TVM002 (line 4)"]
+
+
+# --- docs/architecture.md: the picture names every stage, and the walk's stops exist --------
+
+ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
+STOP = re.compile(r"^(\d+)\. `(tvmlint/[\w/]+\.py)` `([\w.]+)`:", re.MULTILINE)
+
+
+def _section(text: str, title: str) -> str:
+    return text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _defines(path: Path, dotted: str) -> bool:
+    """Whether the module at `path` defines `dotted` (a function or class, or `Class.method`)."""
+    scope: list = ast.parse(path.read_text(encoding="utf-8")).body
+    for part in dotted.split("."):
+        found = [node for node in scope if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and node.name == part]
+        if not found:
+            return False
+        scope = found[0].body
+    return True
+
+
+def _missing_stops(text: str) -> list:
+    stops = STOP.findall(_section(text, "One finding, end to end"))
+    assert [int(number) for number, _, _ in stops] == list(range(1, len(stops) + 1))
+    assert 1 <= len(stops) <= 10
+    root = PACKAGE.parent
+    return [f"{number}. {path} {name}" for number, path, name in stops
+            if not (root / path).is_file() or not _defines(root / path, name)]
+
+
+def test_the_walk_of_one_finding_stops_at_functions_that_exist():
+    assert _missing_stops(ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_the_walk_checker_sees_a_stop_that_is_gone():
+    text = ("## One finding, end to end\n\n1. `tvmlint/run/runner.py` `check_paths`: here.\n"
+            "2. `tvmlint/run/runner.py` `no_such_function`: gone.\n"
+            "3. `tvmlint/checks/rule.py` `Rule.report`: a method.\n4. `tvmlint/nowhere.py` `f`: no file.\n")
+    assert _missing_stops(text) == ["2. tvmlint/run/runner.py no_such_function", "4. tvmlint/nowhere.py f"]
+
+
+def test_the_picture_of_the_flow_names_every_stage():
+    picture = _section(ARCHITECTURE.read_text(encoding="utf-8"), "The flow").split("```")[1]
+    assert [folder for folder in LAYERS if f"{folder}/" not in picture] == []
