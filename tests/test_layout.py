@@ -8,6 +8,7 @@ under `if TYPE_CHECKING:` are left out, since they never run.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 from typing import Dict, Iterator, Set, Tuple
 
@@ -227,7 +228,8 @@ def test_every_name_a_spec_gives_is_one_the_wing_knows():
 
 def test_a_rule_author_implements_at_most_seven_methods():
     # start, finish, judge, needs_level_below: the analysis (the libcst visit_/leave_ methods
-    # aside); report, defer and info are given, not written by authors
+    # aside); confirm and after_noqa for the rules that need them; report, defer and info are
+    # given, not written by authors
     from tvmlint.checks.rule import Rule
 
     given = {"report", "defer", "info", "__init__"}
@@ -349,3 +351,214 @@ def test_the_companion_imports_no_rule_module(tmp_path, monkeypatch):
     monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
     assert _companion_imports_of_rules() == [
         "tvmlint.companion.confirm imports tvmlint.checks.tvm302_fast_math_enabled (line 2)"]
+
+
+# --- no reach across the stages: a rule through the rules table, no private name across ------
+# folders, no run module that prints (docs/architecture.md, "The flow")
+
+CHECKS = "tvmlint.checks"
+
+
+def _folder(name: str) -> str:
+    return name.split(".")[1] if name.count(".") else ""
+
+
+def _is_rule_module(name: str) -> bool:
+    return _in(name, CHECKS) and name.rsplit(".", 1)[-1].startswith("tvm") and name != CHECKS
+
+
+def _rule_module_reaches() -> list:
+    return [f"{name} imports {target} (line {line})" for name, target, line in _edges()
+            if _is_rule_module(target) and not _in(name, CHECKS)]
+
+
+def test_outside_the_checks_a_rule_is_reached_through_the_rules_table():
+    # all_rules()/rule_of(code) and the Rule interface: a front end or the runner that imported
+    # one rule's module would depend on its internals (explain once imported TVM101's helper,
+    # the runner TVM002's function)
+    assert _rule_module_reaches() == []
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _private_definitions() -> Dict[str, Set[str]]:
+    """The folders in which each private name is defined: a function, a class or an
+    assignment (`self._x = ...` included)."""
+    where: Dict[str, Set[str]] = {}
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            defined = []
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                defined = [node.name]
+            elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                defined = [t.id if isinstance(t, ast.Name) else t.attr for t in targets
+                           if isinstance(t, (ast.Name, ast.Attribute))]
+            for private in filter(_private, defined):
+                where.setdefault(private, set()).add(_folder(name))
+    return where
+
+
+def _imported_from_elsewhere(tree: ast.Module) -> Iterator[str]:
+    """The names a module binds by importing from outside tvmlint."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            yield from (a.asname or a.name.split(".")[0] for a in node.names if not a.name.startswith("tvmlint"))
+        elif isinstance(node, ast.ImportFrom) and not node.level and not (node.module or "").startswith("tvmlint"):
+            yield from (a.asname or a.name for a in node.names)
+
+
+def _private_reaches() -> list:
+    defined = _private_definitions()
+    reaches = [f"{name} imports {target} (line {line})" for name, target, line in _edges()
+               if _folder(name) != _folder(target) and any(map(_private, target.split(".")))]
+    for name, path in _modules().items():
+        folder = _folder(name)
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        # `os._exit`, `sys._getframe`: another library's private names are not the project's to keep
+        foreign = {"self", "cls", *_imported_from_elsewhere(tree)}
+        for node in ast.walk(tree):
+            # `x._name` where only another folder defines `_name`
+            if (isinstance(node, ast.Attribute) and _private(node.attr) and node.attr in defined
+                    and folder not in defined[node.attr]
+                    and not (isinstance(node.value, ast.Name) and node.value.id in foreign)):
+                reaches.append(f"{name} reads {ast.unparse(node)} (line {node.lineno})")
+        for target, line in _imports(name, path):
+            if target.startswith("tvmlint") and _private(target.rsplit(".", 1)[-1]):
+                owner = _owner(target, _modules())
+                if _folder(owner) != folder and f"{name} imports {owner} (line {line})" not in reaches:
+                    reaches.append(f"{name} imports {target} (line {line})")
+    return reaches
+
+
+def test_no_private_name_crosses_folders():
+    # a name that starts with `_` is its folder's own: another stage that needs it asks for a
+    # public one (ModuleAnalysis.short, once `_short`, read by explain and the checks)
+    assert _private_reaches() == []
+
+
+def test_run_does_not_import_output():
+    # run/ makes findings and output/ prints them: the front ends join the two (a format's
+    # name is base/formats.py's, which the settings check and output/ renders)
+    reaching = [f"{name} imports {target} (line {line})" for name, target, line in _edges()
+                if _in(name, "tvmlint.run") and _in(target, "tvmlint.output")]
+    assert reaching == []
+
+
+def test_every_format_name_has_a_renderer():
+    from tvmlint.base.formats import ALIASES, FORMATS, NAMES
+    from tvmlint.output import MODULES
+
+    assert set(MODULES) == set(NAMES) and set(ALIASES.values()) <= set(NAMES)
+    assert set(FORMATS) == set(NAMES) | set(ALIASES)
+
+
+def _codes_named_in(package: str) -> list:
+    """Rule codes written as a string of their own in `package`, but the parser's TVM001 (the
+    engine's own verdict on a file it cannot read), and base.noqa's UNUSED_NOQA imported."""
+    from tvmlint.knowledge.catalog import load_catalog
+
+    codes = set(load_catalog()) - {"TVM001"}
+    named = []
+    for name, path in _modules().items():
+        if not _in(name, package):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and node.value in codes:
+                named.append(f"{name} names {node.value} (line {node.lineno})")
+        named += [f"{name} imports {target} (line {line})" for target, line in _imports(name, path)
+                  if target == "tvmlint.base.noqa.UNUSED_NOQA"]
+    return named
+
+
+def test_the_runner_special_cases_no_rule():
+    # what a rule needs of the run is a hook every rule may use (judge, needs_level_below,
+    # after_noqa), found through the rules table and the catalog
+    assert _codes_named_in("tvmlint.run") == []
+
+
+def test_a_rule_judges_after_the_noqa_step_when_its_catalog_says_so():
+    from tvmlint.checks import all_rules, rule_of
+    from tvmlint.knowledge.catalog import judged_after_noqa
+
+    rules = all_rules()
+    hooked = {code for code, rule in rules.items() if "after_noqa" in vars(rule)}
+    assert hooked == set(judged_after_noqa()) == {"TVM002"}
+    all_rules.cache_clear()  # as in a run that loaded no check: each found from its module's name
+    assert {code: rule_of(code) for code in rules} == rules and rule_of("TVM999") is None
+
+
+def test_the_reach_checks_see_each_kind(tmp_path, monkeypatch):
+    # the four tests above must be able to fail: a front end importing a rule's module, a run
+    # module reading another folder's private name and importing output, and a runner that
+    # names a rule's code
+    fake = tmp_path / "tvmlint"
+    for folder in ("", "frontends", "run", "checks", "analysis", "output"):
+        (fake / folder).mkdir(parents=True, exist_ok=True)
+        (fake / folder / "__init__.py").write_text("")
+    (fake / "checks" / "tvm101_gated.py").write_text("def helper():\n    return 1\n")
+    (fake / "analysis" / "module.py").write_text("class A:\n    def _short(self):\n        return 1\n")
+    (fake / "output" / "text.py").write_text("def render():\n    return 1\n")
+    (fake / "frontends" / "explain.py").write_text("from tvmlint.checks.tvm101_gated import helper\n")
+    (fake / "run" / "runner.py").write_text(
+        "from tvmlint.output.text import render\n"
+        "from tvmlint.analysis.module import _hidden\n"
+        "def f(analysis):\n    return analysis._short() if 'TVM002' else render()\n")
+    monkeypatch.setattr(__import__(__name__), "PACKAGE", fake)
+    assert _rule_module_reaches() == ["tvmlint.frontends.explain imports tvmlint.checks.tvm101_gated (line 1)"]
+    assert sorted(_private_reaches()) == [
+        "tvmlint.run.runner imports tvmlint.analysis.module._hidden (line 2)",
+        "tvmlint.run.runner reads analysis._short (line 4)",
+    ]
+    assert [(n, t) for n, t, _ in _edges() if _in(n, "tvmlint.run") and _in(t, "tvmlint.output")] == [
+        ("tvmlint.run.runner", "tvmlint.output.text")]
+    assert _codes_named_in("tvmlint.run") == ["tvmlint.run.runner names TVM002 (line 4)"]
+
+
+# --- docs/architecture.md: the picture names every stage, and the walk's stops exist --------
+
+ARCHITECTURE = Path(__file__).resolve().parent.parent / "docs" / "architecture.md"
+STOP = re.compile(r"^(\d+)\. `(tvmlint/[\w/]+\.py)` `([\w.]+)`:", re.MULTILINE)
+
+
+def _section(text: str, title: str) -> str:
+    return text.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def _defines(path: Path, dotted: str) -> bool:
+    """Whether the module at `path` defines `dotted` (a function or class, or `Class.method`)."""
+    scope: list = ast.parse(path.read_text(encoding="utf-8")).body
+    for part in dotted.split("."):
+        found = [node for node in scope if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+                 and node.name == part]
+        if not found:
+            return False
+        scope = found[0].body
+    return True
+
+
+def _missing_stops(text: str) -> list:
+    stops = STOP.findall(_section(text, "One finding, end to end"))
+    assert [int(number) for number, _, _ in stops] == list(range(1, len(stops) + 1))
+    assert 1 <= len(stops) <= 10
+    root = PACKAGE.parent
+    return [f"{number}. {path} {name}" for number, path, name in stops
+            if not (root / path).is_file() or not _defines(root / path, name)]
+
+
+def test_the_walk_of_one_finding_stops_at_functions_that_exist():
+    assert _missing_stops(ARCHITECTURE.read_text(encoding="utf-8")) == []
+
+
+def test_the_walk_checker_sees_a_stop_that_is_gone():
+    text = ("## One finding, end to end\n\n1. `tvmlint/run/runner.py` `check_paths`: here.\n"
+            "2. `tvmlint/run/runner.py` `no_such_function`: gone.\n"
+            "3. `tvmlint/checks/rule.py` `Rule.report`: a method.\n4. `tvmlint/nowhere.py` `f`: no file.\n")
+    assert _missing_stops(text) == ["2. tvmlint/run/runner.py no_such_function", "4. tvmlint/nowhere.py f"]
+
+
+def test_the_picture_of_the_flow_names_every_stage():
+    picture = _section(ARCHITECTURE.read_text(encoding="utf-8"), "The flow").split("```")[1]
+    assert [folder for folder in LAYERS if f"{folder}/" not in picture] == []

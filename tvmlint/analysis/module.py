@@ -555,7 +555,7 @@ class ModuleAnalysis(Visitor):
                 return scope.bindings[name]
             first = False
             scope = scope.parent
-        module_scope = self._module_scope()
+        module_scope = self.module_scope()
         for star in module_scope.star_modules:
             candidate = f"{star}.{name}"
             if candidate in self.k.api_prefixes():
@@ -566,7 +566,7 @@ class ModuleAnalysis(Visitor):
             return ImportBinding(meant, module_scope)
         return None
 
-    def _module_scope(self) -> Scope:
+    def module_scope(self) -> Scope:
         scope = self._scope
         while scope.parent is not None:
             scope = scope.parent
@@ -737,7 +737,7 @@ class ModuleAnalysis(Visitor):
         if qualname is not None:
             spec = self.k.pass_for_api(qualname)
             if spec is not None:
-                return PassValue(self._gated_from_spec(spec), self._short(qualname) + "()")
+                return PassValue(self._gated_from_spec(spec), self.short(qualname) + "()")
             seq_class = self.k.sequential_classes.get(qualname)
             if seq_class is not None:
                 return self._make_sequential(call, qualname, seq_class)
@@ -746,12 +746,12 @@ class ModuleAnalysis(Visitor):
                 return self._make_context(call, qualname, factory)
             other = self.k.scope_objects.get(qualname)
             if other is not None:
-                value = ContextValue(UNSEEN_CONTEXT, call, f"{self._short(qualname)}(...)", other=other,
+                value = ContextValue(UNSEEN_CONTEXT, call, f"{self.short(qualname)}(...)", other=other,
                                      expects_raise=self._frames[-1].raising > 0)
                 self.contexts.append(value)
                 return value
             if qualname in self.k.current_context_apis:
-                value = ContextValue(self.current_context, call, self._short(qualname) + "()")
+                value = ContextValue(self.current_context, call, self.short(qualname) + "()")
                 return value
             decorator = self.k.decorators.get(qualname)
             if decorator is not None and call.args and call.args[0].keyword is None:
@@ -854,7 +854,7 @@ class ModuleAnalysis(Visitor):
         if isinstance(binding, ImportBinding) and isinstance(binding.alias, cst.ImportAlias):
             names = (binding.qualname,)
         elif binding is None and node.value not in _BUILTINS:
-            names = tuple(f"{module}.{node.value}" for module in reversed(self._module_scope().star_modules))
+            names = tuple(f"{module}.{node.value}" for module in reversed(self.module_scope().star_modules))
         else:
             return None
         names = tuple(name for name in names if not self.is_tvm(name))
@@ -919,7 +919,7 @@ class ModuleAnalysis(Visitor):
         if found is None:
             return None
         runner, at = found
-        display = f'{self._short(qualname)}("{kind}", ...)' + (".evaluate()" if at == "evaluate" else "")
+        display = f'{self.short(qualname)}("{kind}", ...)' + (".evaluate()" if at == "evaluate" else "")
         return runner, at, display
 
     def _runner_run(self, node: cst.Call, runner: Runner, display: str, ctx) -> None:
@@ -927,7 +927,7 @@ class ModuleAnalysis(Visitor):
         self.runs.append(GatedRun(node, members, display, ctx, self._statement(), runner))
 
     @staticmethod
-    def _short(qualname: str) -> str:
+    def short(qualname: str) -> str:
         # messages show relay/relax paths the way users usually write them
         for package in ("tvm.relay.", "tvm.relax."):
             if qualname.startswith(package):
@@ -977,7 +977,7 @@ class ModuleAnalysis(Visitor):
         level_node = args.get("opt_level")
         level = int_literal(self.literal(level_node))
         gated = Gated(name, level if level is not None else spec.default_opt_level, tuple(members), "Sequential")
-        value = SequentialValue(gated, self._short(qualname) + "([...])", call, level_node)
+        value = SequentialValue(gated, self.short(qualname) + "([...])", call, level_node)
         self.sequentials.append(value)
         return value
 
@@ -1008,7 +1008,7 @@ class ModuleAnalysis(Visitor):
                         value = int(literal.evaluated_value)
                     pairs.append((element.key.evaluated_value, value))
             config = tuple(pairs)
-        line_text = f"{self._short(qualname)}({', '.join(self._arg_summary(call))})"
+        line_text = f"{self.short(qualname)}({', '.join(self._arg_summary(call))})"
         line = self._line_hint(call)
         origin = f"{line_text} on line {line}" if line else line_text
         ctx = PassCtx(
@@ -1625,7 +1625,7 @@ class ModuleAnalysis(Visitor):
         if qualname is not None:
             runner = self.k.runners.get(qualname)
             if runner is not None:
-                self._runner_run(node, runner, self._short(qualname) + "(...)", ctx)
+                self._runner_run(node, runner, self.short(qualname) + "(...)", ctx)
                 return
             executor = self._executor(node, qualname) if qualname in self.k.executors else None
             if executor is not None and executor[1] == "create":
@@ -1642,7 +1642,7 @@ class ModuleAnalysis(Visitor):
             # a name only a star import can bind (`from utils import *`): the project step
             # finds which of those modules defines it (a function of the project's own)
             if node.func.value not in _BUILTINS:
-                for star in self._module_scope().star_modules:
+                for star in self.module_scope().star_modules:
                     if not self.is_tvm(star):
                         self.callsites.append(CallSite(f"{star}.{node.func.value}", ctx, node, self._argument_values(node), scope=self._scope))
         callee = self.value_of(node.func)

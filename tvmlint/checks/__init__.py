@@ -10,7 +10,7 @@ import functools
 import importlib
 import inspect
 import pkgutil
-from typing import Dict, Type
+from typing import Dict, Optional, Type
 
 from tvmlint.checks.rule import Rule
 
@@ -35,3 +35,18 @@ def all_rules() -> Dict[str, Type[Rule]]:
 def confirming_rules() -> Dict[str, Type[Rule]]:
     """The rules `check --confirm` can check against the installed TVM: those that write a `confirm`."""
     return {code: rule for code, rule in all_rules().items() if rule.confirm.__func__ is not Rule.confirm.__func__}
+
+
+def rule_of(code: str) -> Optional[Type[Rule]]:
+    """The rule of `code`, loading its module alone (named for the code, as
+    checks/tvm002_unused_noqa.py): a run that needs one rule does not load every check."""
+    if all_rules.cache_info().currsize:
+        return all_rules().get(code)
+    prefix = code.lower() + "_"
+    for module_info in pkgutil.iter_modules(__path__):
+        if module_info.name.startswith(prefix):
+            module = importlib.import_module(f"{__name__}.{module_info.name}")
+            for _, value in inspect.getmembers(module, inspect.isclass):
+                if issubclass(value, Rule) and getattr(value, "code", None) == code:
+                    return value
+    return None

@@ -189,7 +189,7 @@ class _Collector:
                 for arg in call.args:
                     if arg.keyword is not None and arg.keyword.value == keyword.old:
                         message = (
-                            f"`{self.analysis._short(qualname)}()` has no keyword `{keyword.old}` (renamed "
+                            f"`{self.analysis.short(qualname)}()` has no keyword `{keyword.old}` (renamed "
                             f"`{keyword.new}` in {keyword.removed}) in TVM {self.target}, so the call raises TypeError"
                         )
                         fix = Fix(f"Rename `{keyword.old}=` to `{keyword.new}=`",
@@ -326,7 +326,7 @@ class _Collector:
         """(edit adding `import tvm` or None, whether `tvm` can be written here)."""
         if self._tvm_ok is None:
             file = self.file
-            edit, possible = tvm_import_edit(file.module, self.analysis._module_scope().bindings, file.positions, file.lines)
+            edit, possible = tvm_import_edit(file.module, self.analysis.module_scope().bindings, file.positions, file.lines)
             # a `tvm` bound to anything else somewhere in the module (a parameter, a loop variable)
             if possible and "tvm" in self.analysis.bound_otherwise:
                 possible = False

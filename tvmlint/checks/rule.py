@@ -13,11 +13,14 @@ from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
     Any,
+    Callable,
     ClassVar,
     Dict,
+    FrozenSet,
     List,
     Optional,
     Sequence,
+    Set,
     Tuple,
     Union,
 )
@@ -68,6 +71,19 @@ class Case:
 CaseLike = Union[str, Case]
 
 
+@dataclass(frozen=True)
+class NoqaStep:
+    """One file once a run's noqa step has suppressed its findings: what a rule that judges
+    the directives themselves (`Rule.after_noqa`) is given."""
+
+    text: str
+    path: str  # as the report shows it
+    codes: FrozenSet[str]  # the codes selected for the file
+    used: Set[Tuple[int, str]]  # the (line, code) pairs whose `# noqa` suppressed a finding
+    # whether a finding of `code` may still arise on `line` from what other files hold
+    unsure: Callable[[int, str], bool] = lambda line, code: False
+
+
 class FileContext:
     """Everything the rules of one file share."""
 
@@ -105,8 +121,8 @@ class Rule(Visitor):
     """What a rule author writes: `code`, `prefilter` (what a file needs for the rule to be
     looked at: data, read by the pre-filter wing), the cases, and the analysis: `start`, the
     libcst `visit_`/`leave_` methods, `finish`, and for a rule that defers, `judge` and
-    `needs_level_below`; for a rule the installed TVM can check, `confirm`. `report` and `defer`
-    are given."""
+    `needs_level_below`; for a rule the installed TVM can check, `confirm`; a rule that judges
+    after the noqa step, `after_noqa`. `report` and `defer` are given."""
 
     code: ClassVar[str]
     prefilter: ClassVar[Prefilter] = Prefilter()
@@ -167,6 +183,13 @@ class Rule(Visitor):
         None (the default): no bound, always followed.
         """
         return None
+
+    @classmethod
+    def after_noqa(cls, step: NoqaStep) -> List[Finding]:
+        """Its findings in one file, judged after the run's noqa step (TVM002: the directives
+        that suppressed nothing). Asked only of a rule whose catalog entry says `stage = "noqa"`,
+        for each file that selects it and holds a `noqa`; such a rule analyses no module."""
+        return []
 
     @classmethod
     def judge(cls, payload: Any, ctx: PassCtx) -> Optional[Said]:

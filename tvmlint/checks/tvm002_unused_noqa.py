@@ -3,8 +3,8 @@ a selected code that reports nothing on its line, or a TVM code no rule has (`TV
 Every other code is another tool's, as ruff's `lint.external` makes a prefix, and left alone.
 
 Which directives are used is known only once a run has judged and suppressed its
-findings, so the runner asks `unused_noqa` after its noqa step (tvmlint.run.runner);
-the rule itself never analyses a module.
+findings, so the rule judges after the noqa step (`stage = "noqa"` in its catalog entry:
+the runner asks its `after_noqa`); it never analyses a module.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tvmlint.base.noqa import (
 )
 from tvmlint.base.source import split_lines
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Case, NoqaStep, Rule
 from tvmlint.knowledge.catalog import load_catalog, rule_info
 
 HEAD = "import tvm\n"
@@ -34,7 +34,11 @@ WRONG = "with tvm.transform.PassContext(opt_level=10):"
 
 class UnusedNoqa(Rule):
     code = UNUSED_NOQA
-    prefilter = Prefilter(triggers=())  # never analyses a module: the runner asks `unused_noqa` after suppressing
+    prefilter = Prefilter(triggers=())  # never analyses a module: the runner asks `after_noqa` after suppressing
+
+    @classmethod
+    def after_noqa(cls, step: NoqaStep) -> List[Finding]:
+        return unused_noqa(step.text, step.path, step.codes, step.used, step.unsure)
 
     VALID = [
         Case(HEAD + WRONG + "  # noqa: TVM303\n    pass\n", beside=BESIDE),

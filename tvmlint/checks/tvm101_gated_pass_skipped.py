@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate, leaves
 from tvmlint.analysis.edits import tvm_import_edit, wrap_in_with
+from tvmlint.analysis.on_purpose import said_on_purpose
 from tvmlint.base.diagnostics import Finding, Fix, Said
 from tvmlint.checks import words
 from tvmlint.checks.prefilter_spec import Prefilter
@@ -453,7 +454,7 @@ class GatedPassSkipped(Rule):
     def _wrap_fix(self, statement, level: int) -> Optional[Fix]:
         file = self.file
         import_edit, possible = tvm_import_edit(
-            file.module, file.analysis._module_scope().bindings, file.positions, file.lines
+            file.module, file.analysis.module_scope().bindings, file.positions, file.lines
         )
         if not possible or statement is None:
             return None
@@ -547,20 +548,6 @@ class GatedPassSkipped(Rule):
         if ran_anyway:
             return Verdict(False, note)
         return Verdict(True, reason + note + _probe_note(tvm, payload, ctx, max(m.opt_level for m in by_tvm), target))
-
-
-def said_on_purpose(run, lines, lines_of, harness) -> bool:
-    """Whether the code's own words next to `run` say its skip is meant (rules/harness.toml
-    [deliberate_skip]): a comment near its statement that speaks of the level or a skipped pass
-    and says it does not run. A test, or a second run under a context, is no such word.
-    `lines_of(node)`: the (first, last) line of a node, or None."""
-    span = lines_of(run.statement if run.statement is not None else run.node)
-    if span is None:
-        return False
-    first = max(span[0] - 1 - harness.skip_lines_above, 0)
-    last = min(span[1] + harness.skip_lines_below, len(lines))
-    comments = " ".join(line.partition("#")[2] for line in lines[first:last] if "#" in line)
-    return bool(comments) and harness.says_skip_on_purpose(comments, {m.name for m in leaves(run.members)})
 
 
 def _highest(member: Gated) -> int:

@@ -171,6 +171,7 @@ class ModuleSites:
     def __init__(self, text: str, path: str, version: Version, module_name: str, is_package: bool):
         import libcst as cst
 
+        from tvmlint.analysis.on_purpose import said_on_purpose
         from tvmlint.analysis.positions import LazyPositions, parse_quietly
         from tvmlint.analysis.walk import walk
 
@@ -192,7 +193,6 @@ class ModuleSites:
         self.sites: List[Site] = []
         self.built: List[Tuple[object, Site]] = []  # (a Sequential's construction, the site that runs it)
         from tvmlint.base.source import split_lines
-        from tvmlint.checks.tvm101_gated_pass_skipped import said_on_purpose
 
         lines = split_lines(text)
 
@@ -238,10 +238,10 @@ class ModuleSites:
         for node, qualname, pipeline, ctx in analysis.builds:
             members = tuple(Gated(m.name, m.opt_level) for m in pipeline.runs)
             self.sites.append(Site(
-                node, "build", analysis._short(qualname) + "(...)", ctx, members,
+                node, "build", analysis.short(qualname) + "(...)", ctx, members,
                 Gated(pipeline.wrapper.name, pipeline.wrapper.opt_level, members, pipeline.name),
                 None, pipeline.source,
-                f"{analysis._short(qualname)} runs {pipeline.name}: a module pass that always "
+                f"{analysis.short(qualname)} runs {pipeline.name}: a module pass that always "
                 "runs, whose Sequential gates each member by the caller's PassContext (the TIR functions are then "
                 "built by the TIR pipeline, not shown)",
             ))

@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, FrozenSet, Optional
 
 from tvmlint.knowledge.location import rules_dir
 from tvmlint.knowledge.tables import load_toml
 
 SEVERITIES = ("error", "warning", "info")
+# when a rule judges: while a module is analysed, or after a run's noqa step has suppressed
+# findings, from the directives and what they suppressed (TVM002); the runner reads this
+# without loading the checks
+STAGES = ("analysis", "noqa")
 DOCS_URL = "https://github.com/tvmlint/tvmlint/blob/main/rules/catalog/{code}.toml"
 
 
@@ -34,6 +38,7 @@ class RuleInfo:
     # the kind of mistake it finds, which recall is measured per (rules/catalog/README: gating,
     # api, settings, float16, names; tool for the linter's own)
     family: str = "tool"
+    stage: str = "analysis"  # one of STAGES
 
     @property
     def url(self) -> str:
@@ -71,9 +76,12 @@ def _load(directory: str) -> Dict[str, RuleInfo]:
             example=raw.get("example", ""),
             instead=raw.get("instead", ""),
             family=raw.get("family", "tool"),
+            stage=raw.get("stage", "analysis"),
         )
         if info.severity not in SEVERITIES:
             raise ValueError(f"{path}: severity must be one of {SEVERITIES}")
+        if info.stage not in STAGES:
+            raise ValueError(f"{path}: stage must be one of {STAGES}")
         catalog[info.code] = info
     return catalog
 
@@ -84,3 +92,8 @@ def load_catalog() -> Dict[str, RuleInfo]:
 
 def rule_info(code: str) -> RuleInfo:
     return load_catalog()[code]
+
+
+def judged_after_noqa() -> FrozenSet[str]:
+    """The codes whose rule judges after the noqa step (`stage = "noqa"`)."""
+    return frozenset(code for code, info in load_catalog().items() if info.stage == "noqa")

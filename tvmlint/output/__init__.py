@@ -5,7 +5,9 @@ from __future__ import annotations
 import importlib
 from typing import Callable
 
-# --format (and --output-format) of `check`: the name and the module that renders it
+from tvmlint.base.formats import FORMATS, NAMES, format_named
+
+# the module that renders each format name (tvmlint.base.formats: the names the settings accept)
 MODULES = {
     "text": "text",
     "concise": "concise",
@@ -16,14 +18,7 @@ MODULES = {
     "gitlab": "gitlab",
     "junit": "junit",
 }
-# ruff's names for the same views: its `full` is the finding with its source lines, our text
-ALIASES = {"full": "text"}
-FORMATS = tuple(MODULES) + tuple(ALIASES)
-
-
-def format_named(name: str) -> str:
-    """The format a --format or output-format value names (an alias gives its format)."""
-    return ALIASES.get(name, name)
+__all__ = ["FORMATS", "MODULES", "NAMES", "format_named", "renderer"]
 
 
 def renderer(name: str) -> Callable:

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Dict, FrozenSet, Iterable, List, Optional, Sequence, Tuple
 
+from tvmlint.base.formats import FORMATS
 from tvmlint.base.versions import (
     Version,
     format_version,
@@ -19,7 +20,6 @@ from tvmlint.knowledge.catalog import load_catalog
 from tvmlint.knowledge.location import rules_dir
 from tvmlint.knowledge.releases import known_releases, newest_release
 from tvmlint.knowledge.tables import toml
-from tvmlint.output import FORMATS
 from tvmlint.run.discovery import is_regular_file, resolve
 from tvmlint.run.selection import Layer, enabled_codes, expand
 

@@ -29,7 +29,7 @@ from tvmlint.analysis.contexts import FromCall, Inherited, LevelFrom, depends_on
 from tvmlint.analysis.reach import enclosing
 from tvmlint.analysis.results import ConstantWait, FileResult, OptionRef
 from tvmlint.base.diagnostics import Finding
-from tvmlint.base.noqa import UNUSED_NOQA, is_suppressed
+from tvmlint.base.noqa import is_suppressed
 from tvmlint.base.source import read_file
 from tvmlint.prefilter.project_gate import withheld_in
 from tvmlint.run import gate
@@ -295,7 +295,7 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
         report.settled = not waiting and _settled(entries)
         used: Dict[str, Set[Tuple[int, str]]] = {}
         report.findings = finalize([entry.result for entry in entries if not is_placeholder(entry.result)], used)
-        unused = _unused_noqa(entries, run.planner, used, run.texts)
+        unused = _after_noqa(entries, run.planner, used, run.texts)
         if unused:
             report.findings = sorted(report.findings + unused, key=lambda f: f.sort_key)
         if cache is not None:
@@ -726,8 +726,9 @@ def finalize(results: Sequence[FileResult], used: Optional[Dict[str, Set[Tuple[i
 
 
 def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object], text: str = "", partial: bool = False):
-    """For TVM002: whether a finding of `code` may still arise on `line` of a file from what other
-    files hold (a rule judged across modules, where the file shows a candidate or was not seen whole).
+    """For a rule judged after the noqa step (TVM002): whether a finding of `code` may still arise
+    on `line` of a file from what other files hold (a rule judged across modules, where the file
+    shows a candidate or was not seen whole).
     A file seen `partial`ly had only definitions blanked: a line outside them was judged."""
     candidates = {
         (line, d.code) for d in entry_result.deferred for line in (d.start.line, *d.noqa_lines)
@@ -749,17 +750,20 @@ def _unsure(entry_result: FileResult, awaits: bool, judges: Dict[str, object], t
     return unsure
 
 
-def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]],
-                 texts: Optional[Dict[str, str]] = None) -> List[Finding]:
-    """TVM002's findings for the files of a run that select it (tvmlint.checks.tvm002_unused_noqa)."""
+def _after_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, Set[Tuple[int, str]]],
+                texts: Optional[Dict[str, str]] = None) -> List[Finding]:
+    """The findings of the rules that judge after the noqa step (the catalog's `stage = "noqa"`:
+    TVM002's unused directives), for the files of a run that select one."""
     from tvmlint.base.notebook import decode_file
+    from tvmlint.knowledge.catalog import judged_after_noqa
 
+    staged = judged_after_noqa()
     out: List[Finding] = []
     judges = None
     for entry in entries:
         codes = entry.result.codes if entry.result is not None else frozenset()
         buffer = texts.get(entry.path) if texts else None
-        if UNUSED_NOQA not in codes or (buffer is None and _too_large(entry.path, planner)):
+        if staged.isdisjoint(codes) or (buffer is None and _too_large(entry.path, planner)):
             continue
         if buffer is not None:
             text = buffer  # a buffer's size was checked before the run
@@ -775,10 +779,7 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
                 continue
             text = source.text
         if "noqa" not in text.lower():
-            continue
-        # imported only here: a run that selects TVM002 nowhere (the default) never loads the checks
-        from tvmlint.checks.tvm002_unused_noqa import unused_noqa
-
+            continue  # no directive: nothing for such a rule to judge
         if judges is None:
             judges = _judges()
         shown = planner.shown(entry.path)
@@ -786,8 +787,17 @@ def _unused_noqa(entries: Sequence["_Entry"], planner: Planner, used: Dict[str, 
         partial = bool(getattr(entry, "partial", False)) and not awaits
         result = entry.result if not is_placeholder(entry.result) else FileResult(shown, "", entry.result.version, codes)
         unsure = _unsure(result, awaits, judges, text, partial)
-        out.extend(unused_noqa(text, shown, codes, used.get(shown, set()), unsure))
+        out.extend(_judged_after_noqa(staged & codes, text, shown, codes, used.get(shown, set()), unsure))
     return out
+
+
+def _judged_after_noqa(staged: FrozenSet[str], text: str, shown: str, codes, used, unsure) -> List[Finding]:
+    # imported only here: a run that selects no such rule (the default) never loads the checks
+    from tvmlint.checks import rule_of
+    from tvmlint.checks.rule import NoqaStep
+
+    step = NoqaStep(text, shown, codes, used, unsure)
+    return [finding for code in sorted(staged) for finding in rule_of(code).after_noqa(step)]
 
 
 def _too_large(path: str, planner: Planner) -> bool:
@@ -829,6 +839,7 @@ _RECENT_SIZE = 16
 
 def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] = None) -> List[Finding]:
     """One buffer on its own (stdin, the editor): contexts are followed within it."""
+    from tvmlint.knowledge.catalog import judged_after_noqa
     from tvmlint.knowledge.location import rules_dir
 
     shown = shown or str(path)
@@ -849,11 +860,11 @@ def check_text(text: str, path: Path, settings: Settings, shown: Optional[str] =
         _RECENT.pop(next(iter(_RECENT)))
     used: Dict[str, Set[Tuple[int, str]]] = {}
     findings = finalize([checked.result], used)
-    if UNUSED_NOQA in codes:
-        from tvmlint.checks.tvm002_unused_noqa import unused_noqa
-
+    staged = judged_after_noqa() & codes
+    if staged:
         unsure = _unsure(checked.result, False, _judges(), text, bool(checked.partial))
-        findings = sorted(findings + unused_noqa(text, shown, codes, used.get(shown, set()), unsure), key=lambda f: f.sort_key)
+        after = _judged_after_noqa(staged, text, shown, codes, used.get(shown, set()), unsure)
+        findings = sorted(findings + after, key=lambda f: f.sort_key)
     if any(finding.fix is not None for finding in findings):
         findings = without_unfixable(findings, lambda _shown: settings)
     return findings
