@@ -82,6 +82,12 @@ class UnknownConfigKey(ContextSettingsRule):
             with tvm.transform.PassContext(3, None, None, None, {'tir.disable_vectorise': True}):
                 pass
         """, expect="did you mean 'tir.disable_vectorize'"),
+        # gone with nothing in its place, so no fix (tvm-v0.19.0
+        # tests/python/contrib/test_hexagon/test_async_dma_pipeline.py, run at 0.21)
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(config={"tir.use_async_copy": 1, "tir.experimental_dma_bypass_cache": 1}):
+                pass
+        """, target="0.21", expect="'tir.experimental_dma_bypass_cache' is not registered in TVM 0.21 (it was removed in 0.20)"),
     ]
 
     def start(self) -> None:
