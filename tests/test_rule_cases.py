@@ -9,7 +9,7 @@ from test_messages import shape_problems
 
 from tvmlint.analysis.edits import apply_edits
 from tvmlint.checks import all_rules
-from tvmlint.checks.rule import Case
+from tvmlint.checks.rule import Case, Invalid, Valid
 
 
 def _as_case(case) -> Case:
@@ -45,6 +45,22 @@ def test_invalid(tmp_path, code, case):
         edits = [edit for f in found if f.path == case.path and f.fix for edit in f.fix.edits]
         assert edits, "the case expects a fix but none was offered"
         assert apply_edits(case.code, edits) == case.fixed
+
+
+def test_a_case_block_is_dedented_and_shares_its_head_with_its_fixed_form():
+    case = Invalid("import tvm\n", """
+        if ready:
+            x = 1  # kept
+    """, fixed="""
+        x = 2
+    """, files={"other.py": """
+        y = 3
+    """})
+    assert (case.code, case.fixed, case.files) == (
+        "import tvm\nif ready:\n    x = 1  # kept\n", "import tvm\nx = 2\n", {"other.py": "y = 3\n"})
+    assert Valid("x = 1\n").code == "x = 1\n"  # an ordinary string is a block with nothing to strip
+    with pytest.raises(TypeError, match="expect"):
+        Valid("x = 1\n", expect="nothing")  # a valid case reports nothing
 
 
 def _fixes(root, code: str, case: Case, unsafe: bool) -> bool:

@@ -43,7 +43,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Case:
-    """A test case that lives beside its rule.
+    """A test case that lives beside its rule, its source taken as written. Rules write theirs
+    as blocks with `Valid` and `Invalid` below; a bare Case is for a source a block cannot hold
+    (a tab, a carriage return, trailing white space).
 
     `expect` is a fragment every finding's message must contain (INVALID only), `detail` one its
     detail must contain;
