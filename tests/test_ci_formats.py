@@ -53,6 +53,7 @@ def test_sarif_validates_and_carries_rules_results_and_fixes(tmp_path):
         assert rule["help"]["markdown"] == info.render_markdown()
         assert rule["defaultConfiguration"]["level"] == {"error": "error", "warning": "warning", "info": "note"}[info.severity]
         assert rule["defaultConfiguration"]["enabled"] == info.default
+        assert rule["properties"] == {"fixAvailability": info.fix_availability, "fixSafety": info.fix_safety}
 
     assert len(run["results"]) == len(as_json) == 2
     root = run["originalUriBaseIds"]["%SRCROOT%"]["uri"]

@@ -41,13 +41,14 @@ def test_rules_on_a_pipe_is_one_tab_separated_line_per_rule():
     assert done.returncode == 0 and done.stderr == ""
     catalog = load_catalog()
     header, *rows = [line.split("\t") for line in done.stdout.splitlines()]
-    assert header == ["code", "name", "severity", "fix", "default", "summary"]
+    assert header == ["code", "name", "severity", "fix_availability", "fix_safety", "default", "summary"]
     assert [row[0] for row in rows] == list(catalog)
     assert [dict(row) for row in csv.DictReader(io.StringIO(done.stdout), delimiter="\t")][0]["code"] == "TVM001"
-    for code, name, severity, fix, default, summary in rows:
+    for code, name, severity, availability, safety, default, summary in rows:
         info = catalog[code]
-        assert (name, severity, fix, default, summary) == (
-            info.name, info.severity, info.fix or "-", "yes" if info.default else "no", info.summary)
+        assert (name, severity, availability, safety, default, summary) == (
+            info.name, info.severity, info.fix_availability, info.fix_safety or "-", "yes" if info.default else "no",
+            info.summary)
     assert "\x1b" not in done.stdout
 
 
@@ -56,14 +57,14 @@ def test_rules_on_a_terminal_is_a_table_that_reads_at_80_columns(columns):
     shown = _on_a_terminal(["rules"], REPO, {"COLUMNS": str(columns)})
     lines = shown.splitlines()
     assert max(len(line.rstrip()) for line in lines) <= columns
-    assert re.match(r"code +severity +fix +default +name and summary", lines[0])
+    assert re.match(r"code +severity +fix +safety +default +name and summary", lines[0])
     rows = "\n".join(lines[1:])
     for info in load_catalog().values():
         # the short columns and the name on the rule's first line, then its summary whole, wrapped
         # in the last column (words in order, nothing cut)
-        fix = info.fix or "-"
+        fix = f"{info.fix_availability} +{re.escape(info.fix_safety or '-')}"
         default = "yes" if info.default else "no"
-        found = re.search(rf"^{info.code} +{info.severity} +{re.escape(fix)} +{default} +{re.escape(info.name)} *$", rows, re.M)
+        found = re.search(rf"^{info.code} +{info.severity} +{fix} +{default} +{re.escape(info.name)} *$", rows, re.M)
         assert found, info.code
         after = rows[found.end():].split("\nTVM", 1)[0]
         assert " ".join(after.split()) == info.summary, info.code
@@ -73,8 +74,9 @@ def test_rules_as_json():
     data = json.loads(run_cli("rules", "--format", "json", cwd=REPO).stdout)
     assert [row["code"] for row in data] == list(load_catalog())
     assert data[[row["code"] for row in data].index("TVM101")] == {
-        "code": "TVM101", "name": "gated-pass-skipped", "severity": "error", "fix": load_catalog()["TVM101"].fix,
-        "default": True, "summary": load_catalog()["TVM101"].summary}
+        "code": "TVM101", "name": "gated-pass-skipped", "severity": "error", "fix_availability": "sometimes",
+        "fix_safety": "unsafe", "default": True, "summary": load_catalog()["TVM101"].summary}
+    assert data[[row["code"] for row in data].index("TVM303")]["fix_safety"] is None
 
 
 # -- registry (the installed TVM's live passes) ---------------------------------------------------

@@ -1,14 +1,15 @@
-"""Every rule's own VALID and INVALID cases, run through the real engine."""
+"""Every rule's own VALID and INVALID cases, run through the real engine, and the catalog's two fix
+axes held to them through the real `tvmlint fix`."""
 
 from __future__ import annotations
 
 import pytest
-from helpers import CASE_TARGET, check_tree
+from helpers import CASE_TARGET, check_tree, run_main, write_tree
 from test_messages import shape_problems
 
 from tvmlint.analysis.edits import apply_edits
 from tvmlint.checks import all_rules
-from tvmlint.checks.rule import Case
+from tvmlint.checks.rule import Case, Invalid, Valid
 
 
 def _as_case(case) -> Case:
@@ -44,6 +45,75 @@ def test_invalid(tmp_path, code, case):
         edits = [edit for f in found if f.path == case.path and f.fix for edit in f.fix.edits]
         assert edits, "the case expects a fix but none was offered"
         assert apply_edits(case.code, edits) == case.fixed
+
+
+def test_a_case_block_is_dedented_and_shares_its_head_with_its_fixed_form():
+    case = Invalid("import tvm\n", """
+        if ready:
+            x = 1  # kept
+    """, fixed="""
+        x = 2
+    """, files={"other.py": """
+        y = 3
+    """})
+    assert (case.code, case.fixed, case.files) == (
+        "import tvm\nif ready:\n    x = 1  # kept\n", "import tvm\nx = 2\n", {"other.py": "y = 3\n"})
+    assert Valid("x = 1\n").code == "x = 1\n"  # an ordinary string is a block with nothing to strip
+    with pytest.raises(TypeError, match="expect"):
+        Valid("x = 1\n", expect="nothing")  # a valid case reports nothing
+
+
+def _fixes(root, code: str, case: Case, unsafe: bool) -> bool:
+    """Whether `tvmlint fix` changes the case's files, with only this rule's fixes applied."""
+    files = {case.path: case.code, **case.files}
+    write_tree(root, files)
+    flags = ["--unsafe-fixes"] if unsafe else []
+    done = run_main("fix", "--no-cache", "--select", ",".join([code, *case.beside]), "--fixable", code,
+                    "--target-version", case.target or CASE_TARGET, *flags, ".", cwd=root)
+    assert done.returncode in (0, 1), done.stderr
+    return any((root / name).read_text(encoding="utf-8") != text for name, text in files.items())
+
+
+@pytest.mark.parametrize("code", sorted(all_rules()))
+def test_fix_axes_hold_on_the_cases(tmp_path, code):
+    """The catalog's two fix axes (ruff's availability and safety), held to the rule's INVALID
+    cases through the real `tvmlint fix`: "always", every case is fixed; "never", none is;
+    "sometimes", some are and some are not. "safe", each fixed case is fixed without
+    --unsafe-fixes; "unsafe", only with it; "mixed", some of each."""
+    from tvmlint.knowledge.catalog import rule_info
+
+    info = rule_info(code)
+    safe, unsafe, unfixed = [], [], []
+    for index, case in enumerate(all_rules()[code].INVALID):
+        name = f"{code}-invalid-{index}"
+        if _fixes(tmp_path / name / "plain", code, case, unsafe=False):
+            safe.append(name)
+        elif _fixes(tmp_path / name / "unsafe", code, case, unsafe=True):
+            unsafe.append(name)
+        else:
+            unfixed.append(name)
+    fixed = safe + unsafe
+    availability = {"always": unfixed == [], "never": fixed == [], "sometimes": bool(fixed) and bool(unfixed)}
+    assert availability[info.fix_availability], (
+        f"fix_availability = {info.fix_availability!r}, but fixed: {fixed}, not fixed: {unfixed}")
+    if fixed:
+        safety = {"safe": unsafe == [], "unsafe": safe == [], "mixed": bool(safe) and bool(unsafe)}
+        assert safety[info.fix_safety], (
+            f"fix_safety = {info.fix_safety!r}, but fixed without --unsafe-fixes: {safe}, only with it: {unsafe}")
+
+
+def test_rules_doc_shows_each_rules_fix_axes():
+    # docs/rules.md's table: every rule, with the catalog's two axes as users read them
+    import re
+
+    from helpers import REPO
+
+    from tvmlint.knowledge.catalog import load_catalog
+
+    table = (REPO / "docs" / "rules.md").read_text(encoding="utf-8")
+    shown = dict(re.findall(r"^\| (TVM\d{3}) \| [^|]+ \| (?:yes|no) \| ([^|]+?) \|", table, re.M))
+    assert shown == {code: ", ".join(filter(None, (info.fix_availability, info.fix_safety)))
+                     for code, info in load_catalog().items()}
 
 
 def test_every_rule_has_cases_and_docs():

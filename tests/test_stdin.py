@@ -89,13 +89,14 @@ def test_undecodable_bytes_are_a_finding_not_a_crash(tmp_path):
 def test_rules_listing_matches_the_catalog():
     listing = run_cli("rules", cwd=REPO)
     assert listing.returncode == 0
-    rows = {line.split()[0]: line.split()[:5] for line in listing.stdout.splitlines()[1:]}
+    rows = {line.split()[0]: line.split()[:6] for line in listing.stdout.splitlines()[1:]}
     catalog = load_catalog()
     assert set(rows) == set(catalog)
     for code, info in catalog.items():
-        assert rows[code] == [code, info.name, info.severity, info.fix or "-", "yes" if info.default else "no"]
+        assert rows[code] == [code, info.name, info.severity, info.fix_availability, info.fix_safety or "-",
+                              "yes" if info.default else "no"]
     header = listing.stdout.splitlines()[0].split()
-    assert header[:5] == ["code", "name", "severity", "fix", "default"]
+    assert header[:6] == ["code", "name", "severity", "fix_availability", "fix_safety", "default"]
 
 
 def test_text_output_quotes_the_right_line_after_a_form_feed(tmp_path):

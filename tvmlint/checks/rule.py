@@ -9,6 +9,7 @@ resolves the context across the project and asks the rule's `judge`.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass, field
 from typing import (
     TYPE_CHECKING,
@@ -46,7 +47,9 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Case:
-    """A test case that lives beside its rule.
+    """A test case that lives beside its rule, its source taken as written. Rules write theirs
+    as blocks with `Valid` and `Invalid` below; a bare Case is for a source a block cannot hold
+    (a tab, a carriage return, trailing white space).
 
     `expect` is a fragment every finding's message must contain (INVALID only), `detail` one its
     detail must contain;
@@ -66,6 +69,50 @@ class Case:
     path: str = "case.py"
     beside: Tuple[str, ...] = ()
     detail: Optional[str] = None
+
+
+def _block(text: str) -> str:
+    """A case block as a triple-quoted string writes it (the quotes, a new line, then the code
+    indented like the case around it): the first new line is the quote's, not the code's."""
+    return textwrap.dedent(text[1:] if text.startswith("\n") else text)
+
+
+class Valid(Case):
+    """Code the rule must not report, written as a block, `Valid('''...''')` as Fixit writes
+    it, or `Valid(HEAD, '''...''')` for code that begins with its module's common header (taken
+    as written). `files` holds the other modules of a cross-module case, as blocks too; the other
+    options (`target`, `path`, `beside`) are Case's."""
+
+    def __init__(self, *parts: str, files: Optional[Dict[str, str]] = None, **options: Any):
+        said = sorted(set(options) & {"expect", "detail", "fixed", "count"})
+        if said:
+            raise TypeError(f"a valid case reports nothing, so it takes no {', '.join(said)} (Invalid's options)")
+        head, code = _parts(parts)
+        super().__init__(head + _block(code), files=_blocks(files), **options)
+
+
+class Invalid(Case):
+    """Code the rule must report, written as Valid is. `fixed`, a block too, begins with the same
+    header as the code (a fix that changes the header is written without one); the other options
+    (`expect`, `detail`, `count`, `target`, `path`, `beside`) are Case's."""
+
+    def __init__(self, *parts: str, fixed: Optional[str] = None, files: Optional[Dict[str, str]] = None, **options: Any):
+        head, code = _parts(parts)
+        super().__init__(
+            head + _block(code), fixed=None if fixed is None else head + _block(fixed), files=_blocks(files), **options,
+        )
+
+
+def _parts(parts: Tuple[str, ...]) -> Tuple[str, str]:
+    if len(parts) == 1:
+        return "", parts[0]
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    raise TypeError("a case is (code) or (head, code)")
+
+
+def _blocks(files: Optional[Dict[str, str]]) -> Dict[str, str]:
+    return {path: _block(text) for path, text in (files or {}).items()}
 
 
 CaseLike = Union[str, Case]

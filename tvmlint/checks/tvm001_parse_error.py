@@ -1,7 +1,7 @@
 """TVM001: the engine reports files it cannot decode or parse; this holds the cases."""
 
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 
 
 class ParseError(Rule):
@@ -9,17 +9,45 @@ class ParseError(Rule):
     prefilter = Prefilter(triggers=())  # the parser's own verdict: never analysed for it
 
     VALID = [
-        "import tvm\n", "", "# just a comment\n",
+        Valid("""
+            import tvm
+        """),
+        Valid(""),
+        Valid("""
+            # just a comment
+        """),
         # not Python at all: a shell launcher named .py (v0.6.0:apps/vta_rpc/start_rpc_server_to_tracker.py),
         # Cython in a .pyi (v0.6.0:nnvm/python/nnvm/cython/base.pyi)
-        "#!/bin/bash\nPROJROOT=\"$( cd \"$( dirname \"${BASH_SOURCE[0]}\" )/../../\" && pwd )\"\n",
-        "#!/usr/bin/env bash\nset -e\nexport PYTHONPATH=.\n",
-        "# comment\n\nctypedef void* SymbolHandle\nctypedef unsigned nn_uint\n",
+        Valid("""
+            #!/bin/bash
+            PROJROOT="$( cd "$( dirname "${BASH_SOURCE[0]}" )/../../" && pwd )"
+        """),
+        Valid("""
+            #!/usr/bin/env bash
+            set -e
+            export PYTHONPATH=.
+        """),
+        Valid("""
+            # comment
+
+            ctypedef void* SymbolHandle
+            ctypedef unsigned nn_uint
+        """),
     ]
     INVALID = [
-        Case("with tvm.transform.PassContext(opt_level=3)\n    pass\n", expect="could not be parsed"),
-        Case("def f(:\n", expect="could not be parsed"),
-        Case("print 'python 2'\n", expect="could not be parsed"),
+        Invalid("""
+            with tvm.transform.PassContext(opt_level=3)
+                pass
+        """, expect="could not be parsed"),
+        Invalid("""
+            def f(:
+        """, expect="could not be parsed"),
+        Invalid("""
+            print 'python 2'
+        """, expect="could not be parsed"),
         # a Python shebang is Python: its syntax error is reported
-        Case("#!/usr/bin/env python3\ndef f(:\n", expect="could not be parsed"),
+        Invalid("""
+            #!/usr/bin/env python3
+            def f(:
+        """, expect="could not be parsed"),
     ]

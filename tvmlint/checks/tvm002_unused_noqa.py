@@ -21,15 +21,13 @@ from tvmlint.base.noqa import (
 )
 from tvmlint.base.source import split_lines
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, NoqaStep, Rule
+from tvmlint.checks.rule import Invalid, NoqaStep, Rule, Valid
 from tvmlint.knowledge.catalog import load_catalog, rule_info
 
 HEAD = "import tvm\n"
 OURS = "TVM"  # the codes' namespace: a code under it that no rule has is a mistake, not another tool's
 # TVM303 (opt_level out of range), TVM106 and TVM101 run beside TVM002 in the cases: TVM002 judges only selected codes
 BESIDE = ("TVM303", "TVM106", "TVM101")
-CLEAN = "with tvm.transform.PassContext(opt_level=3):"
-WRONG = "with tvm.transform.PassContext(opt_level=10):"
 
 
 class UnusedNoqa(Rule):
@@ -41,53 +39,151 @@ class UnusedNoqa(Rule):
         return unused_noqa(step.text, step.path, step.codes, step.used, step.unsure)
 
     VALID = [
-        Case(HEAD + WRONG + "  # noqa: TVM303\n    pass\n", beside=BESIDE),
-        Case(HEAD + WRONG + "  # NOQA:TVM303\n    pass\n", beside=BESIDE),
-        Case(HEAD + "x = 1  # noqa: E501\n", beside=BESIDE),  # not tvmlint's code: left alone
-        Case(HEAD + "x = 1  # noqa\n", beside=BESIDE),  # a bare noqa may be another tool's
-        Case(HEAD + "x = 1  # noqa: TVM401\n", beside=BESIDE),  # TVM401 is not selected: not judged
-        Case(HEAD + "x = 1  # noqa: TVM002\n", beside=BESIDE),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=10):  # noqa: TVM303
+                pass
+        """, beside=BESIDE),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=10):  # NOQA:TVM303
+                pass
+        """, beside=BESIDE),
+        Valid(HEAD, """
+            x = 1  # noqa: E501
+        """, beside=BESIDE),  # not tvmlint's code: left alone
+        Valid(HEAD, """
+            x = 1  # noqa
+        """, beside=BESIDE),  # a bare noqa may be another tool's
+        Valid(HEAD, """
+            x = 1  # noqa: TVM401
+        """, beside=BESIDE),  # TVM401 is not selected: not judged
+        Valid(HEAD, """
+            x = 1  # noqa: TVM002
+        """, beside=BESIDE),
         # TVM101's verdict waits on the callers of `fold`, which other files may hold: not judged here
-        Case("import tvm\nfrom tvm import relay\n\n\ndef fold(mod):\n"
-             "    return relay.transform.FoldScaleAxis()(mod)  # noqa: TVM101\n", beside=BESIDE),
+        Valid("""
+            import tvm
+            from tvm import relay
+
+
+            def fold(mod):
+                return relay.transform.FoldScaleAxis()(mod)  # noqa: TVM101
+        """, beside=BESIDE),
         # used, beside another tool's code
-        Case(HEAD + WRONG + "  # noqa: TVM303, E501\n    pass\n", beside=BESIDE),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=10):  # noqa: TVM303, E501
+                pass
+        """, beside=BESIDE),
         # the finding's line continues with a backslash: the directive where the statement ends stands for it
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=10) as c, \\\n        open('x'):  # noqa: TVM303\n    pass\n",
-             beside=BESIDE),
+        Valid(HEAD, r"""
+            with tvm.transform.PassContext(opt_level=10) as c, \
+                    open('x'):  # noqa: TVM303
+                pass
+        """, beside=BESIDE),
     ]
     INVALID = [
-        Case(HEAD + CLEAN + "  # noqa: TVM303\n    pass\n", beside=BESIDE, expect="TVM303 reports nothing on this line",
-             fixed=HEAD + CLEAN + "\n    pass\n"),
-        Case(HEAD + CLEAN + "  # noqa: TVM303, E501\n    pass\n", beside=BESIDE, fixed=HEAD + CLEAN + "  # noqa: E501\n    pass\n"),
-        Case(HEAD + WRONG + "  # noqa: TVM106, TVM303\n    pass\n", beside=BESIDE, expect="TVM106 reports nothing",
-             fixed=HEAD + WRONG + "  # noqa: TVM303\n    pass\n"),
-        Case(HEAD + CLEAN + "  # noqa: TVM303 (kept for the old build)\n    pass\n", beside=BESIDE,
-             fixed=HEAD + CLEAN + "  # (kept for the old build)\n    pass\n"),
-        Case(HEAD + CLEAN + "  # type: ignore  # noqa: TVM303,TVM106\n    pass\n", beside=BESIDE,
-             expect="TVM303, TVM106 report nothing", fixed=HEAD + CLEAN + "  # type: ignore\n    pass\n"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):  # noqa: TVM303
+                pass
+        """, beside=BESIDE, expect="TVM303 reports nothing on this line", fixed="""
+            with tvm.transform.PassContext(opt_level=3):
+                pass
+        """),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):  # noqa: TVM303, E501
+                pass
+        """, beside=BESIDE, fixed="""
+            with tvm.transform.PassContext(opt_level=3):  # noqa: E501
+                pass
+        """),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=10):  # noqa: TVM106, TVM303
+                pass
+        """, beside=BESIDE, expect="TVM106 reports nothing", fixed="""
+            with tvm.transform.PassContext(opt_level=10):  # noqa: TVM303
+                pass
+        """),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):  # noqa: TVM303 (kept for the old build)
+                pass
+        """, beside=BESIDE, fixed="""
+            with tvm.transform.PassContext(opt_level=3):  # (kept for the old build)
+                pass
+        """),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):  # type: ignore  # noqa: TVM303,TVM106
+                pass
+        """, beside=BESIDE, expect="TVM303, TVM106 report nothing", fixed="""
+            with tvm.transform.PassContext(opt_level=3):  # type: ignore
+                pass
+        """),
         # a file that uses no TVM at all
-        Case("x = 1  # noqa: TVM303\n", beside=BESIDE, fixed="x = 1\n"),
+        Invalid("""
+            x = 1  # noqa: TVM303
+        """, beside=BESIDE, fixed="""
+            x = 1
+        """),
         # (issue #29) a comment after the directive that is a comment of its own keeps its one `#`
-        Case("x = 1  # noqa: TVM303  # other\n", beside=BESIDE, fixed="x = 1  # other\n"),
+        Invalid("""
+            x = 1  # noqa: TVM303  # other
+        """, beside=BESIDE, fixed="""
+            x = 1  # other
+        """),
         # "# noqa" inside a string is not a directive; the comment after it is, and is unused
-        Case(HEAD + 's = "# noqa: TVM303"  # noqa: TVM303\n', beside=BESIDE, fixed=HEAD + 's = "# noqa: TVM303"\n'),
+        Invalid(HEAD, """
+            s = "# noqa: TVM303"  # noqa: TVM303
+        """, beside=BESIDE, fixed="""
+            s = "# noqa: TVM303"
+        """),
         # a code no rule has, as ruff's RUF100 reports an unknown code; another tool's code stays
-        Case(HEAD + "x = 1  # noqa: TVM999\n", beside=BESIDE, expect="TVM999 is an unknown rule code",
-             fixed=HEAD + "x = 1\n"),
-        Case(HEAD + WRONG + "  # noqa: TVM303,TVM999 ,E501\n    pass\n", beside=BESIDE, detail="No tvmlint rule has that code",
-             fixed=HEAD + WRONG + "  # noqa: TVM303,E501\n    pass\n"),
+        Invalid(HEAD, """
+            x = 1  # noqa: TVM999
+        """, beside=BESIDE, expect="TVM999 is an unknown rule code", fixed="""
+            x = 1
+        """),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=10):  # noqa: TVM303,TVM999 ,E501
+                pass
+        """, beside=BESIDE, detail="No tvmlint rule has that code", fixed="""
+            with tvm.transform.PassContext(opt_level=10):  # noqa: TVM303,E501
+                pass
+        """),
         # only the unused and unknown codes go, every other byte of the comment stays as written
-        Case(HEAD + CLEAN + "  # NOQA:E501 ,  TVM303,TVM1,F401\n    pass\n", beside=BESIDE,
-             expect="TVM303 reports nothing on this line and TVM1 is an unknown rule code",
-             fixed=HEAD + CLEAN + "  # NOQA:E501 ,  F401\n    pass\n"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):  # NOQA:E501 ,  TVM303,TVM1,F401
+                pass
+        """, beside=BESIDE, expect="TVM303 reports nothing on this line and TVM1 is an unknown rule code", fixed="""
+            with tvm.transform.PassContext(opt_level=3):  # NOQA:E501 ,  F401
+                pass
+        """),
         # TVM101 pending elsewhere (fold's callers are unknown), and a definition the cheap stage
         # blanks: this module-level line was analysed all the same
-        Case("import tvm\nfrom tvm import relay\n\nx = 1  # noqa: TVM101\n\n\ndef fold(mod):\n"
-             "    return relay.transform.FoldScaleAxis()(mod)\n\n\ndef other():\n    return 3\n",
-             beside=BESIDE, expect="TVM101 reports nothing",
-             fixed="import tvm\nfrom tvm import relay\n\nx = 1\n\n\ndef fold(mod):\n"
-                   "    return relay.transform.FoldScaleAxis()(mod)\n\n\ndef other():\n    return 3\n"),
+        Invalid("""
+            import tvm
+            from tvm import relay
+
+            x = 1  # noqa: TVM101
+
+
+            def fold(mod):
+                return relay.transform.FoldScaleAxis()(mod)
+
+
+            def other():
+                return 3
+        """, beside=BESIDE, expect="TVM101 reports nothing", fixed="""
+            import tvm
+            from tvm import relay
+
+            x = 1
+
+
+            def fold(mod):
+                return relay.transform.FoldScaleAxis()(mod)
+
+
+            def other():
+                return 3
+        """),
     ]
 
 def unused_noqa(

@@ -10,7 +10,7 @@ from tvmlint.analysis.module import int_literal
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks import words
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.target import pass_levels
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -21,39 +21,71 @@ class SequentialOptLevel(Rule):
     prefilter = Prefilter(triggers=("sequential_classes",), wants="sequential_given_level")
 
     VALID = [
-        HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()])\nmod = seq(mod)\n",
+        Valid(HEAD, """
+            seq = tvm.transform.Sequential([relay.transform.FoldConstant()])
+            mod = seq(mod)
+        """),
         # nested in another Sequential, its opt_level is what the outer gate compares
-        HEAD + "inner = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)\n"
-        "outer = tvm.transform.Sequential([inner])\nwith tvm.transform.PassContext(opt_level=3):\n    mod = outer(mod)\n",
+        Valid(HEAD, """
+            inner = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)
+            outer = tvm.transform.Sequential([inner])
+            with tvm.transform.PassContext(opt_level=3):
+                mod = outer(mod)
+        """),
         # built but never run here: it may be nested elsewhere
-        HEAD + "def make():\n    return tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)\n",
+        Valid(HEAD, """
+            def make():
+                return tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)
+        """),
         # the argument changes nothing that matters: every member runs at the active level anyway
         # (tests/python/relay/test_pass_manager.py#L389 at v0.12.0: no members; #L404: user passes at level 1)
-        HEAD + "mod = tvm.transform.Sequential(opt_level=1, passes=[])(mod)\n",
-        HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)\nmod = seq(mod)\n",
+        Valid(HEAD, """
+            mod = tvm.transform.Sequential(opt_level=1, passes=[])(mod)
+        """),
+        Valid(HEAD, """
+            seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=3)
+            mod = seq(mod)
+        """),
         # a context that already enables every member (tests/python/relay/test_pass_to_basic_block_normal_form.py#L509)
-        HEAD + "with tvm.transform.PassContext(opt_level=4):\n"
-        "    seq = tvm.transform.Sequential(passes=[relay.transform.ToBasicBlockNormalForm()], opt_level=4)\n"
-        "    new_mod = seq(mod)\n",
-        HEAD + "with tvm.transform.PassContext(opt_level=3):\n"
-        "    mod = tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4):
+                seq = tvm.transform.Sequential(passes=[relay.transform.ToBasicBlockNormalForm()], opt_level=4)
+                new_mod = seq(mod)
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):
+                mod = tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)
+        """),
         # a level held in a name, only read back (test_pass_manager.py#L382: sequential.info.opt_level)
-        HEAD + "opt_level = 2\nsequential = tvm.transform.Sequential(passes=passes, opt_level=opt_level)\n"
-        "assert sequential.info.opt_level == opt_level\n",
+        Valid(HEAD, """
+            opt_level = 2
+            sequential = tvm.transform.Sequential(passes=passes, opt_level=opt_level)
+            assert sequential.info.opt_level == opt_level
+        """),
         # a helper nobody calls by name: its context is unknown
-        HEAD + "def opt(mod):\n    return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n",
+        Valid(HEAD, """
+            def opt(mod):
+                return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)
+        """),
     ]
     INVALID = [
-        Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)\nmod = seq(mod)\n",
-             expect="still skips AlterOpLayout (opt_level 3)"),
-        Case(HEAD + "mod = tvm.transform.Sequential([relay.transform.CanonicalizeOps()], 3)(mod)\n",
-             expect="opt_level=3"),
+        Invalid(HEAD, """
+            seq = tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)
+            mod = seq(mod)
+        """, expect="still skips AlterOpLayout (opt_level 3)"),
+        Invalid(HEAD, """
+            mod = tvm.transform.Sequential([relay.transform.CanonicalizeOps()], 3)(mod)
+        """, expect="opt_level=3"),
         # an explicit context below the members' level, and the caller's context for a helper
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=1):\n"
-             "    mod = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)(mod)\n",
-             expect="FoldConstant (opt_level 2)"),
-        Case(HEAD + "def opt(mod):\n    return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)\n"
-             "mod = opt(mod)\n", expect="when opt is called on line"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=1):
+                mod = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)(mod)
+        """, expect="FoldConstant (opt_level 2)"),
+        Invalid(HEAD, """
+            def opt(mod):
+                return tvm.transform.Sequential([relay.transform.AlterOpLayout()], opt_level=3)(mod)
+            mod = opt(mod)
+        """, expect="when opt is called on line"),
     ]
 
     def start(self) -> None:

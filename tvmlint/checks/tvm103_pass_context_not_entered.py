@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 
@@ -14,62 +14,159 @@ class PassContextNotEntered(Rule):
 
     VALID = [
         # entered, or handed on, they act
-        HEAD + "with relay.quantize.qconfig(global_scale=8.0):\n    mod = relay.quantize.quantize(mod, params)\n",
-        HEAD + "cfg = relay.quantize.qconfig(global_scale=8.0)\nwith cfg:\n    mod = relay.quantize.quantize(mod, params)\n",
-        "import tvm\nfrom tvm import autotvm\ndef dispatch(log):\n    return autotvm.apply_history_best(log)\n",
+        Valid(HEAD, """
+            with relay.quantize.qconfig(global_scale=8.0):
+                mod = relay.quantize.quantize(mod, params)
+        """),
+        Valid(HEAD, """
+            cfg = relay.quantize.qconfig(global_scale=8.0)
+            with cfg:
+                mod = relay.quantize.quantize(mod, params)
+        """),
+        Valid("""
+            import tvm
+            from tvm import autotvm
+            def dispatch(log):
+                return autotvm.apply_history_best(log)
+        """),
         # a class attribute another module enters as `with model.interp_lower_config:`
-        HEAD + "class Model:\n    interp_lower_config = tvm.transform.PassContext(opt_level=3, disabled_pass={'AlterOpLayout'})\n",
-        HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
-        HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nwith ctx:\n    lib = relay.build(mod, 'llvm')\n",
-        HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nctx.__enter__()\n",
+        Valid(HEAD, """
+            class Model:
+                interp_lower_config = tvm.transform.PassContext(opt_level=3, disabled_pass={'AlterOpLayout'})
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):
+                lib = relay.build(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            ctx = tvm.transform.PassContext(opt_level=3)
+            with ctx:
+                lib = relay.build(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            ctx = tvm.transform.PassContext(opt_level=3)
+            ctx.__enter__()
+        """),
         # handed on or returned: someone else may enter it
-        HEAD + "def make():\n    return tvm.transform.PassContext(opt_level=3)\n",
-        HEAD + "def make():\n    ctx = relay.build_config(opt_level=3)\n    return ctx\n",
-        HEAD + "run_with(tvm.transform.PassContext(opt_level=3))\n",
+        Valid(HEAD, """
+            def make():
+                return tvm.transform.PassContext(opt_level=3)
+        """),
+        Valid(HEAD, """
+            def make():
+                ctx = relay.build_config(opt_level=3)
+                return ctx
+        """),
+        Valid(HEAD, """
+            run_with(tvm.transform.PassContext(opt_level=3))
+        """),
         # chosen on two paths, then entered
-        HEAD + "if fast:\n    ctx = tvm.transform.PassContext(opt_level=3)\nelse:\n"
-        "    ctx = tvm.transform.PassContext(opt_level=2)\nwith ctx:\n    lib = relay.build(mod)\n",
+        Valid(HEAD, """
+            if fast:
+                ctx = tvm.transform.PassContext(opt_level=3)
+            else:
+                ctx = tvm.transform.PassContext(opt_level=2)
+            with ctx:
+                lib = relay.build(mod)
+        """),
         # not TVM's
-        "class PassContext:\n    pass\nPassContext()\n",
+        Valid("""
+            class PassContext:
+                pass
+            PassContext()
+        """),
         # inspected: made to read its settings back (tests/python/ir/test_node_reflection.py, test_pass_config)
-        HEAD + "def test_pass_config():\n    cfg = tvm.transform.PassContext(opt_level=1, config={'tir.UnrollLoop': {'auto_max_step': 10}})\n"
-        "    assert cfg.config['tir.UnrollLoop'].auto_max_step == 10\n",
+        Valid(HEAD, """
+            def test_pass_config():
+                cfg = tvm.transform.PassContext(opt_level=1, config={'tir.UnrollLoop': {'auto_max_step': 10}})
+                assert cfg.config['tir.UnrollLoop'].auto_max_step == 10
+        """),
         # made to see it raise (the same test: invalid config keys)
-        HEAD + "import pytest\ndef test_pass_config():\n    with pytest.raises(AttributeError):\n"
-        "        cfg = tvm.transform.PassContext(config={'inavlid-opt': True})\n",
-        HEAD + "import unittest\nclass T(unittest.TestCase):\n    def test_bad(self):\n"
-        "        with self.assertRaises(AttributeError):\n            tvm.transform.PassContext(config={'x': 1})\n",
-        HEAD + "try:\n    tvm.transform.PassContext(config={'tir.UnrollLoop': 1})\nexcept AttributeError:\n    pass\n",
+        Valid(HEAD, """
+            import pytest
+            def test_pass_config():
+                with pytest.raises(AttributeError):
+                    cfg = tvm.transform.PassContext(config={'inavlid-opt': True})
+        """),
+        Valid(HEAD, """
+            import unittest
+            class T(unittest.TestCase):
+                def test_bad(self):
+                    with self.assertRaises(AttributeError):
+                        tvm.transform.PassContext(config={'x': 1})
+        """),
+        Valid(HEAD, """
+            try:
+                tvm.transform.PassContext(config={'tir.UnrollLoop': 1})
+            except AttributeError:
+                pass
+        """),
         # made only to reach a static method (python/tvm/auto_scheduler/measure.py#L632 at v0.12.0,
         # python/tvm/relay/backend/contrib/uma/api/lower.py#L96)
-        HEAD + "with tvm.transform.PassContext().current():\n    func = tvm.build(sch, args)\n",
-        HEAD + "curr_ctxt = tvm.transform.PassContext().current()\nassert 'tir.add_lower_pass' not in curr_ctxt.config\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext().current():
+                func = tvm.build(sch, args)
+        """),
+        Valid(HEAD, """
+            curr_ctxt = tvm.transform.PassContext().current()
+            assert 'tir.add_lower_pass' not in curr_ctxt.config
+        """),
     ]
     INVALID = [
         # `with A and B:` enters only B (a context is truthy, so `and` gives its right side); `or`, only A
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=3) and tvm.target.Target('llvm'):\n"
-             "    lib = relay.build(mod, 'llvm')\n", expect="tvm.transform.PassContext(opt_level=3) is created but never entered"),
-        Case(HEAD + "with tvm.target.Target('llvm') or tvm.transform.PassContext(opt_level=3):\n"
-             "    lib = relay.build(mod, 'llvm')\n", expect="never entered"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3) and tvm.target.Target('llvm'):
+                lib = relay.build(mod, 'llvm')
+        """, expect="tvm.transform.PassContext(opt_level=3) is created but never entered"),
+        Invalid(HEAD, """
+            with tvm.target.Target('llvm') or tvm.transform.PassContext(opt_level=3):
+                lib = relay.build(mod, 'llvm')
+        """, expect="never entered"),
         # context managers that are no PassContext act only where entered: a qconfig made as a statement
         # (a user's quantize script: the next line quantizes with the default config), an autotvm log
         # context bound and never entered, NNVM's build_config
-        Case(HEAD + "relay.quantize.qconfig(calibrate_mode='global_scale', global_scale=8.0)\n"
-             "mod = relay.quantize.quantize(mod, params)\n", expect="makes a quantization config but it is never entered"),
-        Case("import tvm\nfrom tvm import autotvm, relay\nbest = autotvm.apply_history_best('tune.log')\n"
-             "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, target)\n",
-             expect="tuning-log dispatch context"),
-        Case("import nnvm.compiler\nnnvm.compiler.build_config(opt_level=3)\n"
-             "graph, lib, params = nnvm.compiler.build(sym, 'llvm', shape)\n", target="0.5", expect="NNVM build config"),
-        Case(HEAD + "relay.build_config(opt_level=3)\nlib = relay.build(mod, 'llvm')\n", expect="never entered"),
-        Case(HEAD + "tvm.transform.PassContext(opt_level=3)\n", expect="opt_level=3"),
-        Case(HEAD + "ctx = tvm.transform.PassContext(opt_level=3)\nlib = relay.build(mod, 'llvm')\n",
-             expect="never entered"),
+        Invalid(HEAD, """
+            relay.quantize.qconfig(calibrate_mode='global_scale', global_scale=8.0)
+            mod = relay.quantize.quantize(mod, params)
+        """, expect="makes a quantization config but it is never entered"),
+        Invalid("""
+            import tvm
+            from tvm import autotvm, relay
+            best = autotvm.apply_history_best('tune.log')
+            with tvm.transform.PassContext(opt_level=3):
+                lib = relay.build(mod, target)
+        """, expect="tuning-log dispatch context"),
+        Invalid("""
+            import nnvm.compiler
+            nnvm.compiler.build_config(opt_level=3)
+            graph, lib, params = nnvm.compiler.build(sym, 'llvm', shape)
+        """, target="0.5", expect="NNVM build config"),
+        Invalid(HEAD, """
+            relay.build_config(opt_level=3)
+            lib = relay.build(mod, 'llvm')
+        """, expect="never entered"),
+        Invalid(HEAD, """
+            tvm.transform.PassContext(opt_level=3)
+        """, expect="opt_level=3"),
+        Invalid(HEAD, """
+            ctx = tvm.transform.PassContext(opt_level=3)
+            lib = relay.build(mod, 'llvm')
+        """, expect="never entered"),
         # in a test, made and forgotten outside any block that expects an error
-        Case(HEAD + "import pytest\ndef test_build():\n    with pytest.raises(ValueError):\n        check(mod)\n"
-             "    tvm.transform.PassContext(opt_level=3)\n    relay.build(mod, 'llvm')\n", expect="never entered"),
-        Case("from tvm.ir.transform import PassContext\ndef f():\n    ctx = PassContext(opt_level=3)\n"
-             "    return relay.build(mod)\n", expect="never entered"),
+        Invalid(HEAD, """
+            import pytest
+            def test_build():
+                with pytest.raises(ValueError):
+                    check(mod)
+                tvm.transform.PassContext(opt_level=3)
+                relay.build(mod, 'llvm')
+        """, expect="never entered"),
+        Invalid("""
+            from tvm.ir.transform import PassContext
+            def f():
+                ctx = PassContext(opt_level=3)
+                return relay.build(mod)
+        """, expect="never entered"),
     ]
 
     def finish(self) -> None:

@@ -18,7 +18,7 @@ from tvmlint.checks.context_args import (
     replace_string,
 )
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case
+from tvmlint.checks.rule import Invalid, Valid
 from tvmlint.knowledge.registry import pass_name_releases, pass_names, release_span
 from tvmlint.knowledge.releases import known_releases
 from tvmlint.knowledge.target import get_knowledge
@@ -118,129 +118,277 @@ class UnknownPassName(ContextSettingsRule):
                           reads_callers=True)
 
     VALID = [
-        HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayout', 'FoldScaleAxis']):\n"
-        "    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayout', 'FoldScaleAxis']):
+                lib = relay.build(mod, 'llvm')
+        """),
         # a misspelt name the set operation takes out is never given to the context
-        HEAD + "ALL = {'FoldConstant', 'FuseOP'}\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=ALL - {'FuseOP'}):\n"
-        "    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            ALL = {'FoldConstant', 'FuseOP'}
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=ALL - {'FuseOP'}):
+                lib = relay.build(mod, 'llvm')
+        """),
         # a list that grows is no fixed literal: its names are not judged
-        HEAD + "skip = ['FoldConstant']\nskip.append(name)\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=skip):\n"
-        "    lib = relay.build(mod, 'llvm')\n",
-        HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['CombineParallelConv2d']):\n"
-        "    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            skip = ['FoldConstant']
+            skip.append(name)
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=skip):
+                lib = relay.build(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, required_pass=['CombineParallelConv2d']):
+                lib = relay.build(mod, 'llvm')
+        """),
         # a name registered only inside a C++ pipeline is still a name
-        HEAD + "with tvm.transform.PassContext(disabled_pass=['ManifestAllocImpl', 'tir.BindParams']):\n    pass\n",
-        Case(RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOps', 'tirx.UnrollLoop']):\n"
-             "    ex = tvm.compile(mod, 'llvm')\n", target="0.27"),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(disabled_pass=['ManifestAllocImpl', 'tir.BindParams']):
+                pass
+        """),
+        Valid(RELAX, """
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOps', 'tirx.UnrollLoop']):
+                ex = tvm.compile(mod, 'llvm')
+        """, target="0.27"),
         # a pass the code defines itself, here or in another module
-        HEAD + "@tvm.transform.module_pass(opt_level=1, name='MyFusion')\ndef fuse(mod, ctx):\n    return mod\n\n"
-        "with tvm.transform.PassContext(disabled_pass=['MyFusion']):\n    pass\n",
-        Case("import tvm\nwith tvm.transform.PassContext(disabled_pass=['FuseOpz']):\n    pass\n",
-             files={"mine.py": "import tvm\n@tvm.transform.module_pass(opt_level=level)\ndef FuseOpz(mod, ctx):\n    return mod\n"}),
+        Valid(HEAD, """
+            @tvm.transform.module_pass(opt_level=1, name='MyFusion')
+            def fuse(mod, ctx):
+                return mod
+
+            with tvm.transform.PassContext(disabled_pass=['MyFusion']):
+                pass
+        """),
+        Valid("""
+            import tvm
+            with tvm.transform.PassContext(disabled_pass=['FuseOpz']):
+                pass
+        """, files={
+            'mine.py': """
+                import tvm
+                @tvm.transform.module_pass(opt_level=level)
+                def FuseOpz(mod, ctx):
+                    return mod
+            """,
+        }),
         # the decorated function's name is the pass's name (apache/tvm tests/python/relay/test_pass_manager.py)
-        "import tvm\nfrom tvm.relay import transform as _transform\n\n"
-        "@_transform.function_pass(opt_level=1)\ndef func_transform(expr, mod, ctx):\n    return expr\n\n"
-        "with tvm.transform.PassContext(required_pass=['func_transform']):\n    mod = tvm.transform.Sequential([func_transform])(mod)\n",
+        Valid("""
+            import tvm
+            from tvm.relay import transform as _transform
+
+            @_transform.function_pass(opt_level=1)
+            def func_transform(expr, mod, ctx):
+                return expr
+
+            with tvm.transform.PassContext(required_pass=['func_transform']):
+                mod = tvm.transform.Sequential([func_transform])(mod)
+        """),
         # a Sequential the file names itself
-        HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], name='MyPipeline')\n"
-        "with tvm.transform.PassContext(disabled_pass=['MyPipeline']):\n    pass\n",
+        Valid(HEAD, """
+            seq = tvm.transform.Sequential([relay.transform.FoldConstant()], name='MyPipeline')
+            with tvm.transform.PassContext(disabled_pass=['MyPipeline']):
+                pass
+        """),
         # what the calls pass through a parameter is read; a name the right side of `-` certainly
         # takes out is gone; a parameter nothing in the module passes a list gives no name
-        HEAD + "def build(mod, skip=None):\n    with tvm.transform.PassContext(opt_level=3, disabled_pass=skip):\n"
-        "        return relay.build(mod, 'llvm')\n\nbuild(m, ['FoldConstant', 'FuseOps'])\nbuild(m, skip=names)\n"
-        "build(m, {'FoldConstant', 'FuseOP'} - {'FuseOP'})\n",
+        Valid(HEAD, """
+            def build(mod, skip=None):
+                with tvm.transform.PassContext(opt_level=3, disabled_pass=skip):
+                    return relay.build(mod, 'llvm')
+
+            build(m, ['FoldConstant', 'FuseOps'])
+            build(m, skip=names)
+            build(m, {'FoldConstant', 'FuseOP'} - {'FuseOP'})
+        """),
         # names built at run time are unknown: not judged
-        HEAD + "with tvm.transform.PassContext(disabled_pass=names):\n    pass\n",
-        HEAD + "with tvm.transform.PassContext(disabled_pass=[f'tir.{name}', prefix + 'Foo', '%sBar' % ns, name]):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(disabled_pass=names):
+                pass
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(disabled_pass=[f'tir.{name}', prefix + 'Foo', '%sBar' % ns, name]):
+                pass
+        """),
         # an empty entry names nothing, as it means to
-        HEAD + "with tvm.transform.PassContext(disabled_pass=['']):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(disabled_pass=['']):
+                pass
+        """),
     ]
     INVALID = [
         # names through a constant, a set operation, a `*` in a list: reported where they are written
-        Case(HEAD + "REQUIRED = [\n    'EliminateCommonSubexpr',\n    'CombineParallelConv2D',\n]\n\n"
-             "def build(mod):\n    with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):\n"
-             "        return relay.build(mod, 'llvm')\n", expect="did you mean 'CombineParallelConv2d'",
-             fixed=HEAD + "REQUIRED = [\n    'EliminateCommonSubexpr',\n    'CombineParallelConv2d',\n]\n\n"
-             "def build(mod):\n    with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):\n"
-             "        return relay.build(mod, 'llvm')\n"),
-        Case(HEAD + "ALL_PASSES = {'FoldConstant', 'PartialEvaluate', 'FuseOps'}\nKEEP = {'FuseOps'}\n"
-             "with tvm.transform.PassContext(opt_level=3, disabled_pass=ALL_PASSES - KEEP):\n    lib = relay.build(mod, 'llvm')\n",
-             target="0.8", expect="'PartialEvaluate' in disabled_pass"),
-        Case(HEAD + "BASE = ['FoldConstant', 'OpFusion']\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=list(BASE)):\n"
-             "    lib = relay.build(mod, 'llvm')\n", expect="'OpFusion'"),
-        Case(HEAD + "BASE = ['FoldConstant']\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=[*BASE, 'UnrollLoop']):\n"
-             "    lib = relay.build(mod, 'llvm')\n", expect="'UnrollLoop'"),
+        Invalid(HEAD, """
+            REQUIRED = [
+                'EliminateCommonSubexpr',
+                'CombineParallelConv2D',
+            ]
+
+            def build(mod):
+                with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):
+                    return relay.build(mod, 'llvm')
+        """, expect="did you mean 'CombineParallelConv2d'", fixed="""
+            REQUIRED = [
+                'EliminateCommonSubexpr',
+                'CombineParallelConv2d',
+            ]
+
+            def build(mod):
+                with tvm.transform.PassContext(opt_level=1, required_pass=REQUIRED):
+                    return relay.build(mod, 'llvm')
+        """),
+        Invalid(HEAD, """
+            ALL_PASSES = {'FoldConstant', 'PartialEvaluate', 'FuseOps'}
+            KEEP = {'FuseOps'}
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=ALL_PASSES - KEEP):
+                lib = relay.build(mod, 'llvm')
+        """, target="0.8", expect="'PartialEvaluate' in disabled_pass"),
+        Invalid(HEAD, """
+            BASE = ['FoldConstant', 'OpFusion']
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=list(BASE)):
+                lib = relay.build(mod, 'llvm')
+        """, expect="'OpFusion'"),
+        Invalid(HEAD, """
+            BASE = ['FoldConstant']
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=[*BASE, 'UnrollLoop']):
+                lib = relay.build(mod, 'llvm')
+        """, expect="'UnrollLoop'"),
         # a list given through a helper's parameter, built on one path as a set difference whose right
         # side is only known at run time (uwsampl/relay-bench shared/python/relay_util.py): each name of
         # the left side may reach disabled_pass
-        Case(HEAD + "ALL_PASSES = {\n    'FoldConstant',\n    'CombineParallelConv2D',\n}\n\n"
-             "def setup(mod, opt, required_pass=None, disabled_pass=None):\n"
-             "    with relay.build_config(opt_level=opt, required_pass=required_pass, disabled_pass=disabled_pass):\n"
-             "        return relay.build(mod, 'llvm')\n\n"
-             "def run(mod, passes=''):\n    required = None\n    disabled = None\n    if passes:\n"
-             "        required = set(passes.split('|'))\n        disabled = ALL_PASSES - required\n"
-             "    return setup(mod, 3, required_pass=required, disabled_pass=disabled)\n",
-             target="0.8", expect="'CombineParallelConv2D' in disabled_pass"),
-        Case(HEAD + "SKIP = ['FuseOP']\n\ndef build(mod, skip):\n"
-             "    with tvm.transform.PassContext(opt_level=3, disabled_pass=skip):\n        return relay.build(mod, 'llvm')\n\n"
-             "def outer(mod, skip):\n    return build(mod, skip)\n\nouter(m, SKIP)\n",
-             expect="'FuseOP' in disabled_pass"),
-        Case(HEAD + "def build(mod, skip):\n    with tvm.transform.PassContext(opt_level=3, disabled_pass=skip + extra):\n"
-             "        return relay.build(mod, 'llvm')\n\nbuild(m, ['FoldConstant'])\n"
-             "with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayot'] + more):\n    pass\n",
-             expect="'AlterOpLayot'"),
+        Invalid(HEAD, """
+            ALL_PASSES = {
+                'FoldConstant',
+                'CombineParallelConv2D',
+            }
+
+            def setup(mod, opt, required_pass=None, disabled_pass=None):
+                with relay.build_config(opt_level=opt, required_pass=required_pass, disabled_pass=disabled_pass):
+                    return relay.build(mod, 'llvm')
+
+            def run(mod, passes=''):
+                required = None
+                disabled = None
+                if passes:
+                    required = set(passes.split('|'))
+                    disabled = ALL_PASSES - required
+                return setup(mod, 3, required_pass=required, disabled_pass=disabled)
+        """, target="0.8", expect="'CombineParallelConv2D' in disabled_pass"),
+        Invalid(HEAD, """
+            SKIP = ['FuseOP']
+
+            def build(mod, skip):
+                with tvm.transform.PassContext(opt_level=3, disabled_pass=skip):
+                    return relay.build(mod, 'llvm')
+
+            def outer(mod, skip):
+                return build(mod, skip)
+
+            outer(m, SKIP)
+        """, expect="'FuseOP' in disabled_pass"),
+        Invalid(HEAD, """
+            def build(mod, skip):
+                with tvm.transform.PassContext(opt_level=3, disabled_pass=skip + extra):
+                    return relay.build(mod, 'llvm')
+
+            build(m, ['FoldConstant'])
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayot'] + more):
+                pass
+        """, expect="'AlterOpLayot'"),
         # a name that adds to itself is bound twice: each value it is bound to may be the list (and
         # the name is not followed for ever)
-        Case(HEAD + "SKIP = ['FoldConstant']\nSKIP = SKIP + ['FuseOP']\nMORE = SKIP + ['FuseOps']\n"
-             "with tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):\n    lib = relay.build(mod, 'llvm')\n",
-             expect="'FuseOP'"),
+        Invalid(HEAD, """
+            SKIP = ['FoldConstant']
+            SKIP = SKIP + ['FuseOP']
+            MORE = SKIP + ['FuseOps']
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):
+                lib = relay.build(mod, 'llvm')
+        """, expect="'FuseOP'"),
         # a string where the list belongs: one pass name per character (a user's TIR pass setting)
-        Case(HEAD + "required_pass_tir = 'RemoveNoOp'\nwith tvm.transform.PassContext(opt_level=0, required_pass=required_pass_tir):\n"
-             "    lib = relay.build(mod, 'llvm')\n", target="0.13", expect="required_pass=['tir.RemoveNoOp']"),
+        Invalid(HEAD, """
+            required_pass_tir = 'RemoveNoOp'
+            with tvm.transform.PassContext(opt_level=0, required_pass=required_pass_tir):
+                lib = relay.build(mod, 'llvm')
+        """, target="0.13", expect="required_pass=['tir.RemoveNoOp']"),
         # one constant given to two contexts is one finding
-        Case(HEAD + "SKIP = ['FuseOP']\nwith tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):\n    a = relay.build(m, 'llvm')\n"
-             "with tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):\n    b = relay.build(m, 'llvm')\n",
-             expect="'FuseOP'"),
-        Case(
-            RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOP']):\n    mod = relax.transform.FuseOps()(mod)\n",
-            target="0.27", expect="did you mean 'FuseOps'",
-            fixed=RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOps']):\n    mod = relax.transform.FuseOps()(mod)\n",
-        ),
+        Invalid(HEAD, """
+            SKIP = ['FuseOP']
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):
+                a = relay.build(m, 'llvm')
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=SKIP):
+                b = relay.build(m, 'llvm')
+        """, expect="'FuseOP'"),
+        Invalid(RELAX, """
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOP']):
+                mod = relax.transform.FuseOps()(mod)
+        """, target="0.27", expect="did you mean 'FuseOps'", fixed="""
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['FuseOps']):
+                mod = relax.transform.FuseOps()(mod)
+        """),
         # Python names are not registered names
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['CombineParallelConv2D']):\n"
-             "    lib = relay.build(mod, 'llvm')\n", expect="'CombineParallelConv2d'"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['CombineParallelConv2D']):
+                lib = relay.build(mod, 'llvm')
+        """, expect="'CombineParallelConv2d'"),
         # case matters
-        Case(HEAD + "with relay.build_config(opt_level=3, disabled_pass=['alteroplayout']):\n    pass\n",
-             expect="'AlterOpLayout'"),
+        Invalid(HEAD, """
+            with relay.build_config(opt_level=3, disabled_pass=['alteroplayout']):
+                pass
+        """, expect="'AlterOpLayout'"),
         # the tir namespace became tirx in 0.24
-        Case("import tvm\nwith tvm.transform.PassContext(disabled_pass=['tir.UnrollLoop']):\n    pass\n",
-             target="0.27", expect="only 0.7 to 0.23 had it"),
-        Case("import tvm\nwith tvm.transform.PassContext(disabled_pass=['tirx.UnrollLoop']):\n    pass\n",
-             target="0.19", expect="'tir.UnrollLoop'"),
+        Invalid("""
+            import tvm
+            with tvm.transform.PassContext(disabled_pass=['tir.UnrollLoop']):
+                pass
+        """, target="0.27", expect="only 0.7 to 0.23 had it"),
+        Invalid("""
+            import tvm
+            with tvm.transform.PassContext(disabled_pass=['tirx.UnrollLoop']):
+                pass
+        """, target="0.19", expect="'tir.UnrollLoop'"),
         # removed with Relay
-        Case("import tvm\nwith tvm.transform.PassContext(required_pass=['FastMath']):\n    pass\n",
-             target="0.27", expect="requires nothing"),
+        Invalid("""
+            import tvm
+            with tvm.transform.PassContext(required_pass=['FastMath']):
+                pass
+        """, target="0.27", expect="requires nothing"),
         # a name no release ever registered (TVM's own test at HEAD): what it resembles, and when that existed
-        Case("import tvm\nwith tvm.transform.PassContext(\n"
-             "    disabled_pass=['tirx.BF16Promote', 'tirx.BF16CastElimination', 'tirx.BF16TypeLowering']\n):\n"
-             "    f = tvm.compile(Module, target='cuda')\n",
-             target="0.27", count=3, detail="which only 0.7 to 0.11 registered: TVM 0.27 has no such pass"),
+        Invalid("""
+            import tvm
+            with tvm.transform.PassContext(
+                disabled_pass=['tirx.BF16Promote', 'tirx.BF16CastElimination', 'tirx.BF16TypeLowering']
+            ):
+                f = tvm.compile(Module, target='cuda')
+        """, target="0.27", count=3, detail="which only 0.7 to 0.11 registered: TVM 0.27 has no such pass"),
         # the Python constructor's name, or its path, instead of the registered name
-        Case(RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOpsForInference']):\n    pass\n",
-             expect="nor of any other release, so it disables nothing",
-             fixed=RELAX + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOps']):\n    pass\n"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, disabled_pass=['FoldExplicitPadding']):\n    pass\n",
-             expect="did you mean ' FoldExplicitPadding'?"),
-        Case("import tvm\nwith tvm.transform.PassContext(disabled_pass=['UnrollLoop']):\n    pass\n",
-             expect="did you mean 'tir.UnrollLoop'?"),
-        Case(HEAD + "with tvm.transform.PassContext(required_pass=['relay.transform.FoldConstant']):\n    pass\n",
-             expect="did you mean 'FoldConstant'?"),
+        Invalid(RELAX, """
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOpsForInference']):
+                pass
+        """, expect="nor of any other release, so it disables nothing", fixed="""
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['DecomposeOps']):
+                pass
+        """),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, disabled_pass=['FoldExplicitPadding']):
+                pass
+        """, expect="did you mean ' FoldExplicitPadding'?"),
+        Invalid("""
+            import tvm
+            with tvm.transform.PassContext(disabled_pass=['UnrollLoop']):
+                pass
+        """, expect="did you mean 'tir.UnrollLoop'?"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(required_pass=['relay.transform.FoldConstant']):
+                pass
+        """, expect="did you mean 'FoldConstant'?"),
         # like nothing TVM ever registered, defined nowhere in the project: still a no-op
-        Case(HEAD + "with tvm.transform.PassContext(disabled_pass=['MyCompanyQuantizer']):\n    pass\n",
-             detail="No module of this project defines one"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(disabled_pass=['MyCompanyQuantizer']):
+                pass
+        """, detail="No module of this project defines one"),
         # positional arguments and the other factories
-        Case(HEAD + "ctx = tvm.transform.PassContext(3, ['FoldScaleAxis'], ['AlterOpLayot'])\nwith ctx:\n    pass\n",
-             expect="'AlterOpLayout'"),
+        Invalid(HEAD, """
+            ctx = tvm.transform.PassContext(3, ['FoldScaleAxis'], ['AlterOpLayot'])
+            with ctx:
+                pass
+        """, expect="'AlterOpLayout'"),
     ]
 
     def start(self) -> None:

@@ -11,7 +11,7 @@ from tvmlint.base.pickling import by_fields
 from tvmlint.checks import words
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case
+from tvmlint.checks.rule import Invalid, Valid
 
 if TYPE_CHECKING:
     from tvmlint.base.diagnostics import Finding
@@ -25,52 +25,98 @@ class WrapperInRequiredPass(ContextSettingsRule):
     prefilter = Prefilter(triggers=("context_factories",), wants="gives_argument", arguments=("required_pass",))
 
     VALID = [
-        HEAD + "with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):\n"
-        "    mod = relay.transform.FoldScaleAxis()(mod)\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(required_pass=['BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):
+                mod = relay.transform.FoldScaleAxis()(mod)
+        """),
         # the level enables the members anyway
-        HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FoldScaleAxis']):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, required_pass=['FoldScaleAxis']):
+                pass
+        """),
         # the wrapper and its members
-        HEAD + "with tvm.transform.PassContext(required_pass=['FoldScaleAxis', 'BackwardFoldScaleAxis', "
-        "'ForwardFoldScaleAxis']):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(required_pass=['FoldScaleAxis', 'BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):
+                pass
+        """),
         # a plain pass
-        HEAD + "with tvm.transform.PassContext(required_pass=['AlterOpLayout']):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(required_pass=['AlterOpLayout']):
+                pass
+        """),
         # relax wrappers whose members are all at or below the level
-        Case("import tvm\nwith tvm.transform.PassContext(required_pass=['CanonicalizeBindings']):\n    pass\n", target="0.27"),
+        Valid("""
+            import tvm
+            with tvm.transform.PassContext(required_pass=['CanonicalizeBindings']):
+                pass
+        """, target="0.27"),
         # a level a parameter holds, 3 at every visible call: nothing stays gated (hxzd5568/TracNe's shape)
-        Case(HEAD + "def build(mod, level):\n    with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
-             "        return relay.build(mod, 'llvm')\n\nbuild(m, 3)\n"),
+        Valid(HEAD, """
+            def build(mod, level):
+                with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):
+                    return relay.build(mod, 'llvm')
+
+            build(m, 3)
+        """),
         # ... or reaches it only past `if level == 5:` (hxzd5568/TracNe's get_primfunc, called with 5 and 1)
-        Case(HEAD + "def build(mod, level):\n    if level == 5:\n"
-             "        with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
-             "            return relay.build(mod, 'llvm')\n    else:\n"
-             "        with tvm.transform.PassContext(opt_level=level, disabled_pass=['SimplifyExpr']):\n"
-             "            return relay.build(mod, 'llvm')\n\nbuild(m, 5)\nbuild(m, 1)\n"),
+        Valid(HEAD, """
+            def build(mod, level):
+                if level == 5:
+                    with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):
+                        return relay.build(mod, 'llvm')
+                else:
+                    with tvm.transform.PassContext(opt_level=level, disabled_pass=['SimplifyExpr']):
+                        return relay.build(mod, 'llvm')
+
+            build(m, 5)
+            build(m, 1)
+        """),
         # ... and where nothing calls the function, its level is not known: nothing is said
-        HEAD + "def build(mod, level):\n    with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
-        "        return relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            def build(mod, level):
+                with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):
+                    return relay.build(mod, 'llvm')
+        """),
     ]
 
     INVALID = [
         # a level a parameter holds, judged at each call that gives one
-        Case(HEAD + "def build(mod, level):\n    with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):\n"
-             "        return relay.build(mod, 'llvm')\n\nbuild(m, 3)\nbuild(m, 2)\n", expect="stay gated at opt_level 2"),
+        Invalid(HEAD, """
+            def build(mod, level):
+                with tvm.transform.PassContext(opt_level=level, required_pass=['FoldScaleAxis']):
+                    return relay.build(mod, 'llvm')
+
+            build(m, 3)
+            build(m, 2)
+        """, expect="stay gated at opt_level 2"),
         # the wrapper named in a module constant the context is given
-        Case(HEAD + "REQUIRED = ['FoldScaleAxis', 'FoldConstant']\nwith tvm.transform.PassContext(opt_level=0, required_pass=REQUIRED):\n"
-             "    lib = relay.build(mod, 'llvm')\n", expect="BackwardFoldScaleAxis (opt_level 3)"),
-        Case(
-            HEAD + "with tvm.transform.PassContext(required_pass=['FoldScaleAxis']):\n    lib = relay.build(mod, 'llvm')\n",
-            expect="BackwardFoldScaleAxis (opt_level 3) and ForwardFoldScaleAxis (opt_level 3) stay gated at opt_level 2",
-            fixed=HEAD + "with tvm.transform.PassContext(required_pass=['FoldScaleAxis', 'BackwardFoldScaleAxis', "
-            "'ForwardFoldScaleAxis']):\n    lib = relay.build(mod, 'llvm')\n",
-        ),
+        Invalid(HEAD, """
+            REQUIRED = ['FoldScaleAxis', 'FoldConstant']
+            with tvm.transform.PassContext(opt_level=0, required_pass=REQUIRED):
+                lib = relay.build(mod, 'llvm')
+        """, expect="BackwardFoldScaleAxis (opt_level 3)"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(required_pass=['FoldScaleAxis']):
+                lib = relay.build(mod, 'llvm')
+        """, expect="BackwardFoldScaleAxis (opt_level 3) and ForwardFoldScaleAxis (opt_level 3) stay gated at opt_level 2",
+            fixed="""
+            with tvm.transform.PassContext(required_pass=['FoldScaleAxis', 'BackwardFoldScaleAxis', 'ForwardFoldScaleAxis']):
+                lib = relay.build(mod, 'llvm')
+        """),
         # a level that is not a literal: the members stay gated by whatever it is
-        Case(HEAD + "with relay.build_config(opt_level=level, required_pass=['FoldScaleAxis']):\n    pass\n",
-             expect="by the context's opt_level"),
+        Invalid(HEAD, """
+            with relay.build_config(opt_level=level, required_pass=['FoldScaleAxis']):
+                pass
+        """, expect="by the context's opt_level"),
         # one member already listed
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=2, required_pass=['BackwardFoldScaleAxis', 'FoldScaleAxis']):\n"
-             "    pass\n", expect="ForwardFoldScaleAxis (opt_level 3) stays gated"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=0, required_pass=['qnn.Legalize']):\n    pass\n",
-             expect="QnnLegalize"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=2, required_pass=['BackwardFoldScaleAxis', 'FoldScaleAxis']):
+                pass
+        """, expect="ForwardFoldScaleAxis (opt_level 3) stays gated"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=0, required_pass=['qnn.Legalize']):
+                pass
+        """, expect="QnnLegalize"),
     ]
 
     def start(self) -> None:

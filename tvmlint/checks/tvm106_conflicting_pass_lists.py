@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from tvmlint.checks.context_args import ContextSettingsRule, context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case
+from tvmlint.checks.rule import Invalid, Valid
 
 HEAD = "import tvm\nfrom tvm import relay\n"
 
@@ -15,21 +15,36 @@ class ConflictingPassLists(ContextSettingsRule):
                           arguments=("required_pass", "disabled_pass"))
 
     VALID = [
-        HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['AlterOpLayout']):\n"
-        "    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['AlterOpLayout']):
+                lib = relay.build(mod, 'llvm')
+        """),
         # names differ in case: two different (if odd) names
-        HEAD + "with tvm.transform.PassContext(required_pass=['FoldConstant'], disabled_pass=['foldconstant']):\n    pass\n",
-        HEAD + "with tvm.transform.PassContext(required_pass=names, disabled_pass=['FoldConstant']):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(required_pass=['FoldConstant'], disabled_pass=['foldconstant']):
+                pass
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(required_pass=names, disabled_pass=['FoldConstant']):
+                pass
+        """),
     ]
     INVALID = [
         # through constants: the same pass in both
-        Case(HEAD + "KEEP = ('FoldConstant', 'FuseOps')\nSKIP = ['FoldConstant']\n"
-             "with relay.build_config(opt_level=3, required_pass=KEEP, disabled_pass=SKIP):\n    pass\n",
-             expect="'FoldConstant'"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['FastMath']):\n"
-             "    lib = relay.build(mod, 'llvm')\n", expect="disabled_pass wins"),
-        Case(HEAD + "with relay.build_config(3, ['AlterOpLayout', 'FoldConstant'], ('FoldConstant',)):\n    pass\n",
-             expect="'FoldConstant'"),
+        Invalid(HEAD, """
+            KEEP = ('FoldConstant', 'FuseOps')
+            SKIP = ['FoldConstant']
+            with relay.build_config(opt_level=3, required_pass=KEEP, disabled_pass=SKIP):
+                pass
+        """, expect="'FoldConstant'"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath'], disabled_pass=['FastMath']):
+                lib = relay.build(mod, 'llvm')
+        """, expect="disabled_pass wins"),
+        Invalid(HEAD, """
+            with relay.build_config(3, ['AlterOpLayout', 'FoldConstant'], ('FoldConstant',)):
+                pass
+        """, expect="'FoldConstant'"),
     ]
 
     def start(self) -> None:

@@ -13,7 +13,7 @@ from tvmlint.checks.context_args import (
     replace_string,
 )
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case
+from tvmlint.checks.rule import Invalid, Valid
 from tvmlint.knowledge.registry import config_key_verdict, config_keys, keys_at
 
 if TYPE_CHECKING:
@@ -28,36 +28,71 @@ class UnknownConfigKey(ContextSettingsRule):
     prefilter = Prefilter(triggers=("context_factories",), wants="unknown_config_key")
 
     VALID = [
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):\n    pass\n",
-             target="0.27"),
-        HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    pass\n",
-        HEAD + "with tvm.transform.PassContext(config={'relay.FuseOps.max_depth': 10}):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):
+                pass
+        """, target="0.27"),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):
+                pass
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(config={'relay.FuseOps.max_depth': 10}):
+                pass
+        """),
         # registered only in builds with that backend: TVM cannot be judged without the build
-        Case(HEAD + "with tvm.transform.PassContext(config={'relax.ext.tensorrt.options': {}}):\n    pass\n", target="0.27"),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(config={'relax.ext.tensorrt.options': {}}):
+                pass
+        """, target="0.27"),
         # a namespace TVM never used: an extension's own key
-        Case(HEAD + "with tvm.transform.PassContext(config={'mylib.tile': 4}):\n    pass\n", target="0.27"),
-        HEAD + "with tvm.transform.PassContext(config=settings):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(config={'mylib.tile': 4}):
+                pass
+        """, target="0.27"),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(config=settings):
+                pass
+        """),
         # bytes are no config key: nothing to judge (and nothing to crash on)
-        HEAD + "with tvm.transform.PassContext(config={b'tir.disable_vectorise': True}):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(config={b'tir.disable_vectorise': True}):
+                pass
+        """),
     ]
     INVALID = [
-        Case(
-            HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):\n    pass\n",
-            target="0.27", expect="renamed in 0.24",
-            fixed=HEAD + "with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):\n    pass\n",
-        ),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, config={'tir.disable_vectorize': True}):
+                pass
+        """, target="0.27", expect="renamed in 0.24", fixed="""
+            with tvm.transform.PassContext(opt_level=3, config={'tirx.disable_vectorize': True}):
+                pass
+        """),
         # a chain of renames ends at the key the target registers
-        Case(HEAD + "ctx = tvm.transform.PassContext(config={\"tir.ptx_ldg32\": True})\n", target="0.27",
-             expect="'tirx.s_tir.ldg32'"),
+        Invalid(HEAD, """
+            ctx = tvm.transform.PassContext(config={"tir.ptx_ldg32": True})
+        """, target="0.27", expect="'tirx.s_tir.ldg32'"),
         # too new for the target
-        Case(HEAD + "with tvm.transform.PassContext(config={'tirx.disable_vectorize': True}):\n    pass\n",
-             expect="'tir.disable_vectorize'"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(config={'tirx.disable_vectorize': True}):
+                pass
+        """, expect="'tir.disable_vectorize'"),
         # removed with Relay
-        Case(HEAD + "with tvm.transform.PassContext(config={'relay.FuseOps.max_depth': 10}):\n    pass\n",
-             target="0.27", expect="removed in 0.20"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(config={'relay.FuseOps.max_depth': 10}):
+                pass
+        """, target="0.27", expect="removed in 0.20"),
         # a typo in a TVM namespace
-        Case(HEAD + "with tvm.transform.PassContext(3, None, None, None, {'tir.disable_vectorise': True}):\n    pass\n",
-             expect="did you mean 'tir.disable_vectorize'"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(3, None, None, None, {'tir.disable_vectorise': True}):
+                pass
+        """, expect="did you mean 'tir.disable_vectorize'"),
+        # gone with nothing in its place, so no fix (tvm-v0.19.0
+        # tests/python/contrib/test_hexagon/test_async_dma_pipeline.py, run at 0.21)
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(config={"tir.use_async_copy": 1, "tir.experimental_dma_bypass_cache": 1}):
+                pass
+        """, target="0.21", expect="'tir.experimental_dma_bypass_cache' is not registered in TVM 0.21 (it was removed in 0.20)"),
     ]
 
     def start(self) -> None:

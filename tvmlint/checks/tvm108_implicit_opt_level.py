@@ -8,7 +8,7 @@ from typing import Optional, Tuple
 from tvmlint.analysis.contexts import Gated, PassCtx, and_list, gate
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.target import tutorial_build_level
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -26,52 +26,96 @@ class ImplicitOptLevel(Rule):
     prefilter = Prefilter(triggers=("reporting_runners", "reporting_executors"))
 
     VALID = [
-        HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):
+                lib = relay.build(mod, 'llvm')
+        """),
         # an explicit level 2 is a decision, not an accident
-        HEAD + "with tvm.transform.PassContext(opt_level=2):\n    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=2):
+                lib = relay.build(mod, 'llvm')
+        """),
         # relax builds run nothing above level 1
-        "import tvm\nfrom tvm import relax\nex = relax.build(mod, 'llvm')\n",
-        Case("import tvm\nex = tvm.compile(mod, 'llvm')\n", target="0.27"),
+        Valid("""
+            import tvm
+            from tvm import relax
+            ex = relax.build(mod, 'llvm')
+        """),
+        Valid("""
+            import tvm
+            ex = tvm.compile(mod, 'llvm')
+        """, target="0.27"),
         # a test builds at the level it tests (tests/python/relay/test_backend_graph_executor.py at v0.8.0)
-        Case(HEAD + "def test_plan_memory():\n    lib = relay.build(mod, 'llvm')\n", path="test_graph.py"),
+        Valid(HEAD, """
+            def test_plan_memory():
+                lib = relay.build(mod, 'llvm')
+        """, path="test_graph.py"),
         # tvmc's compiler.build (a runner derived from TVM's source) inside the context compile_model enters
-        Case("import tvm\nfrom tvm.driver.tvmc import compiler\nwith tvm.transform.PassContext(opt_level=3):\n"
-             "    lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"
-             " workspace_pools=None)\n", target="0.12"),
+        Valid("""
+            import tvm
+            from tvm.driver.tvmc import compiler
+            with tvm.transform.PassContext(opt_level=3):
+                lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default', workspace_pools=None)
+        """, target="0.12"),
         # create_executor's executor compiles at evaluate() (rules/executors.toml): inside the context
-        Case(HEAD + "ex = relay.create_executor('graph', mod, tvm.cpu(), 'llvm')\n"
-             "with tvm.transform.PassContext(opt_level=3):\n    f = ex.evaluate()\n", target="0.10"),
+        Valid(HEAD, """
+            ex = relay.create_executor('graph', mod, tvm.cpu(), 'llvm')
+            with tvm.transform.PassContext(opt_level=3):
+                f = ex.evaluate()
+        """, target="0.10"),
         # the interpreter (the default kind) runs no build pipeline
-        Case(HEAD + "f = relay.create_executor(mod=mod).evaluate()\n", target="0.10"),
+        Valid(HEAD, """
+            f = relay.create_executor(mod=mod).evaluate()
+        """, target="0.10"),
         # at 0.7 the VM executor compiled in create_executor itself
-        Case(HEAD + "with relay.build_config(opt_level=3):\n    ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')\n"
-             "f = ex.evaluate()\n", target="0.7"),
+        Valid(HEAD, """
+            with relay.build_config(opt_level=3):
+                ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')
+            f = ex.evaluate()
+        """, target="0.7"),
     ]
     INVALID = [
-        Case(HEAD + "lib = relay.build(mod, 'llvm', params=params)\n", expect="without its 10 passes of levels 3 and 4",
-             detail="AlterOpLayout"),
+        Invalid(HEAD, """
+            lib = relay.build(mod, 'llvm', params=params)
+        """, expect="without its 10 passes of levels 3 and 4", detail="AlterOpLayout"),
         # at 0.6: the passes 0.6 runs (no FastMath, no CombineParallelBatchMatmul yet), and the context 0.6 has
-        Case("import tvm\nfrom tvm import relay\ngraph, lib, params = relay.build_module.build(mod, target=target, params=params)\n",
-             target="0.6", detail="level 4: CombineParallelConv2d and CombineParallelDense. Build inside `with relay.build_config(opt_level=3):`"),
-        Case(HEAD + "exe = relay.vm.compile(mod, 'llvm')\n", expect="opt_level 2"),
-        Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\nlib = build(mod)\n",
-             expect="when build is called on line"),
+        Invalid("""
+            import tvm
+            from tvm import relay
+            graph, lib, params = relay.build_module.build(mod, target=target, params=params)
+        """, target="0.6",
+            detail="level 4: CombineParallelConv2d and CombineParallelDense. Build inside `with relay.build_config(opt_level=3):`"),
+        Invalid(HEAD, """
+            exe = relay.vm.compile(mod, 'llvm')
+        """, expect="opt_level 2"),
+        Invalid(HEAD, """
+            def build(mod):
+                return relay.build(mod, 'llvm')
+
+            lib = build(mod)
+        """, expect="when build is called on line"),
         # a runner derived from TVM's source: tvmc's compiler.build calls relay.build with no context of its own
-        Case("import tvm\nfrom tvm.driver.tvmc import compiler\n"
-             "lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default',"
-             " workspace_pools=None)\n", detail="AlterOpLayout", target="0.12"),
+        Invalid("""
+            import tvm
+            from tvm.driver.tvmc import compiler
+            lib = compiler.build(mod, 'llvm', executor, runtime, params, use_vm=False, mod_name='default', workspace_pools=None)
+        """, detail="AlterOpLayout", target="0.12"),
         # (issue #28) create_executor(kind).evaluate() compiles at evaluate(), under the context
         # there (Learneruestc/TVM-all TVM3_deploy_quantized.py: the fp32 reference of a comparison)
-        Case(HEAD + "model = relay.create_executor('vm', mod, tvm.cpu(), 'llvm').evaluate()\n", target="0.10",
-             expect='relay.create_executor("vm", ...).evaluate() runs outside any PassContext'),
+        Invalid(HEAD, """
+            model = relay.create_executor('vm', mod, tvm.cpu(), 'llvm').evaluate()
+        """, target="0.10", expect='relay.create_executor("vm", ...).evaluate() runs outside any PassContext'),
         # the context around create_executor is gone when evaluate() builds (BBuf/tvm_mlir_learn
         # tvm_onnx_resnet18_inference.py)
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=3):\n"
-             "    intrp = relay.build_module.create_executor('graph', mod, tvm.cpu(0), 'llvm')\n"
-             "out = intrp.evaluate()(x)\n", target="0.8",
-             detail="the tvm.transform.PassContext(opt_level=3) on line 3 around create_executor does not reach it"),
-        Case(HEAD + "ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')\nf = ex.evaluate()\n", target="0.7",
-             expect='relay.create_executor("vm", ...) runs outside any PassContext'),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):
+                intrp = relay.build_module.create_executor('graph', mod, tvm.cpu(0), 'llvm')
+            out = intrp.evaluate()(x)
+        """, target="0.8", detail="the tvm.transform.PassContext(opt_level=3) on line 3 around create_executor does not reach it"),
+        Invalid(HEAD, """
+            ex = relay.create_executor('vm', mod, tvm.cpu(), 'llvm')
+            f = ex.evaluate()
+        """, target="0.7", expect='relay.create_executor("vm", ...) runs outside any PassContext'),
     ]
 
     def start(self) -> None:

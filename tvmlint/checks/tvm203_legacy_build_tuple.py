@@ -5,11 +5,10 @@ from __future__ import annotations
 from tvmlint.analysis.lazy import cst
 from tvmlint.base.versions import format_version, in_range
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.api_history import get_history
 
 RELAY = "import tvm\nfrom tvm import relay\n"
-UNPACK = "graph, lib, params = relay.build(mod, target, params=params)\n"
 
 
 class LegacyBuildTuple(Rule):
@@ -18,19 +17,40 @@ class LegacyBuildTuple(Rule):
 
     VALID = [
         # up to 0.6 relay.build returned the tuple
-        Case(RELAY + UNPACK, target="0.6"),
+        Valid(RELAY, """
+            graph, lib, params = relay.build(mod, target, params=params)
+        """, target="0.6"),
         # relay is gone: TVM201 reports relay.build itself
-        Case(RELAY + UNPACK, target="0.20"),
-        Case(RELAY + "lib = relay.build(mod, target, params=params)\n", target="0.8"),
-        Case(RELAY + "graph, lib = pair(relay.build(mod, target))\n", target="0.8"),
-        Case("class relay:\n    build = staticmethod(lambda *a: (1, 2, 3))\ngraph, lib, params = relay.build(1)\n", target="0.8"),
+        Valid(RELAY, """
+            graph, lib, params = relay.build(mod, target, params=params)
+        """, target="0.20"),
+        Valid(RELAY, """
+            lib = relay.build(mod, target, params=params)
+        """, target="0.8"),
+        Valid(RELAY, """
+            graph, lib = pair(relay.build(mod, target))
+        """, target="0.8"),
+        Valid("""
+            class relay:
+                build = staticmethod(lambda *a: (1, 2, 3))
+            graph, lib, params = relay.build(1)
+        """, target="0.8"),
     ]
 
     INVALID = [
-        Case(RELAY + UNPACK, expect="lib.get_graph_json()", target="0.8"),
-        Case(RELAY + UNPACK, expect="lib.get_json()", target="0.7"),
-        Case(RELAY + "(graph, lib, params) = relay.build_module.build(mod, target)\n", detail="factory module", target="0.19"),
-        Case("from tvm.relay import build\n[g, l, p] = build(mod, 'llvm')\n", expect="get_params()", target="0.12"),
+        Invalid(RELAY, """
+            graph, lib, params = relay.build(mod, target, params=params)
+        """, expect="lib.get_graph_json()", target="0.8"),
+        Invalid(RELAY, """
+            graph, lib, params = relay.build(mod, target, params=params)
+        """, expect="lib.get_json()", target="0.7"),
+        Invalid(RELAY, """
+            (graph, lib, params) = relay.build_module.build(mod, target)
+        """, detail="factory module", target="0.19"),
+        Invalid("""
+            from tvm.relay import build
+            [g, l, p] = build(mod, 'llvm')
+        """, expect="get_params()", target="0.12"),
     ]
 
     def visit_Assign(self, node: cst.Assign) -> None:

@@ -6,7 +6,7 @@ from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import call_arguments, int_literal
 from tvmlint.checks.context_args import string_elements
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.nnvm import nnvm
 
 HEAD = "import nnvm.compiler\n"
@@ -17,41 +17,96 @@ class NnvmFoldScaleAxis(Rule):
     prefilter = Prefilter(triggers=("nnvm_build_config",))
 
     VALID = [
-        Case(HEAD + "with nnvm.compiler.build_config(opt_level=2):\n    graph, lib, params = nnvm.compiler.build(net, 'llvm')\n",
-             target="0.6"),
-        Case(HEAD + "with nnvm.compiler.build_config(opt_level=level):\n    pass\n", target="0.6"),
+        Valid(HEAD, """
+            with nnvm.compiler.build_config(opt_level=2):
+                graph, lib, params = nnvm.compiler.build(net, 'llvm')
+        """, target="0.6"),
+        Valid(HEAD, """
+            with nnvm.compiler.build_config(opt_level=level):
+                pass
+        """, target="0.6"),
         # a name bound twice is not one value: no guessing
-        Case(HEAD + "level = 3\nif fast:\n    level = 2\nwith nnvm.compiler.build_config(opt_level=level):\n    pass\n",
-             target="0.6"),
-        Case(HEAD + "with nnvm.compiler.build_config(opt_level=2, add_pass=['AlterOpLayout']):\n    pass\n", target="0.5"),
+        Valid(HEAD, """
+            level = 3
+            if fast:
+                level = 2
+            with nnvm.compiler.build_config(opt_level=level):
+                pass
+        """, target="0.6"),
+        Valid(HEAD, """
+            with nnvm.compiler.build_config(opt_level=2, add_pass=['AlterOpLayout']):
+                pass
+        """, target="0.5"),
         # a level a parameter takes from callers that disagree, or a command-line option with no default
-        Case(HEAD + "def build(sym, level):\n    with nnvm.compiler.build_config(opt_level=level):\n        pass\n\n"
-             "build(s, 3)\nbuild(s, 2)\n", target="0.6"),
-        Case("import argparse\n" + HEAD + "p = argparse.ArgumentParser()\np.add_argument('--opt-level', type=int)\n"
-             "args = p.parse_args()\nwith nnvm.compiler.build_config(opt_level=args.opt_level):\n    pass\n", target="0.6"),
+        Valid(HEAD, """
+            def build(sym, level):
+                with nnvm.compiler.build_config(opt_level=level):
+                    pass
+
+            build(s, 3)
+            build(s, 2)
+        """, target="0.6"),
+        Valid("""
+            import argparse
+            import nnvm.compiler
+            p = argparse.ArgumentParser()
+            p.add_argument('--opt-level', type=int)
+            args = p.parse_args()
+            with nnvm.compiler.build_config(opt_level=args.opt_level):
+                pass
+        """, target="0.6"),
         # Relay's build_config is not NNVM's
-        Case("from tvm import relay\nwith relay.build_config(opt_level=3):\n    pass\n", target="0.6"),
+        Valid("""
+            from tvm import relay
+            with relay.build_config(opt_level=3):
+                pass
+        """, target="0.6"),
     ]
     INVALID = [
-        Case(HEAD + "with nnvm.compiler.build_config(opt_level=3):\n    graph, lib, params = nnvm.compiler.build(net, 'llvm')\n",
-             target="0.6", detail="93% to 62%"),
-        Case("from nnvm.compiler import build_module as bm\nwith bm.build_config(opt_level=3):\n    pass\n",
-             target="0.5", detail="opt_level=2"),
-        Case("import nnvm.compiler as nc\nwith nc.build_config(opt_level=2, add_pass=['FoldScaleAxis']):\n    pass\n",
-             target="0.6", expect="add_pass"),
+        Invalid(HEAD, """
+            with nnvm.compiler.build_config(opt_level=3):
+                graph, lib, params = nnvm.compiler.build(net, 'llvm')
+        """, target="0.6", detail="93% to 62%"),
+        Invalid("""
+            from nnvm.compiler import build_module as bm
+            with bm.build_config(opt_level=3):
+                pass
+        """, target="0.5", detail="opt_level=2"),
+        Invalid("""
+            import nnvm.compiler as nc
+            with nc.build_config(opt_level=2, add_pass=['FoldScaleAxis']):
+                pass
+        """, target="0.6", expect="add_pass"),
         # the level through a name: a script's `opt_level = 3` at the top, a function's local
-        Case(HEAD + "opt_level = 3\nwith nnvm.compiler.build_config(opt_level=opt_level, add_pass=None):\n"
-             "    graph, lib, params = nnvm.compiler.build(sym, 'llvm', shape)\n", target="0.4",
-             expect="build_config(opt_level=opt_level, which is 3)"),
-        Case(HEAD + "def build(sym):\n    level = 3\n    with nnvm.compiler.build_config(opt_level=level):\n"
-             "        return nnvm.compiler.build(sym, 'llvm')\n", target="0.5", expect="which is 3"),
+        Invalid(HEAD, """
+            opt_level = 3
+            with nnvm.compiler.build_config(opt_level=opt_level, add_pass=None):
+                graph, lib, params = nnvm.compiler.build(sym, 'llvm', shape)
+        """, target="0.4", expect="build_config(opt_level=opt_level, which is 3)"),
+        Invalid(HEAD, """
+            def build(sym):
+                level = 3
+                with nnvm.compiler.build_config(opt_level=level):
+                    return nnvm.compiler.build(sym, 'llvm')
+        """, target="0.5", expect="which is 3"),
         # (issue #28) a level passed down from a command-line option's default (pfnet-research/
         # chainer-compiler utils/run_onnx_tvm.py: --opt_level default 3 -> compile_nnvm(..., args.opt_level))
-        Case("import argparse\n" + HEAD + "\ndef compile_nnvm(symbol, target, opt_level):\n"
-             "    with nnvm.compiler.build_config(opt_level=opt_level):\n        return nnvm.compiler.build(symbol, target)\n\n"
-             "def main():\n    parser = argparse.ArgumentParser()\n    parser.add_argument('--opt_level', '-O', type=int, default=3)\n"
-             "    args = parser.parse_args()\n    compile_nnvm(None, 'llvm', args.opt_level)\n\nmain()\n",
-             target="0.6", expect="which is 3 as given on line 10"),
+        Invalid("""
+            import argparse
+            import nnvm.compiler
+
+            def compile_nnvm(symbol, target, opt_level):
+                with nnvm.compiler.build_config(opt_level=opt_level):
+                    return nnvm.compiler.build(symbol, target)
+
+            def main():
+                parser = argparse.ArgumentParser()
+                parser.add_argument('--opt_level', '-O', type=int, default=3)
+                args = parser.parse_args()
+                compile_nnvm(None, 'llvm', args.opt_level)
+
+            main()
+        """, target="0.6", expect="which is 3 as given on line 10"),
     ]
 
     def start(self) -> None:

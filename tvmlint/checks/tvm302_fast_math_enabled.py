@@ -11,7 +11,7 @@ from tvmlint.base.diagnostics import Said
 from tvmlint.checks import words
 from tvmlint.checks.context_args import context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.numerics import fast_math, fast_math_builds
 
 if TYPE_CHECKING:
@@ -61,70 +61,169 @@ class FastMathEnabled(Rule):
     VALID = [
         # a test module picks the level it exercises (tests/python/relay/test_pass_alter_op_layout.py
         # at v0.12.0 builds at opt_level 4 and checks only that layouts compile)
-        Case("import tvm\nfrom tvm import relay\ndef test_alter_layout():\n"
-             "    with tvm.transform.PassContext(opt_level=4):\n        lib = relay.build(mod, 'llvm')\n",
-             path="test_pass_alter_op_layout.py"),
-        HEAD + "with tvm.transform.PassContext(opt_level=3):\n    lib = relay.build(mod, 'llvm')\n",
-        HEAD + "with tvm.transform.PassContext(opt_level=4, disabled_pass=['FastMath']):\n    lib = relay.build(mod, 'llvm')\n",
-        HEAD + "lib = relay.build(mod, 'llvm')\n",
+        Valid("""
+            import tvm
+            from tvm import relay
+            def test_alter_layout():
+                with tvm.transform.PassContext(opt_level=4):
+                    lib = relay.build(mod, 'llvm')
+        """, path="test_pass_alter_op_layout.py"),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):
+                lib = relay.build(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4, disabled_pass=['FastMath']):
+                lib = relay.build(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            lib = relay.build(mod, 'llvm')
+        """),
         # nothing that contains FastMath runs under the context
-        HEAD + "with tvm.transform.PassContext(opt_level=4):\n    mod = relay.transform.FoldConstant()(mod)\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4):
+                mod = relay.transform.FoldConstant()(mod)
+        """),
         # asking for the pass by calling it is a decision, not a side effect
-        HEAD + "mod = relay.transform.FastMath()(mod)\n",
+        Valid(HEAD, """
+            mod = relay.transform.FastMath()(mod)
+        """),
         # a level that is not a literal
-        HEAD + "with tvm.transform.PassContext(opt_level=level):\n    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=level):
+                lib = relay.build(mod, 'llvm')
+        """),
         # relax pipelines have no FastMath
-        Case(RELAX + "with tvm.transform.PassContext(opt_level=4):\n    ex = tvm.compile(mod, target='llvm')\n", target="0.27"),
-        Case(RELAX + "with tvm.transform.PassContext(config={'tirx.enable_fast_math': False}):\n"
-             "    ex = tvm.compile(mod, target='llvm')\n", target="0.27"),
+        Valid(RELAX, """
+            with tvm.transform.PassContext(opt_level=4):
+                ex = tvm.compile(mod, target='llvm')
+        """, target="0.27"),
+        Valid(RELAX, """
+            with tvm.transform.PassContext(config={'tirx.enable_fast_math': False}):
+                ex = tvm.compile(mod, target='llvm')
+        """, target="0.27"),
         # a helper nobody calls: its context is unknown
-        HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            def build(mod):
+                return relay.build(mod, 'llvm')
+        """),
         # asking for the pass by name is as deliberate as calling it (TVM's own FastMath tests)
-        HEAD + "with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath']):\n"
-        "    exe = relay.vm.compile(mod, 'llvm')\n",
-        HEAD + "with tvm.transform.PassContext(opt_level=4, required_pass=['FastMath']):\n"
-        "    lib = relay.build(mod, 'llvm')\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3, required_pass=['FastMath']):
+                exe = relay.vm.compile(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4, required_pass=['FastMath']):
+                lib = relay.build(mod, 'llvm')
+        """),
         # the noqa sits on the `with` that sets the level (where TVM303 reports), not on the build
-        HEAD + "with tvm.transform.PassContext(opt_level=4):  # noqa: TVM302\n    lib = relay.build(mod, 'llvm')\n",
-        HEAD + "def build(mod):\n    with tvm.transform.PassContext(\n        opt_level=4,  # noqa: TVM302\n"
-        "    ):\n        return relay.build(mod, 'llvm')\n",
-        HEAD + "ctx = tvm.transform.PassContext(opt_level=4)\nwith ctx:  # noqa: TVM302\n    lib = relay.build(mod, 'llvm')\n",
-        Case(RELAX + "with tvm.transform.PassContext(config={'tirx.enable_fast_math': True}):  # noqa: TVM302\n"
-             "    ex = tvm.compile(mod, target='llvm')\n", target="0.27"),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4):  # noqa: TVM302
+                lib = relay.build(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            def build(mod):
+                with tvm.transform.PassContext(
+                    opt_level=4,  # noqa: TVM302
+                ):
+                    return relay.build(mod, 'llvm')
+        """),
+        Valid(HEAD, """
+            ctx = tvm.transform.PassContext(opt_level=4)
+            with ctx:  # noqa: TVM302
+                lib = relay.build(mod, 'llvm')
+        """),
+        Valid(RELAX, """
+            with tvm.transform.PassContext(config={'tirx.enable_fast_math': True}):  # noqa: TVM302
+                ex = tvm.compile(mod, target='llvm')
+        """, target="0.27"),
     ]
     INVALID = [
         # `relay` that a star import of a project module brings (Forwil/tvmt_v2's conv2d_profile.py)
-        Case("from utils import *\nfrom tvm import autotvm\n\ndef workload(mod, target, params):\n"
-             "    with relay.build_config(opt_level=4):\n        return relay.build(mod=mod, target=target, params=params)\n\n"
-             "workload(m, 'llvm', p)\n", files={"utils.py": "import tvm\nfrom tvm import relay\n"}, target="0.7",
-             expect="opt_level 4"),
+        Invalid("""
+            from utils import *
+            from tvm import autotvm
+
+            def workload(mod, target, params):
+                with relay.build_config(opt_level=4):
+                    return relay.build(mod=mod, target=target, params=params)
+
+            workload(m, 'llvm', p)
+        """, files={
+            'utils.py': """
+                import tvm
+                from tvm import relay
+            """,
+        }, target="0.7", expect="opt_level 4"),
         # a level a parameter holds (its default, kept by the call), or another module sets
-        Case("import tvm\nfrom tvm import relay\n\ndef compile_model(mod, params, level=4):\n"
-             "    with tvm.transform.PassContext(opt_level=level):\n        return relay.build(mod, 'llvm', params=params)\n\n"
-             "compile_model(mod, params)\n", expect="level=4 when compile_model is called on line 8", target="0.8"),
-        Case("import tvm\nfrom tvm import relay\nfrom config import OPT_LEVEL\n\n"
-             "with tvm.transform.PassContext(opt_level=OPT_LEVEL):\n    lib = relay.build(mod, 'llvm', params=params)\n",
-             files={"config.py": "OPT_LEVEL = 4\n"}, expect="from OPT_LEVEL = 4 in config.py:1", target="0.8"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    lib = relay.build(mod, 'llvm')\n",
-             expect="opt_level 4"),
+        Invalid("""
+            import tvm
+            from tvm import relay
+
+            def compile_model(mod, params, level=4):
+                with tvm.transform.PassContext(opt_level=level):
+                    return relay.build(mod, 'llvm', params=params)
+
+            compile_model(mod, params)
+        """, expect="level=4 when compile_model is called on line 8", target="0.8"),
+        Invalid("""
+            import tvm
+            from tvm import relay
+            from config import OPT_LEVEL
+
+            with tvm.transform.PassContext(opt_level=OPT_LEVEL):
+                lib = relay.build(mod, 'llvm', params=params)
+        """, files={
+            'config.py': """
+                OPT_LEVEL = 4
+            """,
+        }, expect="from OPT_LEVEL = 4 in config.py:1", target="0.8"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4):
+                lib = relay.build(mod, 'llvm')
+        """, expect="opt_level 4"),
         # a benchmark script named *_tests.py is no test module (junarwohn/mozer-example
         # native/example_pipeline/model_tests.py)
-        Case(HEAD + "def check_model(mod):\n    with tvm.transform.PassContext(opt_level=4):\n"
-             "        return relay.build(mod, 'cuda')\n\ncheck_model(m)\n", path="model_tests.py", expect="opt_level 4"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=4):\n    exe = relay.vm.compile(mod, 'llvm')\n",
-             detail="the outputs may change"),
+        Invalid(HEAD, """
+            def check_model(mod):
+                with tvm.transform.PassContext(opt_level=4):
+                    return relay.build(mod, 'cuda')
+
+            check_model(m)
+        """, path="model_tests.py", expect="opt_level 4"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4):
+                exe = relay.vm.compile(mod, 'llvm')
+        """, detail="the outputs may change"),
         # a noqa for another rule, or on a `with` that is not the one around the build, does not hide it
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=4):  # noqa: TVM303\n    lib = relay.build(mod, 'llvm')\n",
-             expect="opt_level 4"),
-        Case(HEAD + "ctx = tvm.transform.PassContext(opt_level=4)\nwith ctx:\n    lib = relay.build(mod, 'llvm')\n"
-             "with tvm.transform.PassContext(opt_level=3):  # noqa: TVM302\n    pass\n", expect="opt_level 4"),
-        Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.FastMath(), relay.transform.FoldConstant()])\n"
-             "with tvm.transform.PassContext(opt_level=4):\n    mod = seq(mod)\n", expect="FastMath"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=4):  # noqa: TVM303
+                lib = relay.build(mod, 'llvm')
+        """, expect="opt_level 4"),
+        Invalid(HEAD, """
+            ctx = tvm.transform.PassContext(opt_level=4)
+            with ctx:
+                lib = relay.build(mod, 'llvm')
+            with tvm.transform.PassContext(opt_level=3):  # noqa: TVM302
+                pass
+        """, expect="opt_level 4"),
+        Invalid(HEAD, """
+            seq = tvm.transform.Sequential([relay.transform.FastMath(), relay.transform.FoldConstant()])
+            with tvm.transform.PassContext(opt_level=4):
+                mod = seq(mod)
+        """, expect="FastMath"),
         # the context comes from the caller
-        Case(HEAD + "def build(mod):\n    return relay.build(mod, 'llvm')\n\n"
-             "with tvm.transform.PassContext(opt_level=4):\n    lib = build(mod)\n", expect="when build is called on line"),
-        Case(RELAX + "with tvm.transform.PassContext(opt_level=3, config={'tirx.enable_fast_math': True}):\n"
-             "    ex = tvm.compile(mod, target='llvm')\n", target="0.27", expect="tirx.enable_fast_math"),
+        Invalid(HEAD, """
+            def build(mod):
+                return relay.build(mod, 'llvm')
+
+            with tvm.transform.PassContext(opt_level=4):
+                lib = build(mod)
+        """, expect="when build is called on line"),
+        Invalid(RELAX, """
+            with tvm.transform.PassContext(opt_level=3, config={'tirx.enable_fast_math': True}):
+                ex = tvm.compile(mod, target='llvm')
+        """, target="0.27", expect="tirx.enable_fast_math"),
     ]
 
     def start(self) -> None:

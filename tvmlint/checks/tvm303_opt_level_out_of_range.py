@@ -9,7 +9,7 @@ from tvmlint.analysis.module import int_literal
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks.context_args import context_calls
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.target import pass_levels
 
 HEAD = "import tvm\nfrom tvm import relay\n"
@@ -20,25 +20,69 @@ class OptLevelOutOfRange(Rule):
     prefilter = Prefilter(triggers=("context_factories", "sequential_classes"), wants="level_literal_out_of_range")
 
     VALID = [
-        HEAD + "with tvm.transform.PassContext(opt_level=3):\n    pass\n",
-        HEAD + "with tvm.transform.PassContext(opt_level=0):\n    pass\n",
-        HEAD + "with relay.build_config(opt_level=5):\n    pass\n",
-        HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)\n",
-        HEAD + "with tvm.transform.PassContext(opt_level=args.level):\n    pass\n",
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=3):
+                pass
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=0):
+                pass
+        """),
+        Valid(HEAD, """
+            with relay.build_config(opt_level=5):
+                pass
+        """),
+        Valid(HEAD, """
+            seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=2)
+        """),
+        Valid(HEAD, """
+            with tvm.transform.PassContext(opt_level=args.level):
+                pass
+        """),
         # another library's function with an opt_level parameter
-        "import mylib\nmylib.compile(model, opt_level=10)\n",
+        Valid("""
+            import mylib
+            mylib.compile(model, opt_level=10)
+        """),
     ]
     INVALID = [
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=7):\n    pass\n", expect="above 5"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=10):\n    pass\n", expect="opt_level=10"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=-1):\n    pass\n", expect="below 0"),
-        Case(HEAD + "with tvm.transform.PassContext('3'):\n    pass\n", expect="a string, not an int (write opt_level=3)"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level=b'3'):\n    pass\n", expect="is bytes, not an int (write opt_level=3)"),
-        Case(HEAD + "with tvm.transform.PassContext(opt_level='high'):\n    pass\n", expect="write an int from 0 to 5"),
-        Case(HEAD + "with relay.build_config(opt_level=3.0):\n    pass\n", expect="a float"),
-        Case(HEAD + "seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=9)\n", expect="above 5"),
-        Case("import tvm\nfrom tvm import relax\nwith tvm.transform.PassContext(opt_level=7, disabled_pass=['FuseOps']):\n"
-             "    mod = relax.transform.FuseOps()(mod)\n", target="0.27", expect="opt_level=7"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=7):
+                pass
+        """, expect="above 5"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=10):
+                pass
+        """, expect="opt_level=10"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=-1):
+                pass
+        """, expect="below 0"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext('3'):
+                pass
+        """, expect="a string, not an int (write opt_level=3)"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level=b'3'):
+                pass
+        """, expect="is bytes, not an int (write opt_level=3)"),
+        Invalid(HEAD, """
+            with tvm.transform.PassContext(opt_level='high'):
+                pass
+        """, expect="write an int from 0 to 5"),
+        Invalid(HEAD, """
+            with relay.build_config(opt_level=3.0):
+                pass
+        """, expect="a float"),
+        Invalid(HEAD, """
+            seq = tvm.transform.Sequential([relay.transform.FoldConstant()], opt_level=9)
+        """, expect="above 5"),
+        Invalid("""
+            import tvm
+            from tvm import relax
+            with tvm.transform.PassContext(opt_level=7, disabled_pass=['FuseOps']):
+                mod = relax.transform.FuseOps()(mod)
+        """, target="0.27", expect="opt_level=7"),
     ]
 
     def start(self) -> None:

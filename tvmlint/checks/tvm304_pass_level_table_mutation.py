@@ -6,7 +6,7 @@ from typing import Optional
 
 from tvmlint.analysis.lazy import cst
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.nnvm import nnvm
 
 MUTATORS = frozenset({"update", "pop", "popitem", "clear", "setdefault", "__setitem__", "__delitem__"})
@@ -18,25 +18,63 @@ class PassLevelTableMutation(Rule):
     prefilter = Prefilter(triggers=("nnvm_opt_pass_level",))
 
     VALID = [
-        Case(HEAD + "level = bm.OPT_PASS_LEVEL['FoldScaleAxis']\nnames = sorted(bm.OPT_PASS_LEVEL)\n", target="0.6"),
-        Case(HEAD + "levels = dict(bm.OPT_PASS_LEVEL)\nlevels['FoldScaleAxis'] = 2\n", target="0.6"),
+        Valid(HEAD, """
+            level = bm.OPT_PASS_LEVEL['FoldScaleAxis']
+            names = sorted(bm.OPT_PASS_LEVEL)
+        """, target="0.6"),
+        Valid(HEAD, """
+            levels = dict(bm.OPT_PASS_LEVEL)
+            levels['FoldScaleAxis'] = 2
+        """, target="0.6"),
         # a local name that happens to be called the same
-        Case("OPT_PASS_LEVEL = {}\nOPT_PASS_LEVEL['FoldScaleAxis'] = 2\n", target="0.6"),
+        Valid("""
+            OPT_PASS_LEVEL = {}
+            OPT_PASS_LEVEL['FoldScaleAxis'] = 2
+        """, target="0.6"),
         # a name bound to the table, then to a copy
-        Case(HEAD + "table = bm.OPT_PASS_LEVEL\ntable = dict(table)\ntable['FoldScaleAxis'] = 2\n", target="0.6"),
-        Case(HEAD + "def f():\n    table = bm.OPT_PASS_LEVEL\n\ndef g(table):\n    table['FoldScaleAxis'] = 2\n", target="0.6"),
+        Valid(HEAD, """
+            table = bm.OPT_PASS_LEVEL
+            table = dict(table)
+            table['FoldScaleAxis'] = 2
+        """, target="0.6"),
+        Valid(HEAD, """
+            def f():
+                table = bm.OPT_PASS_LEVEL
+
+            def g(table):
+                table['FoldScaleAxis'] = 2
+        """, target="0.6"),
         # nnvm.compiler does not re-export the table
-        Case("import nnvm.compiler as nc\nnc.OPT_PASS_LEVEL = {}\n", target="0.6"),
+        Valid("""
+            import nnvm.compiler as nc
+            nc.OPT_PASS_LEVEL = {}
+        """, target="0.6"),
     ]
     INVALID = [
-        Case(HEAD + "bm.OPT_PASS_LEVEL['FoldScaleAxis'] = 2\n", target="0.6", expect="every later build"),
-        Case("import nnvm.compiler\nnnvm.compiler.build_module.OPT_PASS_LEVEL['AlterOpLayout'] += 1\n", target="0.6"),
-        Case("from nnvm.compiler.build_module import OPT_PASS_LEVEL\nOPT_PASS_LEVEL.update({'OpFusion': 3})\n",
-             target="0.5", expect="calls update() on"),
-        Case(HEAD + "del bm.OPT_PASS_LEVEL['AlterOpLayout']\n", target="0.6"),
-        Case("from nnvm.compiler import build_module\nbuild_module.OPT_PASS_LEVEL = {'FoldScaleAxis': 4}\n", target="0.6"),
+        Invalid(HEAD, """
+            bm.OPT_PASS_LEVEL['FoldScaleAxis'] = 2
+        """, target="0.6", expect="every later build"),
+        Invalid("""
+            import nnvm.compiler
+            nnvm.compiler.build_module.OPT_PASS_LEVEL['AlterOpLayout'] += 1
+        """, target="0.6"),
+        Invalid("""
+            from nnvm.compiler.build_module import OPT_PASS_LEVEL
+            OPT_PASS_LEVEL.update({'OpFusion': 3})
+        """, target="0.5", expect="calls update() on"),
+        Invalid(HEAD, """
+            del bm.OPT_PASS_LEVEL['AlterOpLayout']
+        """, target="0.6"),
+        Invalid("""
+            from nnvm.compiler import build_module
+            build_module.OPT_PASS_LEVEL = {'FoldScaleAxis': 4}
+        """, target="0.6"),
         # a name bound to the same dict
-        Case(HEAD + "def bisect():\n    table = bm.OPT_PASS_LEVEL\n    table['FoldScaleAxis'] = 2\n", target="0.6"),
+        Invalid(HEAD, """
+            def bisect():
+                table = bm.OPT_PASS_LEVEL
+                table['FoldScaleAxis'] = 2
+        """, target="0.6"),
     ]
 
     def start(self) -> None:

@@ -32,7 +32,7 @@ from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor, walk
 from tvmlint.base.diagnostics import Said
 from tvmlint.checks.prefilter_spec import Prefilter
-from tvmlint.checks.rule import Case, Rule
+from tvmlint.checks.rule import Invalid, Rule, Valid
 from tvmlint.knowledge.numerics import (
     accumulation,
     compute_apis,
@@ -142,223 +142,6 @@ class _Walker(Visitor):
             self.sums.append((node, self.scopes[-1]))
 
 
-# -- case sources, each written from the shape of a real file (cited) ----------------------------
-
-_SPARSE_SPMM = (
-    "from tvm.script import tir as T\n\n\n@T.prim_func\n"
-    "def spmm(a: T.handle, b: T.handle, c: T.handle, indptr: T.handle, indices: T.handle) -> None:\n"
-    "    I = T.dense_fixed(64)\n    J = T.sparse_variable(I, (64, 512), (indptr, indices), 'int32')\n"
-    "    J_detach = T.dense_fixed(64)\n    F = T.dense_fixed(32)\n"
-    "    A = T.match_sparse_buffer(a, (I, J), 'float16')\n    B = T.match_sparse_buffer(b, (J_detach, F), 'float16')\n"
-    "    C = T.match_sparse_buffer(c, (I, F), {c})\n"
-    "    with T.sp_iter([I, F, J], 'SSR', 'spmm') as [i, f, j]:\n"
-    "        with T.init():\n            C[i, f] = T.cast(0, C.dtype)\n"
-    "        C[i, f] = C[i, f] + A[i, j] * B[j, f]\n"
-)
-
-_IMPORTED_DTYPE = (
-    "import tvm\nfrom tvm.script import tir as T\nfrom config import *\n\n\n@T.prim_func\n"
-    "def row_sum(dO: T.Buffer((64, 128), 'float16')):\n"
-    "    D = T.alloc_buffer((64,), dtype=dtype_str)\n"
-    "    for i, k in T.grid(64, 128):\n        with T.block('compute_D'):\n"
-    "            vi, vk = T.axis.remap('SR', [i, k])\n            with T.init():\n"
-    "                D[vi] = tvm.tir.const(0.0, dtype_str)\n            D[vi] = D[vi] + dO[vi, vk]\n"
-)
-
-_GEMV_F16 = (
-    "    @T.prim_func\n"
-    "    def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):\n"
-    "        for i, j, k in T.grid(1, 64, 128):\n"
-    "            with T.block('NT_matmul'):\n"
-    "                vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
-    "                with T.init():\n"
-    "                    C[vi, vj] = T.float16(0)\n"
-    "                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]\n"
-)
-
-# tvm-head tests/python/s_tir/dlight/test_gpu_gemv.py (test_gemv_basic), the same at
-# tvm-v0.18.0 tests/python/dlight/test_gpu_gemv.py: a dlight rule's Before is scheduled and
-# compared with Expected, never built
-_DLIGHT_STRUCTURAL = (
-    "import tvm\nimport tvm.testing\nfrom tvm import dlight as dl\nfrom tvm.script import tir as T\nfrom tvm.target import Target\n\n\n"
-    "def test_gemv_basic():\n" + _GEMV_F16 + "\n"
-    "    @T.prim_func\n"
-    "    def expected(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):\n"
-    "        for i, j, k in T.grid(1, 64, 128):\n"
-    "            with T.block('NT_matmul'):\n"
-    "                vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
-    "                with T.init():\n"
-    "                    C[vi, vj] = T.float16(0)\n"
-    "                C[vi, vj] += A[vi, vk] * B[vj, vk]\n\n"
-    "    mod = tvm.IRModule({'main': before})\n"
-    "    with Target('nvidia/geforce-rtx-3090-ti'):\n"
-    "        mod = dl.ApplyDefaultSchedule(dl.gpu.GEMV())(mod)\n"
-    "    tvm.ir.assert_structural_equal(mod['main'], expected)\n"
-)
-
-# tvm-v0.18.0 tests/python/tir-transform/test_tir_transform_lower_thread_all_reduce.py: the
-# `before`/`expected` of a tvm.testing.CompareBeforeAfter subclass
-_COMPARE_BEFORE_AFTER = (
-    "import tvm\nimport tvm.testing\nfrom tvm.script import tir as T\n\n\n"
-    "class TestReduce(tvm.testing.CompareBeforeAfter):\n"
-    "    transform = tvm.tir.transform.LowerCrossThreadReduction()\n\n" + _GEMV_F16.replace("\n    ", "\n    ")
-    + "\n    expected = before\n"
-)
-
-# tvm-head tests/python/relax/test_transform_legalize_ops_nn.py: the Expected ir_module of a
-# legalization test; the test runs a pass on Before and compares
-_LEGALIZE_EXPECTED = (
-    "import tvm\nfrom tvm import relax\nfrom tvm.script import ir as I\nfrom tvm.script import relax as R\nfrom tvm.script import tir as T\n\n\n"
-    "def test_matmul_fp16():\n"
-    "    @I.ir_module\n"
-    "    class Matmul:\n"
-    "        @R.function\n"
-    "        def main(x: R.Tensor((1, 128), 'float16'), w: R.Tensor((64, 128), 'float16')):\n"
-    "            gv = R.matmul(x, R.permute_dims(w), out_dtype='float16')\n"
-    "            return gv\n\n"
-    "    @I.ir_module\n"
-    "    class Expected:\n" + _GEMV_F16.replace("\n    ", "\n        ").replace("    @T.prim_func", "        @T.prim_func", 1) + "\n"
-    "    mod = relax.transform.LegalizeOps()(Matmul)\n"
-    "    tvm.ir.assert_structural_equal(mod, Expected)\n"
-)
-
-# tvm-v0.18.0 tests/python/relax/test_transform_few_shot_tuning.py: a module-level ir_module
-# the tests build through helpers (`_expected_results`: tvm.build(func, target="llvm"))
-_BUILT_BY_HELPER = (
-    "import tvm\nfrom tvm.script import tir as T\n\n\n"
-    "@tvm.script.ir_module\nclass MatMul:\n" + _GEMV_F16 + "\n\n"
-    "def _expected_results(mod):\n"
-    "    func = mod['before']\n"
-    "    rt_mod = tvm.build(func, target='llvm')\n"
-    "    return rt_mod\n\n\n"
-    "def _check(mod):\n"
-    "    return _expected_results(mod)\n\n\n"
-    "def test_matmul():\n"
-    "    _check(MatMul)\n"
-)
-
-# tvm-v0.18.0 tests/python/codegen/test_target_codegen_vulkan.py (test_cooperative_matrix):
-# a te.sum made in a nested function, returned as a PrimFunc, scheduled and built
-_TE_BUILT = (
-    "import tvm\nfrom tvm import te\nfrom tvm.tir import Schedule\n\n\n"
-    "def test_cooperative_matrix():\n"
-    "    def get_matmul(m, n, k):\n"
-    "        X = te.placeholder((m, k), name='X', dtype='float16')\n"
-    "        W = te.placeholder((k, n), name='W', dtype='float16')\n"
-    "        ak = te.reduce_axis((0, k), name='k')\n"
-    "        matmul = te.compute((m, n), lambda i, j: te.sum(X[i, ak] * W[ak, j], axis=ak), name='compute')\n"
-    "        return te.create_prim_func([X, W, matmul])\n\n"
-    "    func = get_matmul(16, 16, 32)\n"
-    "    sch = Schedule(func)\n"
-    "    if tvm.target.Target('vulkan').attrs.get('supports_cooperative_matrix'):\n"
-    "        f = tvm.build(sch.mod, target='vulkan')\n"
-)
-
-# tvm-head tests/python/codegen/test_target_codegen_cuda_fp8.py (the MoE gemv): the ir_module
-# goes through a pipeline helper, then tvm.compile
-_COMPILED_AFTER_PIPELINE = (
-    "import tvm\nfrom tvm.s_tir import dlight as dl\nfrom tvm.script import ir as I\nfrom tvm.script import tirx as T\n\n\n"
-    "def test_moe_gemv():\n"
-    "    @I.ir_module\n"
-    "    class SingleBatchMoE:\n" + _GEMV_F16.replace("\n    ", "\n        ").replace("    @T.prim_func", "        @T.prim_func", 1)
-    .replace("T.block(", "T.sblock(") + "\n"
-    "    def _pipeline(mod):\n"
-    "        return dl.ApplyDefaultSchedule(dl.gpu.GEMV())(mod)\n\n"
-    "    mod = SingleBatchMoE\n"
-    "    target = tvm.target.Target('cuda')\n"
-    "    with target:\n"
-    "        mod = _pipeline(mod)\n"
-    "        rt_mod = tvm.compile(mod, target=target)\n"
-)
-
-# tvm-head tests/python/s_tir/dlight/test_benchmark.py: dlight's benchmark builds and times
-# the ir_module's functions
-_BENCHMARKED = (
-    "from tvm.s_tir.dlight.benchmark import benchmark_relax_func\nfrom tvm.script import ir as I\nfrom tvm.script import tirx as T\n\n\n"
-    "@I.ir_module\nclass Module:\n" + _GEMV_F16.replace("T.block(", "T.sblock(") + "\n\n"
-    "def test_benchmark_relax_func():\n"
-    "    benchmark_relax_func(Module, 'main')\n"
-)
-
-# tvm-v0.18.0 python/tvm/relax/backend_tir/pattern.py: a library module of module-level
-# float16 kernels; the three matmuls there share one shape
-_LIBRARY_REPEATED = (
-    "from tvm.script import tir as T\n\n" + "".join(
-        f"\n@T.prim_func\ndef matmul_{n}(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):\n"
-        "    for i, j, k in T.grid(16, 16, 16):\n"
-        "        with T.block('matmul'):\n"
-        "            vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
-        "            with T.init():\n"
-        "                matmul[vi, vj] = T.float16(0)\n"
-        "            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]\n"
-        for n in ("rrr", "rcr", "crr")
-    )
-)
-
-# the same module-level kernels in a package module that only returns them as a table
-# (v0.18.0:python/tvm/relax/backend_tir/pattern.py, get_tir_pattern(): patterns that
-# relax.transform.SplitCallTIRByPattern matches workloads against), or that puts one into a model
-_PATTERN_TABLE = _LIBRARY_REPEATED + "\n\ndef get_tir_pattern():\n    return [matmul_rrr, matmul_rcr, matmul_crr]\n"
-_INSERTED = (
-    _LIBRARY_REPEATED.replace("from tvm.script import tir as T\n", "from tvm import relax\nfrom tvm.script import tir as T\n", 1)
-    + "\n\ndef build_model():\n    bb = relax.BlockBuilder()\n    gv = bb.add_func(matmul_rcr, 'matmul')\n    return bb.get()\n"
-)
-
-# tvm-v0.18.0 tests/python/relax/test_codegen_tir_cutlass.py (A_TYPE = "float16" ... used as the
-# dtype of the kernels' buffers): a module constant
-_MODULE_CONSTANT = (
-    "from tvm.script import tir as T\n\nC_TYPE = 'float16'\n\n\n"
-    "@T.prim_func\n"
-    "def dense(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), C_TYPE)):\n"
-    "    for i, j, k in T.grid(16, 16, 16):\n"
-    "        with T.block('dense'):\n"
-    "            vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
-    "            with T.init():\n"
-    "                C[vi, vj] = T.cast(0, C_TYPE)\n"
-    "            C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]\n"
-)
-
-# tvm-head python/tvm/s_tir/tensor_intrin/cuda.py (get_mma_load_intrin(..., dtype, ...): every
-# call in the module passes "float16") and mlc-llm python/mlc_llm/op/moe_matmul.py (a kernel
-# generator whose buffers take the dtype given to it): a parameter of the generator
-def _generator(signature: str, calls: str, accumulator: str = "T.alloc_buffer((n,), dtype=dtype)") -> str:
-    return (
-        "from tvm.script import tir as T\n\n\n"
-        f"def {signature}:\n"
-        "    @T.prim_func\n"
-        "    def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):\n"
-        f"        acc = {accumulator}\n"
-        "        for i, k in T.grid(n, n):\n"
-        "            with T.block('gemv'):\n"
-        "                vi, vk = T.axis.remap('SR', [i, k])\n"
-        "                with T.init():\n"
-        "                    acc[vi] = T.cast(0, dtype)\n"
-        "                acc[vi] = acc[vi] + A[vi, vk] * x[vk]\n"
-        "        for i in range(n):\n"
-        "            with T.block('out'):\n"
-        "                vi = T.axis.spatial(n, i)\n"
-        "                y[vi] = acc[vi]\n"
-        "    return gemv\n\n\n" + calls
-    )
-
-
-# tvm-head python/tvm/topi/nn/dense.py builds a te.sum over placeholders of a dtype parameter;
-# here the parameter's default is the only value any visible call gives it
-_TE_GENERATOR = (
-    "from tvm import te\n\n\n"
-    "def matmul(n, dtype='float16'):\n"
-    "    A = te.placeholder((n, n), dtype=dtype, name='A')\n"
-    "    B = te.placeholder((n, n), dtype=dtype, name='B')\n"
-    "    k = te.reduce_axis((0, n), name='k')\n"
-    "    return te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n\n\n"
-    "C = matmul(64)\n"
-)
-
-
-_TUNED_GEMM = ("    A = te.placeholder((n, n), dtype=dtype, name='A')\n    B = te.placeholder((n, n), dtype=dtype, name='B')\n"
-               "    k = te.reduce_axis((0, n), name='k')\n    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n")
-
-
 class Float16Accumulation(Rule):
     code = "TVM401"
     prefilter = Prefilter(
@@ -368,272 +151,1279 @@ class Float16Accumulation(Rule):
 
     TIR = "from tvm.script import tir as T\n"
     TIRX = "from tvm.script import tirx as T\n"
-    GEMM = (
-        "def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), {c})):\n"
-        "    for i, j, k in T.grid(16, 16, 16):\n"
-        "        with T.block('mm'):\n"
-        "            vi, vj, vk = T.axis.remap('SSR', [i, j, k])\n"
-        "            with T.init():\n"
-        "                C[vi, vj] = T.float16(0)\n"
-        "            {update}\n"
-    )
     TE = "import tvm\nfrom tvm import te\n"
 
     VALID = [
         # float16 inputs, float32 accumulator
-        TIR + "@T.prim_func\n" + GEMM.format(c="'float32'", update="C[vi, vj] = C[vi, vj] + T.Cast('float32', A[vi, vk]) * T.Cast('float32', B[vk, vj])"),
+        Valid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), 'float32')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] = C[vi, vj] + T.Cast('float32', A[vi, vk]) * T.Cast('float32', B[vk, vj])
+        """),
         # T.Buffer's default dtype is float32
-        TIR + "@T.prim_func\n" + GEMM.format(c="'float32'", update="C[vi, vj] += A[vi, vk] * B[vk, vj]").replace("C: T.Buffer((16, 16), 'float32')", "C: T.Buffer((16, 16))"),
+        Valid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16))):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] += A[vi, vk] * B[vk, vj]
+        """),
         # max/min reductions are exact in any dtype
-        TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = T.max(C[vi, vj], A[vi, vk])"),
+        Valid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), 'float16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] = T.max(C[vi, vj], A[vi, vk])
+        """),
         # the dtype is not a literal
-        TIR + "@T.prim_func\n" + GEMM.format(c="dtype", update="C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"),
+        Valid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), dtype)):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        """),
         # a float16 output written once from a float32 accumulator
-        TIRX + "@T.prim_func\ndef f(a: T.handle, d: T.handle):\n"
-        "    A = T.match_buffer(a, (16, 16), 'float16')\n    D = T.match_buffer(d, (16,), 'float16')\n"
-        "    acc = T.alloc_buffer((16,), 'float32')\n"
-        "    for i, k in T.grid(16, 16):\n        with T.block('sum'):\n            vi, vk = T.axis.remap('SR', [i, k])\n"
-        "            with T.init():\n                acc[vi] = T.float32(0)\n            acc[vi] = acc[vi] + T.Cast('float32', A[vi, vk])\n"
-        "    for i in range(16):\n        with T.block('cast'):\n            vi = T.axis.spatial(16, i)\n            D[vi] = T.Cast('float16', acc[vi])\n",
+        Valid(TIRX, """
+            @T.prim_func
+            def f(a: T.handle, d: T.handle):
+                A = T.match_buffer(a, (16, 16), 'float16')
+                D = T.match_buffer(d, (16,), 'float16')
+                acc = T.alloc_buffer((16,), 'float32')
+                for i, k in T.grid(16, 16):
+                    with T.block('sum'):
+                        vi, vk = T.axis.remap('SR', [i, k])
+                        with T.init():
+                            acc[vi] = T.float32(0)
+                        acc[vi] = acc[vi] + T.Cast('float32', A[vi, vk])
+                for i in range(16):
+                    with T.block('cast'):
+                        vi = T.axis.spatial(16, i)
+                        D[vi] = T.Cast('float16', acc[vi])
+        """),
         # TE: a float32 accumulator fed by float16 inputs
-        TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((1,), lambda i: te.sum(A[k].astype('float32'), axis=k))\n",
-        TE + "A = te.placeholder((64,), name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((1,), lambda i: te.sum(A[k], axis=k))\n",
-        TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((1,), lambda i: te.max(A[k], axis=k))\n",
+        Valid(TE, """
+            A = te.placeholder((64,), dtype='float16', name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((1,), lambda i: te.sum(A[k].astype('float32'), axis=k))
+        """),
+        Valid(TE, """
+            A = te.placeholder((64,), name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((1,), lambda i: te.sum(A[k], axis=k))
+        """),
+        Valid(TE, """
+            A = te.placeholder((64,), dtype='float16', name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((1,), lambda i: te.max(A[k], axis=k))
+        """),
         # a computed tensor whose body tvmlint cannot follow leaves the sum unjudged; a float32 cast copy widens
-        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nD = te.compute((64, 64), decode, name='D')\n"
-        "k = te.reduce_axis((0, 64), name='k')\nS = te.compute((64,), lambda i: te.sum(A[i, k] * D[i, k], axis=k))\n",
-        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\n"
-        "A32 = te.compute((64, 64), lambda i, j: A[i, j].astype('float32'), name='A32')\n"
-        "k = te.reduce_axis((0, 64), name='k')\nS = te.compute((64,), lambda i: te.sum(A32[i, k], axis=k))\n",
+        Valid(TE, """
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            D = te.compute((64, 64), decode, name='D')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum(A[i, k] * D[i, k], axis=k))
+        """),
+        Valid(TE, """
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            A32 = te.compute((64, 64), lambda i, j: A[i, j].astype('float32'), name='A32')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum(A32[i, k], axis=k))
+        """),
         # a cast to an accumulator dtype held in a name: a widening where the name says float32,
         # unknown where it says nothing tvmlint can read
-        TE + "ACC = 'float32'\nA = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((1,), lambda i: te.sum(A[k].astype(ACC), axis=k))\n",
-        TE + "def gemm(A, B, acc_dtype):\n    k = te.reduce_axis((0, 64), name='k')\n"
-        "    return te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype(acc_dtype) * B[k, j].astype(acc_dtype), axis=k))\n",
-        TE + "A = te.placeholder((64,), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((1,), lambda i: te.sum(tvm.tir.Cast('float32', A[k]), axis=k))\n",
+        Valid(TE, """
+            ACC = 'float32'
+            A = te.placeholder((64,), dtype='float16', name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((1,), lambda i: te.sum(A[k].astype(ACC), axis=k))
+        """),
+        Valid(TE, """
+            def gemm(A, B, acc_dtype):
+                k = te.reduce_axis((0, 64), name='k')
+                return te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype(acc_dtype) * B[k, j].astype(acc_dtype), axis=k))
+        """),
+        Valid(TE, """
+            A = te.placeholder((64,), dtype='float16', name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((1,), lambda i: te.sum(tvm.tir.Cast('float32', A[k]), axis=k))
+        """),
         # a Python float in the summed arithmetic is a float32 constant, and TVM casts the float16
         # side up to it (numerics.toml [accumulation] python_float): summing in float32
         # (souffle-models swin_patch_merge.py: the variance against a mean scaled by 1.0 / n)
-        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((64,), lambda i: te.sum(A[i, k] * 0.5, axis=k))\n",
-        TE + "scale = 1.0 / (4 * 64)\nA = te.placeholder((64, 64), dtype='float16', name='A')\n"
-        "M = te.compute((64,), lambda i: A[i, 0] * scale)\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((64,), lambda i: te.sum((A[i, k] - M[i]) * (A[i, k] - M[i]), axis=k))\n",
+        Valid(TE, """
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum(A[i, k] * 0.5, axis=k))
+        """),
+        Valid(TE, """
+            scale = 1.0 / (4 * 64)
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            M = te.compute((64,), lambda i: A[i, 0] * scale)
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum((A[i, k] - M[i]) * (A[i, k] - M[i]), axis=k))
+        """),
         # Python's float(): a Python float, as a literal is (checked on the 0.27 wheel: float32)
-        TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((64,), lambda i: te.sum(A[i, k] * float(2), axis=k))\n",
+        Valid(TE, """
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum(A[i, k] * float(2), axis=k))
+        """),
         # a command-line option whose default is float32
-        TE + "import argparse\n\ndef gemm(dtype):\n    A = te.placeholder((64, 64), dtype=dtype, name='A')\n"
-        "    k = te.reduce_axis((0, 64), name='k')\n    return te.compute((64,), lambda i: te.sum(A[i, k], axis=k))\n\n"
-        "parser = argparse.ArgumentParser()\nparser.add_argument('--dtype', default='float32')\nargs = parser.parse_args()\ngemm(args.dtype)\n",
+        Valid(TE, """
+            import argparse
+
+            def gemm(dtype):
+                A = te.placeholder((64, 64), dtype=dtype, name='A')
+                k = te.reduce_axis((0, 64), name='k')
+                return te.compute((64,), lambda i: te.sum(A[i, k], axis=k))
+
+            parser = argparse.ArgumentParser()
+            parser.add_argument('--dtype', default='float32')
+            args = parser.parse_args()
+            gemm(args.dtype)
+        """),
         # the decode function returns float32: the sum is float32 too
-        TE + "def decode_func(n, k):\n    return B[n, k].astype('float32')\n\n"
-        "A = te.placeholder((64, 64), dtype='float32', name='A')\nB = te.placeholder((64, 64), dtype='int8', name='B')\n"
-        "D = te.compute((64, 64), decode_func, name='D')\nk = te.reduce_axis((0, 64), name='k')\n"
-        "S = te.compute((64,), lambda i: te.sum(A[i, k] * D[i, k], axis=k))\n",
+        Valid(TE, """
+            def decode_func(n, k):
+                return B[n, k].astype('float32')
+
+            A = te.placeholder((64, 64), dtype='float32', name='A')
+            B = te.placeholder((64, 64), dtype='int8', name='B')
+            D = te.compute((64, 64), decode_func, name='D')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum(A[i, k] * D[i, k], axis=k))
+        """),
         # a float16 buffer the block initialises but then overwrites: nothing accumulates
-        TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = A[vi, vk] * B[vk, vj]"),
+        Valid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), 'float16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] = A[vi, vk] * B[vk, vj]
+        """),
         # an init block elsewhere than TVMScript is not TVMScript
-        "class T:\n    pass\nwith T.init():\n    C[0] = 0\nC[0] = C[0] + 1\n",
+        Valid("""
+            class T:
+                pass
+            with T.init():
+                C[0] = 0
+            C[0] = C[0] + 1
+        """),
         # a test module's kernels that are only compared as structures compute nothing
-        Case("", files={"tests/test_gpu_gemv.py": _DLIGHT_STRUCTURAL}),
-        Case("", files={"tests/test_lower_all_reduce.py": _COMPARE_BEFORE_AFTER}),
-        Case("", files={"tests/test_legalize.py": _LEGALIZE_EXPECTED}),
+        # tvm-head tests/python/s_tir/dlight/test_gpu_gemv.py (test_gemv_basic), the same at
+        # tvm-v0.18.0 tests/python/dlight/test_gpu_gemv.py: a dlight rule's Before is scheduled and
+        # compared with Expected, never built
+        Valid("", files={
+            'tests/test_gpu_gemv.py': """
+                import tvm
+                import tvm.testing
+                from tvm import dlight as dl
+                from tvm.script import tir as T
+                from tvm.target import Target
+
+
+                def test_gemv_basic():
+                    @T.prim_func
+                    def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):
+                        for i, j, k in T.grid(1, 64, 128):
+                            with T.block('NT_matmul'):
+                                vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                                with T.init():
+                                    C[vi, vj] = T.float16(0)
+                                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+                    @T.prim_func
+                    def expected(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):
+                        for i, j, k in T.grid(1, 64, 128):
+                            with T.block('NT_matmul'):
+                                vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                                with T.init():
+                                    C[vi, vj] = T.float16(0)
+                                C[vi, vj] += A[vi, vk] * B[vj, vk]
+
+                    mod = tvm.IRModule({'main': before})
+                    with Target('nvidia/geforce-rtx-3090-ti'):
+                        mod = dl.ApplyDefaultSchedule(dl.gpu.GEMV())(mod)
+                    tvm.ir.assert_structural_equal(mod['main'], expected)
+            """,
+        }),
+        # tvm-v0.18.0 tests/python/tir-transform/test_tir_transform_lower_thread_all_reduce.py: the
+        # `before`/`expected` of a tvm.testing.CompareBeforeAfter subclass
+        Valid("", files={
+            'tests/test_lower_all_reduce.py': """
+                import tvm
+                import tvm.testing
+                from tvm.script import tir as T
+
+
+                class TestReduce(tvm.testing.CompareBeforeAfter):
+                    transform = tvm.tir.transform.LowerCrossThreadReduction()
+
+                    @T.prim_func
+                    def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):
+                        for i, j, k in T.grid(1, 64, 128):
+                            with T.block('NT_matmul'):
+                                vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                                with T.init():
+                                    C[vi, vj] = T.float16(0)
+                                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+                    expected = before
+            """,
+        }),
+        # tvm-head tests/python/relax/test_transform_legalize_ops_nn.py: the Expected ir_module of a
+        # legalization test; the test runs a pass on Before and compares
+        Valid("", files={
+            'tests/test_legalize.py': """
+                import tvm
+                from tvm import relax
+                from tvm.script import ir as I
+                from tvm.script import relax as R
+                from tvm.script import tir as T
+
+
+                def test_matmul_fp16():
+                    @I.ir_module
+                    class Matmul:
+                        @R.function
+                        def main(x: R.Tensor((1, 128), 'float16'), w: R.Tensor((64, 128), 'float16')):
+                            gv = R.matmul(x, R.permute_dims(w), out_dtype='float16')
+                            return gv
+
+                    @I.ir_module
+                    class Expected:
+                        @T.prim_func
+                        def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):
+                            for i, j, k in T.grid(1, 64, 128):
+                                with T.block('NT_matmul'):
+                                    vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                                    with T.init():
+                                        C[vi, vj] = T.float16(0)
+                                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+                    mod = relax.transform.LegalizeOps()(Matmul)
+                    tvm.ir.assert_structural_equal(mod, Expected)
+            """,
+        }),
         # a package's module-level kernels that the package only hands out as patterns
-        Case("", files={"backend_tir/__init__.py": "", "backend_tir/pattern.py": _PATTERN_TABLE}),
+        # the same module-level kernels in a package module that only returns them as a table
+        # (v0.18.0:python/tvm/relax/backend_tir/pattern.py, get_tir_pattern(): patterns that
+        # relax.transform.SplitCallTIRByPattern matches workloads against), or that puts one into a model
+        Valid("", files={
+            'backend_tir/__init__.py': "",
+            'backend_tir/pattern.py': """
+                from tvm.script import tir as T
+
+
+                @T.prim_func
+                def matmul_rrr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                    for i, j, k in T.grid(16, 16, 16):
+                        with T.block('matmul'):
+                            vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                            with T.init():
+                                matmul[vi, vj] = T.float16(0)
+                            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+                @T.prim_func
+                def matmul_rcr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                    for i, j, k in T.grid(16, 16, 16):
+                        with T.block('matmul'):
+                            vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                            with T.init():
+                                matmul[vi, vj] = T.float16(0)
+                            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+                @T.prim_func
+                def matmul_crr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                    for i, j, k in T.grid(16, 16, 16):
+                        with T.block('matmul'):
+                            vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                            with T.init():
+                                matmul[vi, vj] = T.float16(0)
+                            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+                def get_tir_pattern():
+                    return [matmul_rrr, matmul_rcr, matmul_crr]
+            """,
+        }),
         # dtype names with no low value tvmlint can see
-        _generator("make(n, dtype='float16')", "f = make(128, 'float32')\n"),  # every call passes another literal
-        _generator("make(n, dtype)", ""),  # no visible call, no default
-        _generator("make(n, dtype)", "f = make(128, out_dtype)\n"),  # a name tvmlint cannot read
+        # tvm-head python/tvm/s_tir/tensor_intrin/cuda.py (get_mma_load_intrin(..., dtype, ...): every
+        # call in the module passes "float16") and mlc-llm python/mlc_llm/op/moe_matmul.py (a kernel
+        # generator whose buffers take the dtype given to it): a parameter of the generator
+        Valid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype='float16'):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+            f = make(128, 'float32')
+        """),  # every call passes another literal
+        Valid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+        """),  # no visible call, no default
+        Valid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+            f = make(128, out_dtype)
+        """),  # a name tvmlint cannot read
         # tvm-head tests/python/codegen/test_target_codegen_vulkan.py: the dtype comes from pytest
-        _generator("test_kernel(n, dtype)", "").replace("def test_kernel", "@pytest.mark.parametrize('dtype', ['float16', 'float32'])\ndef test_kernel").replace("from tvm", "import pytest\nfrom tvm", 1),
+        Valid("""
+            import pytest
+            from tvm.script import tir as T
+
+
+            @pytest.mark.parametrize('dtype', ['float16', 'float32'])
+            def test_kernel(n, dtype):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+        """),
         # a run of assignments: only the last one reaches the call
-        Case(TE + "def dot(n, op1):\n    X = te.placeholder((n,), name='X', dtype=op1)\n"
-             "    p = te.reduce_axis((0, n), 'p')\n    return te.compute((1,), lambda i: te.sum(X[p], axis=p))\n\n"
-             "if __name__ == '__main__':\n    op1, store = 'float16', 'float16'\n    op1, store = 'float32', 'float16'\n"
-             "    dot(64, op1)\n"),
+        Valid(TE, """
+            def dot(n, op1):
+                X = te.placeholder((n,), name='X', dtype=op1)
+                p = te.reduce_axis((0, n), 'p')
+                return te.compute((1,), lambda i: te.sum(X[p], axis=p))
+
+            if __name__ == '__main__':
+                op1, store = 'float16', 'float16'
+                op1, store = 'float32', 'float16'
+                dot(64, op1)
+        """),
         # a builder other modules call with float32 only, or not at all
-        Case(TE + "from ops.dense import gemm\nC = gemm(64, 'float32')\n",
-             files={"ops/__init__.py": "", "ops/dense.py": TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n"}),
-        Case(TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n", path="ops/dense.py", files={"ops/__init__.py": ""}),
+        Valid(TE, """
+            from ops.dense import gemm
+            C = gemm(64, 'float32')
+        """, files={
+            'ops/__init__.py': "",
+            'ops/dense.py': """
+                import tvm
+                from tvm import te
+                def gemm(n, dtype):
+                    A = te.placeholder((n, n), dtype=dtype, name='A')
+                    B = te.placeholder((n, n), dtype=dtype, name='B')
+                    k = te.reduce_axis((0, n), name='k')
+                    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                    return C
+            """,
+        }),
+        Valid(TE, """
+            def gemm(n, dtype):
+                A = te.placeholder((n, n), dtype=dtype, name='A')
+                B = te.placeholder((n, n), dtype=dtype, name='B')
+                k = te.reduce_axis((0, n), name='k')
+                C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                return C
+        """, path="ops/dense.py", files={
+            'ops/__init__.py': "",
+        }),
         # the same tuned GEMM given float32, and a tuple tvmlint cannot read (what it holds is not known)
-        Case(TE + "from tvm import auto_scheduler\n\n@auto_scheduler.register_workload\ndef gemm(n, dtype):\n" + _TUNED_GEMM
-             + "    return [A, B, C]\n\ntask = auto_scheduler.SearchTask(func=gemm, args=(1024, 'float32'), target='cuda')\n",
-             target="0.10"),
-        Case(TE + "from tvm import auto_scheduler\n\n@auto_scheduler.register_workload\ndef gemm(n, dtype):\n" + _TUNED_GEMM
-             + "    return [A, B, C]\n\ntask = auto_scheduler.SearchTask(func=gemm, args=shape_and_dtype, target='cuda')\n",
-             target="0.10"),
-        Case(TE + "from tvm import autotvm\n\n@autotvm.template('tutorial/matmul')\ndef matmul(n, dtype):\n" + _TUNED_GEMM
-             + "    return te.create_schedule(C.op), [A, B, C]\n\n"
-             "task = autotvm.task.create('tutorial/other', args=(512, 'float16'), target='cuda')\n",
-             target="0.8"),
+        Valid(TE, """
+            from tvm import auto_scheduler
+
+            @auto_scheduler.register_workload
+            def gemm(n, dtype):
+                A = te.placeholder((n, n), dtype=dtype, name='A')
+                B = te.placeholder((n, n), dtype=dtype, name='B')
+                k = te.reduce_axis((0, n), name='k')
+                C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                return [A, B, C]
+
+            task = auto_scheduler.SearchTask(func=gemm, args=(1024, 'float32'), target='cuda')
+        """, target="0.10"),
+        Valid(TE, """
+            from tvm import auto_scheduler
+
+            @auto_scheduler.register_workload
+            def gemm(n, dtype):
+                A = te.placeholder((n, n), dtype=dtype, name='A')
+                B = te.placeholder((n, n), dtype=dtype, name='B')
+                k = te.reduce_axis((0, n), name='k')
+                C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                return [A, B, C]
+
+            task = auto_scheduler.SearchTask(func=gemm, args=shape_and_dtype, target='cuda')
+        """, target="0.10"),
+        Valid(TE, """
+            from tvm import autotvm
+
+            @autotvm.template('tutorial/matmul')
+            def matmul(n, dtype):
+                A = te.placeholder((n, n), dtype=dtype, name='A')
+                B = te.placeholder((n, n), dtype=dtype, name='B')
+                k = te.reduce_axis((0, n), name='k')
+                C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                return te.create_schedule(C.op), [A, B, C]
+
+            task = autotvm.task.create('tutorial/other', args=(512, 'float16'), target='cuda')
+        """, target="0.8"),
         # the same SparseTIR kernel summing into a float32 buffer, and a settings module that
         # binds the imported dtype twice (which one is read is not known)
-        Case(_SPARSE_SPMM.format(c="'float32'"), target="0.9"),
-        Case(_IMPORTED_DTYPE, files={"config.py": "dtype_str = 'float16'\ndtype_str = 'float32'\n"}, target="0.16"),
+        Valid("""
+            from tvm.script import tir as T
+
+
+            @T.prim_func
+            def spmm(a: T.handle, b: T.handle, c: T.handle, indptr: T.handle, indices: T.handle) -> None:
+                I = T.dense_fixed(64)
+                J = T.sparse_variable(I, (64, 512), (indptr, indices), 'int32')
+                J_detach = T.dense_fixed(64)
+                F = T.dense_fixed(32)
+                A = T.match_sparse_buffer(a, (I, J), 'float16')
+                B = T.match_sparse_buffer(b, (J_detach, F), 'float16')
+                C = T.match_sparse_buffer(c, (I, F), 'float32')
+                with T.sp_iter([I, F, J], 'SSR', 'spmm') as [i, f, j]:
+                    with T.init():
+                        C[i, f] = T.cast(0, C.dtype)
+                    C[i, f] = C[i, f] + A[i, j] * B[j, f]
+        """, target="0.9"),
+        Valid("""
+            import tvm
+            from tvm.script import tir as T
+            from config import *
+
+
+            @T.prim_func
+            def row_sum(dO: T.Buffer((64, 128), 'float16')):
+                D = T.alloc_buffer((64,), dtype=dtype_str)
+                for i, k in T.grid(64, 128):
+                    with T.block('compute_D'):
+                        vi, vk = T.axis.remap('SR', [i, k])
+                        with T.init():
+                            D[vi] = tvm.tir.const(0.0, dtype_str)
+                        D[vi] = D[vi] + dO[vi, vk]
+        """, files={
+            'config.py': """
+                dtype_str = 'float16'
+                dtype_str = 'float32'
+            """,
+        }, target="0.16"),
     ]
     INVALID = [
-        Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]"),
-             expect="float16 buffer"),
+        Invalid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), 'float16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vk, vj]
+        """, expect="float16 buffer"),
         # the store's implicit cast: the float32 product is rounded back into float16 at every step
-        Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = C[vi, vj] + T.Cast('float32', A[vi, vk])"),
-             expect="C"),
-        Case(TIRX + "@T.prim_func\n" + GEMM.format(c="'bfloat16'", update="C[vi, vj] += A[vi, vk] * B[vk, vj]").replace("T.block(", "T.sblock("),
-             expect="bfloat16", target="0.27"),
+        Invalid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), 'float16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] = C[vi, vj] + T.Cast('float32', A[vi, vk])
+        """, expect="C"),
+        Invalid(TIRX, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), 'bfloat16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.sblock('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] += A[vi, vk] * B[vk, vj]
+        """, expect="bfloat16", target="0.27"),
         # the old subscript annotation, and a match_buffer with the dtype as a keyword
-        Case(TIR + "@T.prim_func\n" + GEMM.format(c="'float16'", update="C[vi, vj] = A[vi, vk] * B[vk, vj] + C[vi, vj]")
-             .replace("C: T.Buffer((16, 16), 'float16')", "C: T.Buffer[(16, 16), 'float16']"), target="0.10"),
-        Case(TIR + "@T.prim_func\ndef f(a: T.handle, c: T.handle):\n"
-             "    A = T.match_buffer(a, (16, 16), dtype='float16')\n    C = T.match_buffer(c, (16,), dtype='float16')\n"
-             "    for i, k in T.grid(16, 16):\n        with T.block('sum'):\n            vi, vk = T.axis.remap('SR', [i, k])\n"
-             "            with T.init():\n                C[vi] = T.float16(0)\n            C[vi] = C[vi] + A[vi, vk]\n",
-             expect="declared on line 5"),
+        Invalid(TIR, """
+            @T.prim_func
+            def mm(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer[(16, 16), 'float16']):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('mm'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.float16(0)
+                        C[vi, vj] = A[vi, vk] * B[vk, vj] + C[vi, vj]
+        """, target="0.10"),
+        Invalid(TIR, """
+            @T.prim_func
+            def f(a: T.handle, c: T.handle):
+                A = T.match_buffer(a, (16, 16), dtype='float16')
+                C = T.match_buffer(c, (16,), dtype='float16')
+                for i, k in T.grid(16, 16):
+                    with T.block('sum'):
+                        vi, vk = T.axis.remap('SR', [i, k])
+                        with T.init():
+                            C[vi] = T.float16(0)
+                        C[vi] = C[vi] + A[vi, vk]
+        """, expect="declared on line 5"),
         # an intermediate buffer
-        Case(TIRX + "@T.prim_func\ndef f(A: T.Buffer((16, 16), 'float16')):\n    acc = T.alloc_buffer((16,), 'float16')\n"
-             "    for i, k in T.grid(16, 16):\n        with T.sblock('sum'):\n            vi, vk = T.axis.remap('SR', [i, k])\n"
-             "            with T.init():\n                acc[vi] = T.float16(0)\n            acc[vi] = acc[vi] + A[vi, vk]\n",
-             target="0.27", expect="acc"),
-        Case(TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nB = te.placeholder((64, 64), dtype='float16', name='B')\n"
-             "k = te.reduce_axis((0, 64), name='k')\n"
-             "C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))\n", expect="te.sum"),
+        Invalid(TIRX, """
+            @T.prim_func
+            def f(A: T.Buffer((16, 16), 'float16')):
+                acc = T.alloc_buffer((16,), 'float16')
+                for i, k in T.grid(16, 16):
+                    with T.sblock('sum'):
+                        vi, vk = T.axis.remap('SR', [i, k])
+                        with T.init():
+                            acc[vi] = T.float16(0)
+                        acc[vi] = acc[vi] + A[vi, vk]
+        """, target="0.27", expect="acc"),
+        Invalid(TE, """
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            B = te.placeholder((64, 64), dtype='float16', name='B')
+            k = te.reduce_axis((0, 64), name='k')
+            C = te.compute((64, 64), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+        """, expect="te.sum"),
         # a test module's kernel that the module builds or runs
-        Case("", files={"tests/test_few_shot_tuning.py": _BUILT_BY_HELPER}, expect="NT_matmul"),
-        Case("", files={"tests/test_codegen_vulkan.py": _TE_BUILT}, expect="te.sum", target="0.18"),
-        Case("", files={"tests/test_codegen_cuda_fp8.py": _COMPILED_AFTER_PIPELINE}, expect="float16 buffer", target="0.27"),
-        Case("", files={"tests/test_benchmark.py": _BENCHMARKED}, expect="float16 buffer", target="0.27"),
+        # tvm-v0.18.0 tests/python/relax/test_transform_few_shot_tuning.py: a module-level ir_module
+        # the tests build through helpers (`_expected_results`: tvm.build(func, target="llvm"))
+        Invalid("", files={
+            'tests/test_few_shot_tuning.py': """
+                import tvm
+                from tvm.script import tir as T
+
+
+                @tvm.script.ir_module
+                class MatMul:
+                    @T.prim_func
+                    def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):
+                        for i, j, k in T.grid(1, 64, 128):
+                            with T.block('NT_matmul'):
+                                vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                                with T.init():
+                                    C[vi, vj] = T.float16(0)
+                                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+                def _expected_results(mod):
+                    func = mod['before']
+                    rt_mod = tvm.build(func, target='llvm')
+                    return rt_mod
+
+
+                def _check(mod):
+                    return _expected_results(mod)
+
+
+                def test_matmul():
+                    _check(MatMul)
+            """,
+        }, expect="NT_matmul"),
+        # tvm-v0.18.0 tests/python/codegen/test_target_codegen_vulkan.py (test_cooperative_matrix):
+        # a te.sum made in a nested function, returned as a PrimFunc, scheduled and built
+        Invalid("", files={
+            'tests/test_codegen_vulkan.py': """
+                import tvm
+                from tvm import te
+                from tvm.tir import Schedule
+
+
+                def test_cooperative_matrix():
+                    def get_matmul(m, n, k):
+                        X = te.placeholder((m, k), name='X', dtype='float16')
+                        W = te.placeholder((k, n), name='W', dtype='float16')
+                        ak = te.reduce_axis((0, k), name='k')
+                        matmul = te.compute((m, n), lambda i, j: te.sum(X[i, ak] * W[ak, j], axis=ak), name='compute')
+                        return te.create_prim_func([X, W, matmul])
+
+                    func = get_matmul(16, 16, 32)
+                    sch = Schedule(func)
+                    if tvm.target.Target('vulkan').attrs.get('supports_cooperative_matrix'):
+                        f = tvm.build(sch.mod, target='vulkan')
+            """,
+        }, expect="te.sum", target="0.18"),
+        # tvm-head tests/python/codegen/test_target_codegen_cuda_fp8.py (the MoE gemv): the ir_module
+        # goes through a pipeline helper, then tvm.compile
+        Invalid("", files={
+            'tests/test_codegen_cuda_fp8.py': """
+                import tvm
+                from tvm.s_tir import dlight as dl
+                from tvm.script import ir as I
+                from tvm.script import tirx as T
+
+
+                def test_moe_gemv():
+                    @I.ir_module
+                    class SingleBatchMoE:
+                        @T.prim_func
+                        def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):
+                            for i, j, k in T.grid(1, 64, 128):
+                                with T.sblock('NT_matmul'):
+                                    vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                                    with T.init():
+                                        C[vi, vj] = T.float16(0)
+                                    C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+                    def _pipeline(mod):
+                        return dl.ApplyDefaultSchedule(dl.gpu.GEMV())(mod)
+
+                    mod = SingleBatchMoE
+                    target = tvm.target.Target('cuda')
+                    with target:
+                        mod = _pipeline(mod)
+                        rt_mod = tvm.compile(mod, target=target)
+            """,
+        }, expect="float16 buffer", target="0.27"),
+        # tvm-head tests/python/s_tir/dlight/test_benchmark.py: dlight's benchmark builds and times
+        # the ir_module's functions
+        Invalid("", files={
+            'tests/test_benchmark.py': """
+                from tvm.s_tir.dlight.benchmark import benchmark_relax_func
+                from tvm.script import ir as I
+                from tvm.script import tirx as T
+
+
+                @I.ir_module
+                class Module:
+                    @T.prim_func
+                    def before(A: T.Buffer((1, 128), 'float16'), B: T.Buffer((64, 128), 'float16'), C: T.Buffer((1, 64), 'float16')):
+                        for i, j, k in T.grid(1, 64, 128):
+                            with T.sblock('NT_matmul'):
+                                vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                                with T.init():
+                                    C[vi, vj] = T.float16(0)
+                                C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+
+
+                def test_benchmark_relax_func():
+                    benchmark_relax_func(Module, 'main')
+            """,
+        }, expect="float16 buffer", target="0.27"),
         # each kernel its own finding, where it is (BitBLAS bitblas/ops/impl/matmul_impl.py: matmul_nn,
         # matmul_nt, ... one te.sum each)
-        Case(_LIBRARY_REPEATED, expect="float16 buffer", count=3),
+        # tvm-v0.18.0 python/tvm/relax/backend_tir/pattern.py: a library module of module-level
+        # float16 kernels; the three matmuls there share one shape
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            @T.prim_func
+            def matmul_rrr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('matmul'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            matmul[vi, vj] = T.float16(0)
+                        matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+            @T.prim_func
+            def matmul_rcr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('matmul'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            matmul[vi, vj] = T.float16(0)
+                        matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+            @T.prim_func
+            def matmul_crr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('matmul'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            matmul[vi, vj] = T.float16(0)
+                        matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+        """, expect="float16 buffer", count=3),
         # a package's module-level kernel that the package puts into a model, and a kernel a
         # package's function makes (mlc-llm python/mlc_llm/op/moe_matmul.py: the library's product)
-        Case("", files={"ops/__init__.py": "", "ops/model.py": _INSERTED}, expect="declared on line 15"),  # matmul_rcr alone
-        Case("", files={"ops/__init__.py": "", "ops/gemv.py": _generator("make(n, dtype='float16')", "")}, expect="through `dtype`"),
+        Invalid("", files={
+            'ops/__init__.py': "",
+            'ops/model.py': """
+                from tvm import relax
+                from tvm.script import tir as T
+
+
+                @T.prim_func
+                def matmul_rrr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                    for i, j, k in T.grid(16, 16, 16):
+                        with T.block('matmul'):
+                            vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                            with T.init():
+                                matmul[vi, vj] = T.float16(0)
+                            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+                @T.prim_func
+                def matmul_rcr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                    for i, j, k in T.grid(16, 16, 16):
+                        with T.block('matmul'):
+                            vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                            with T.init():
+                                matmul[vi, vj] = T.float16(0)
+                            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+                @T.prim_func
+                def matmul_crr(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), matmul: T.Buffer((16, 16), 'float16')):
+                    for i, j, k in T.grid(16, 16, 16):
+                        with T.block('matmul'):
+                            vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                            with T.init():
+                                matmul[vi, vj] = T.float16(0)
+                            matmul[vi, vj] = matmul[vi, vj] + A[vi, vk] * B[vk, vj]
+
+
+                def build_model():
+                    bb = relax.BlockBuilder()
+                    gv = bb.add_func(matmul_rcr, 'matmul')
+                    return bb.get()
+            """,
+        }, expect="declared on line 15"),  # matmul_rcr alone
+        # tvm-head python/tvm/s_tir/tensor_intrin/cuda.py (get_mma_load_intrin(..., dtype, ...): every
+        # call in the module passes "float16") and mlc-llm python/mlc_llm/op/moe_matmul.py (a kernel
+        # generator whose buffers take the dtype given to it): a parameter of the generator
+        Invalid("", files={
+            'ops/__init__.py': "",
+            'ops/gemv.py': """
+                from tvm.script import tir as T
+
+
+                def make(n, dtype='float16'):
+                    @T.prim_func
+                    def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                        acc = T.alloc_buffer((n,), dtype=dtype)
+                        for i, k in T.grid(n, n):
+                            with T.block('gemv'):
+                                vi, vk = T.axis.remap('SR', [i, k])
+                                with T.init():
+                                    acc[vi] = T.cast(0, dtype)
+                                acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                        for i in range(n):
+                            with T.block('out'):
+                                vi = T.axis.spatial(n, i)
+                                y[vi] = acc[vi]
+                    return gemv
+
+
+            """,
+        }, expect="through `dtype`"),
         # dtypes through a name bound once to a literal
-        Case(_MODULE_CONSTANT, expect="through `C_TYPE`, bound to \"float16\" on line 3"),
-        Case(_generator("make(n, dtype='float16')", "f = make(128)\ng = make(n=256)\n"), expect="through `dtype`"),
-        Case(_generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(64, dtype='float16')\n"), expect="bound to \"float16\""),
-        Case(_generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace("def make(n):\n", "def make(n):\n    dtype = 'bfloat16'\n"), expect="a bfloat16 buffer"),
-        Case(_TE_GENERATOR, expect="A's and B's dtype through `dtype`"),
+        # tvm-v0.18.0 tests/python/relax/test_codegen_tir_cutlass.py (A_TYPE = "float16" ... used as the
+        # dtype of the kernels' buffers): a module constant
+        Invalid("""
+            from tvm.script import tir as T
+
+            C_TYPE = 'float16'
+
+
+            @T.prim_func
+            def dense(A: T.Buffer((16, 16), 'float16'), B: T.Buffer((16, 16), 'float16'), C: T.Buffer((16, 16), C_TYPE)):
+                for i, j, k in T.grid(16, 16, 16):
+                    with T.block('dense'):
+                        vi, vj, vk = T.axis.remap('SSR', [i, j, k])
+                        with T.init():
+                            C[vi, vj] = T.cast(0, C_TYPE)
+                        C[vi, vj] = C[vi, vj] + A[vi, vk] * B[vj, vk]
+        """, expect="through `C_TYPE`, bound to \"float16\" on line 3"),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype='float16'):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+            f = make(128)
+            g = make(n=256)
+        """, expect="through `dtype`"),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+            f = make(128, 'float16')
+            g = make(64, dtype='float16')
+        """, expect="bound to \"float16\""),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            def make(n):
+                dtype = 'bfloat16'
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+        """, expect="a bfloat16 buffer"),
+        # tvm-head python/tvm/topi/nn/dense.py builds a te.sum over placeholders of a dtype parameter;
+        # here the parameter's default is the only value any visible call gives it
+        Invalid("""
+            from tvm import te
+
+
+            def matmul(n, dtype='float16'):
+                A = te.placeholder((n, n), dtype=dtype, name='A')
+                B = te.placeholder((n, n), dtype=dtype, name='B')
+                k = te.reduce_axis((0, n), name='k')
+                return te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+
+
+            C = matmul(64)
+        """, expect="A's and B's dtype through `dtype`"),
         # a cast to float16 is no widening: int8 data cast to float16 still sums in float16, and so
         # does `.astype(out_dtype)` where out_dtype is float16 (the shape of TE GEMM/conv kernels in
         # benchmark scripts: a module-level `out_dtype = "float16"` and both operands cast to it)
-        Case(TE + "A = te.placeholder((64, 64), dtype='int8', name='A')\nB = te.placeholder((64, 64), dtype='int8', name='B')\n"
-             "k = te.reduce_axis((0, 64), name='k')\n"
-             "C = te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype('float16') * B[k, j].astype('float16'), axis=k))\n",
-             expect="cast to float16"),
-        Case(TE + "out_dtype = 'float16'\nA = te.placeholder((64, 64), dtype='float16', name='A')\n"
-             "B = te.placeholder((64, 64), dtype='float16', name='B')\nk = te.reduce_axis((0, 64), name='k')\n"
-             "C = te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype(out_dtype) * B[k, j].astype(out_dtype), axis=k))\n",
-             expect="cast to float16 through `out_dtype`, bound to \"float16\" on line 3"),
+        Invalid(TE, """
+            A = te.placeholder((64, 64), dtype='int8', name='A')
+            B = te.placeholder((64, 64), dtype='int8', name='B')
+            k = te.reduce_axis((0, 64), name='k')
+            C = te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype('float16') * B[k, j].astype('float16'), axis=k))
+        """, expect="cast to float16"),
+        Invalid(TE, """
+            out_dtype = 'float16'
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            B = te.placeholder((64, 64), dtype='float16', name='B')
+            k = te.reduce_axis((0, 64), name='k')
+            C = te.compute((64, 64), lambda i, j: te.sum(A[i, k].astype(out_dtype) * B[k, j].astype(out_dtype), axis=k))
+        """, expect="cast to float16 through `out_dtype`, bound to \"float16\" on line 3"),
         # a builder whose dtype defaults to float16 and that is passed on (a benchmark table), and one
         # called with float16 and float32: reported for the low value, named
-        Case(TE + "def reduce_sum(n, k, dtype='float16'):\n    A = te.placeholder((n, k), name='A', dtype=dtype)\n"
-             "    r = te.reduce_axis((0, k), name='r')\n    return te.compute((n,), lambda i: te.sum(A[i, r], axis=r))\n"
-             "\nBENCHMARKS = [(reduce_sum, (1024, 1024))]\n", expect="one of the values it takes"),
-        Case(_generator("make(n, dtype)", "f = make(128, 'float32')\ng = make(64, dtype='float16')\n"),
-             expect="\"float16\" as given on line"),
+        Invalid(TE, """
+            def reduce_sum(n, k, dtype='float16'):
+                A = te.placeholder((n, k), name='A', dtype=dtype)
+                r = te.reduce_axis((0, k), name='r')
+                return te.compute((n,), lambda i: te.sum(A[i, r], axis=r))
+
+            BENCHMARKS = [(reduce_sum, (1024, 1024))]
+        """, expect="one of the values it takes"),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+            f = make(128, 'float32')
+            g = make(64, dtype='float16')
+        """, expect="\"float16\" as given on line"),
         # (issue #28) a value among several is still a value: one call passes a name, another float16;
         # a dtype assigned twice; a builder passed on, with a float16 default
-        Case(_generator("make(n, dtype)", "f = make(128, 'float16')\ng = make(128, out_dtype)\n"), expect="float16"),
-        Case(_generator("make(n)", "", "T.alloc_buffer((n,), dtype)").replace(
-            "def make(n):\n", "def make(n):\n    dtype = 'float16'\n    if n > 64:\n        dtype = 'float32'\n"),
-            expect="one of the values it takes"),
-        Case(_generator("make(n, dtype='float16')", "kernels = [make]\n"), expect="one of the values it takes"),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+            f = make(128, 'float16')
+            g = make(128, out_dtype)
+        """, expect="float16"),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            def make(n):
+                dtype = 'float16'
+                if n > 64:
+                    dtype = 'float32'
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+        """, expect="one of the values it takes"),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            def make(n, dtype='float16'):
+                @T.prim_func
+                def gemv(A: T.Buffer((n, n), dtype), x: T.Buffer((n,), dtype), y: T.Buffer((n,), dtype)):
+                    acc = T.alloc_buffer((n,), dtype=dtype)
+                    for i, k in T.grid(n, n):
+                        with T.block('gemv'):
+                            vi, vk = T.axis.remap('SR', [i, k])
+                            with T.init():
+                                acc[vi] = T.cast(0, dtype)
+                            acc[vi] = acc[vi] + A[vi, vk] * x[vk]
+                    for i in range(n):
+                        with T.block('out'):
+                            vi = T.axis.spatial(n, i)
+                            y[vi] = acc[vi]
+                return gemv
+
+
+            kernels = [make]
+        """, expect="one of the values it takes"),
         # a float constant of a named dtype is no Python float: it keeps the sum in float16
-        Case(TE + "A = te.placeholder((64, 64), dtype='float16', name='A')\nk = te.reduce_axis((0, 64), name='k')\n"
-             "S = te.compute((64,), lambda i: te.sum(A[i, k] * tvm.tir.const(0.5, 'float16'), axis=k))\n", expect="te.sum"),
+        Invalid(TE, """
+            A = te.placeholder((64, 64), dtype='float16', name='A')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum(A[i, k] * tvm.tir.const(0.5, 'float16'), axis=k))
+        """, expect="te.sum"),
         # (issue #28) the dtype from a command-line option's default, through two helpers
         # (pku-liang/AMOS benchmark/amos/mapping_gemm_tensorcore.py: --in_dtype/--out_dtype default
         # float16, passed on by mapping_tensorcore to gemm, where te.sum casts to out_dtype)
-        Case(TE + "import argparse\n\ndef gemm(in_dtype, out_dtype):\n    A = te.placeholder((64, 64), dtype=in_dtype, name='A')\n"
-             "    B = te.placeholder((64, 64), dtype=in_dtype, name='B')\n    k = te.reduce_axis((0, 64), name='k')\n"
-             "    return te.compute((64, 64), lambda i, j: te.sum((A[i, k] * B[k, j]).astype(out_dtype), axis=k))\n\n"
-             "def tune(in_dtype, out_dtype):\n    return gemm(in_dtype, out_dtype)\n\n"
-             "if __name__ == '__main__':\n    parser = argparse.ArgumentParser()\n"
-             "    parser.add_argument('--in_dtype', type=str, default='float16')\n"
-             "    parser.add_argument('--out-dtype', choices=['float16', 'float32'], default='float16')\n"
-             "    args = parser.parse_args()\n    tune(args.in_dtype, args.out_dtype)\n",
-             expect="bound to \"float16\" on line 17"),
+        Invalid(TE, """
+            import argparse
+
+            def gemm(in_dtype, out_dtype):
+                A = te.placeholder((64, 64), dtype=in_dtype, name='A')
+                B = te.placeholder((64, 64), dtype=in_dtype, name='B')
+                k = te.reduce_axis((0, 64), name='k')
+                return te.compute((64, 64), lambda i, j: te.sum((A[i, k] * B[k, j]).astype(out_dtype), axis=k))
+
+            def tune(in_dtype, out_dtype):
+                return gemm(in_dtype, out_dtype)
+
+            if __name__ == '__main__':
+                parser = argparse.ArgumentParser()
+                parser.add_argument('--in_dtype', type=str, default='float16')
+                parser.add_argument('--out-dtype', choices=['float16', 'float32'], default='float16')
+                args = parser.parse_args()
+                tune(args.in_dtype, args.out_dtype)
+        """, expect="bound to \"float16\" on line 17"),
         # (issue #28) a wrapper passes its own dtype parameter on; its default or its callers give
         # the value (BitBLAS bitblas/ops/impl/matmul_splitk_impl.py: select_implementation ->
         # matmul -> matmul_nt, accum_dtype defaulting to float16 at each level)
-        Case(TE + "def matmul_nt(n, accum_dtype='float16'):\n    A = te.placeholder((n, n), dtype='float16', name='A')\n"
-             "    k = te.reduce_axis((0, n), name='k')\n"
-             "    return te.compute((n,), lambda i: te.sum(A[i, k].astype(accum_dtype), axis=k))\n\n"
-             "def matmul(n, accum_dtype='float16', with_bias=False):\n    return matmul_nt(n, accum_dtype)\n\n"
-             "def select_implementation(n=16, accum_dtype='float16', with_bias=False):\n"
-             "    if n > 8:\n        return matmul(n, with_bias, accum_dtype)\n    return matmul(n, accum_dtype, with_bias)\n",
-             expect="cast to float16 through `accum_dtype`"),
+        Invalid(TE, """
+            def matmul_nt(n, accum_dtype='float16'):
+                A = te.placeholder((n, n), dtype='float16', name='A')
+                k = te.reduce_axis((0, n), name='k')
+                return te.compute((n,), lambda i: te.sum(A[i, k].astype(accum_dtype), axis=k))
+
+            def matmul(n, accum_dtype='float16', with_bias=False):
+                return matmul_nt(n, accum_dtype)
+
+            def select_implementation(n=16, accum_dtype='float16', with_bias=False):
+                if n > 8:
+                    return matmul(n, with_bias, accum_dtype)
+                return matmul(n, accum_dtype, with_bias)
+        """, expect="cast to float16 through `accum_dtype`"),
         # (issue #28) a tensor computed by a function of the module: a dequantizing GEMV's decode
         # step returns a helper's `.astype(dtype)` (LeiWang1999/mlc-benchmark tir-roller/static/
         # operators/matmul_dequantize.py, Ladder's fp16xint4_gemv.py with a float16 const rescale)
-        Case(TE + "def gemv_i4(N, K, in_dtype='float16'):\n"
-             "    def _to_float(nbit: int, val: tvm.tir.PrimExpr, dtype: str):\n"
-             "        mask = tvm.tir.const((1 << nbit) - 1, 'int8')\n        return (val & mask).astype(dtype)\n\n"
-             "    A = te.placeholder((1, K), name='A', dtype=in_dtype)\n    B = te.placeholder((N, K // 2), name='B', dtype='int8')\n\n"
-             "    def decode_func(n, k):\n        w = _to_float(4, B[n, k // 2], dtype=in_dtype)\n        return w\n\n"
-             "    B_decode = te.compute((N, K), decode_func, name='B_decode')\n"
-             "    B_rescale = te.compute((N, K), lambda i, j: B_decode[i, j] * tvm.tir.const(1.0, 'float16'), name='B_rescale')\n"
-             "    k = te.reduce_axis((0, K), name='k')\n"
-             "    return te.compute((1, N), lambda i, j: te.sum(A[i, k] * B_rescale[j, k], axis=k), name='C')\n\n"
-             "gemv_i4(16384, 16384)\n", expect="B_rescale's dtype through `in_dtype`"),
+        Invalid(TE, """
+            def gemv_i4(N, K, in_dtype='float16'):
+                def _to_float(nbit: int, val: tvm.tir.PrimExpr, dtype: str):
+                    mask = tvm.tir.const((1 << nbit) - 1, 'int8')
+                    return (val & mask).astype(dtype)
+
+                A = te.placeholder((1, K), name='A', dtype=in_dtype)
+                B = te.placeholder((N, K // 2), name='B', dtype='int8')
+
+                def decode_func(n, k):
+                    w = _to_float(4, B[n, k // 2], dtype=in_dtype)
+                    return w
+
+                B_decode = te.compute((N, K), decode_func, name='B_decode')
+                B_rescale = te.compute((N, K), lambda i, j: B_decode[i, j] * tvm.tir.const(1.0, 'float16'), name='B_rescale')
+                k = te.reduce_axis((0, K), name='k')
+                return te.compute((1, N), lambda i, j: te.sum(A[i, k] * B_rescale[j, k], axis=k), name='C')
+
+            gemv_i4(16384, 16384)
+        """, expect="B_rescale's dtype through `in_dtype`"),
         # a math function keeps its argument's dtype: exp of a float16 tensor is float16
         # (souffle-models bert_tvm.py bert_softmax_reduce_sum: te.sum over tir.exp(src))
-        Case(TE + "from tvm import tir\n\ndef softmax_sum(n, dtype='float16'):\n    src = te.placeholder((n, n), dtype, name='src')\n"
-             "    e = te.compute((n, n), lambda i, j: tir.exp(src[i, j]), name='e')\n    rk = te.reduce_axis((0, n), name='rk')\n"
-             "    return te.compute((n,), lambda i: te.sum(e[i, rk], axis=[rk]))\n\nsoftmax_sum(128)\n",
-             target="0.8", expect="e's dtype through `dtype`"),
+        Invalid(TE, """
+            from tvm import tir
+
+            def softmax_sum(n, dtype='float16'):
+                src = te.placeholder((n, n), dtype, name='src')
+                e = te.compute((n, n), lambda i, j: tir.exp(src[i, j]), name='e')
+                rk = te.reduce_axis((0, n), name='rk')
+                return te.compute((n,), lambda i: te.sum(e[i, rk], axis=[rk]))
+
+            softmax_sum(128)
+        """, target="0.8", expect="e's dtype through `dtype`"),
         # a computed tensor has its body's dtype: a padded float16 input (topi-style conv2d's pad
         # with te.if_then_else), a float16 cast copy
-        Case(TE + "A = te.placeholder((1, 66, 66, 64), dtype='float16', name='A')\n"
-             "W = te.placeholder((3, 3, 64, 64), dtype='float16', name='W')\n"
-             "pad = te.compute((1, 68, 68, 64), lambda n, h, w, c: te.if_then_else(tvm.tir.all(h >= 1, w >= 1), A[n, h - 1, w - 1, c], 0.0), name='pad')\n"
-             "kh = te.reduce_axis((0, 3), name='kh')\nkw = te.reduce_axis((0, 3), name='kw')\nrc = te.reduce_axis((0, 64), name='rc')\n"
-             "C = te.compute((1, 66, 66, 64), lambda n, h, w, f: te.sum(pad[n, h + kh, w + kw, rc] * W[kh, kw, rc, f], axis=[kh, kw, rc]))\n",
-             expect="te.sum adds float16"),
-        Case(TE + "A = te.placeholder((64, 64), dtype='int8', name='A')\n"
-             "A16 = te.compute((64, 64), lambda i, j: A[i, j].astype('float16'), name='A16')\n"
-             "k = te.reduce_axis((0, 64), name='k')\nS = te.compute((64,), lambda i: te.sum(A16[i, k], axis=k))\n",
-             expect="te.sum adds float16"),
-        Case(TE + "def conv(data, kernel, out_dtype='float16'):\n    k = te.reduce_axis((0, 64), name='k')\n"
-             "    return te.compute((64,), lambda i: te.sum(data[i, k].astype(out_dtype) * kernel[k].astype(out_dtype), axis=k))\n"
-             "\nout = conv(d, w)\n", expect="through `out_dtype`"),
+        Invalid(TE, """
+            A = te.placeholder((1, 66, 66, 64), dtype='float16', name='A')
+            W = te.placeholder((3, 3, 64, 64), dtype='float16', name='W')
+            pad = te.compute((1, 68, 68, 64), lambda n, h, w, c: te.if_then_else(tvm.tir.all(h >= 1, w >= 1), A[n, h - 1, w - 1, c], 0.0), name='pad')
+            kh = te.reduce_axis((0, 3), name='kh')
+            kw = te.reduce_axis((0, 3), name='kw')
+            rc = te.reduce_axis((0, 64), name='rc')
+            C = te.compute((1, 66, 66, 64), lambda n, h, w, f: te.sum(pad[n, h + kh, w + kw, rc] * W[kh, kw, rc, f], axis=[kh, kw, rc]))
+        """, expect="te.sum adds float16"),
+        Invalid(TE, """
+            A = te.placeholder((64, 64), dtype='int8', name='A')
+            A16 = te.compute((64, 64), lambda i, j: A[i, j].astype('float16'), name='A16')
+            k = te.reduce_axis((0, 64), name='k')
+            S = te.compute((64,), lambda i: te.sum(A16[i, k], axis=k))
+        """, expect="te.sum adds float16"),
+        Invalid(TE, """
+            def conv(data, kernel, out_dtype='float16'):
+                k = te.reduce_axis((0, 64), name='k')
+                return te.compute((64,), lambda i: te.sum(data[i, k].astype(out_dtype) * kernel[k].astype(out_dtype), axis=k))
+
+            out = conv(d, w)
+        """, expect="through `out_dtype`"),
         # (issue #28) a tuner calls the registered workload with the args tuple the script gives
         # (numerics.toml `workload_call`; JieGH/transformers_tvm auto_scheduler_GEMM.py: the
         # types are set per command-line case at module level, one case all float16)
-        Case(TE + "from tvm import auto_scheduler\n\n@auto_scheduler.register_workload\ndef gemm(n, dtype):\n" + _TUNED_GEMM
-             + "    return [A, B, C]\n\nif mode == 1:\n    dtype = 'float32'\nelse:\n    dtype = 'float16'\n"
-             "task = auto_scheduler.SearchTask(func=gemm, args=(1024, dtype), target='cuda')\n",
-             target="0.10", expect="\"float16\" as given on line 16"),
+        Invalid(TE, """
+            from tvm import auto_scheduler
+
+            @auto_scheduler.register_workload
+            def gemm(n, dtype):
+                A = te.placeholder((n, n), dtype=dtype, name='A')
+                B = te.placeholder((n, n), dtype=dtype, name='B')
+                k = te.reduce_axis((0, n), name='k')
+                C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                return [A, B, C]
+
+            if mode == 1:
+                dtype = 'float32'
+            else:
+                dtype = 'float16'
+            task = auto_scheduler.SearchTask(func=gemm, args=(1024, dtype), target='cuda')
+        """, target="0.10", expect="\"float16\" as given on line 16"),
         # (issue #28) a kernel builder in one module whose dtype the calls of another module give,
         # through a wrapper that passes its own parameter on and keeps its default
-        Case(TE + "from ops.dense import gemm\n\ndef tune(m, dtype='float16'):\n    return gemm(m, dtype)\n\ntune(64)\n",
-             path="run.py", files={"ops/__init__.py": "", "ops/dense.py": TE + "def gemm(n, dtype):\n" + _TUNED_GEMM + "    return C\n"},
-             expect='`dtype` is "float16" when ops.dense.gemm is called from run.py:6; when tune is called from run.py:8, which keeps its default'),
+        Invalid(TE, """
+            from ops.dense import gemm
+
+            def tune(m, dtype='float16'):
+                return gemm(m, dtype)
+
+            tune(64)
+        """, path="run.py", files={
+            'ops/__init__.py': "",
+            'ops/dense.py': """
+                import tvm
+                from tvm import te
+                def gemm(n, dtype):
+                    A = te.placeholder((n, n), dtype=dtype, name='A')
+                    B = te.placeholder((n, n), dtype=dtype, name='B')
+                    k = te.reduce_axis((0, n), name='k')
+                    C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                    return C
+            """,
+        },
+            expect='`dtype` is "float16" when ops.dense.gemm is called from run.py:6; when tune is called from run.py:8, which keeps its default'),
         # names set together by unpacking, the last of a run of assignments counting (adcastel/
         # TVM_mixed_precision dot.py: three settings tried in turn in __main__, the last one kept)
-        Case(TE + "def dot(n, op1, op2):\n    X = te.placeholder((n,), name='X', dtype=op1)\n"
-             "    Y = te.placeholder((n,), name='Y', dtype=op2)\n    p = te.reduce_axis((0, n), 'p')\n"
-             "    return te.compute((1,), lambda i: te.sum(X[p] * Y[p], axis=p))\n\n"
-             "if __name__ == '__main__':\n    op1, op2 = 'float32', 'float32'\n    op1, op2 = 'float16', 'float16'\n"
-             "    dot(64, op1, op2)\n", expect='"float16" as given on line 11'),
+        Invalid(TE, """
+            def dot(n, op1, op2):
+                X = te.placeholder((n,), name='X', dtype=op1)
+                Y = te.placeholder((n,), name='Y', dtype=op2)
+                p = te.reduce_axis((0, n), 'p')
+                return te.compute((1,), lambda i: te.sum(X[p] * Y[p], axis=p))
+
+            if __name__ == '__main__':
+                op1, op2 = 'float32', 'float32'
+                op1, op2 = 'float16', 'float16'
+                dot(64, op1, op2)
+        """, expect='"float16" as given on line 11'),
         # autotvm finds the template by the name its decorator registers
-        Case(TE + "from tvm import autotvm\n\n@autotvm.template('tutorial/matmul')\ndef matmul(n, dtype):\n" + _TUNED_GEMM
-             + "    return te.create_schedule(C.op), [A, B, C]\n\n"
-             "task = autotvm.task.create('tutorial/matmul', args=(512, 'float16'), target='cuda')\n",
-             target="0.8", expect="te.sum adds float16"),
+        Invalid(TE, """
+            from tvm import autotvm
+
+            @autotvm.template('tutorial/matmul')
+            def matmul(n, dtype):
+                A = te.placeholder((n, n), dtype=dtype, name='A')
+                B = te.placeholder((n, n), dtype=dtype, name='B')
+                k = te.reduce_axis((0, n), name='k')
+                C = te.compute((n, n), lambda i, j: te.sum(A[i, k] * B[k, j], axis=k))
+                return te.create_schedule(C.op), [A, B, C]
+
+            task = autotvm.task.create('tutorial/matmul', args=(512, 'float16'), target='cuda')
+        """, target="0.8", expect="te.sum adds float16"),
         # a SparseTIR kernel (uwsampl/sparsetir examples/blocksparse/bsr_spmm.py): a sparse buffer's
         # dtype, a sparse iteration's init and store
-        Case(_SPARSE_SPMM.format(c="'float16'"), target="0.9", expect="float16 buffer"),
+        Invalid("""
+            from tvm.script import tir as T
+
+
+            @T.prim_func
+            def spmm(a: T.handle, b: T.handle, c: T.handle, indptr: T.handle, indices: T.handle) -> None:
+                I = T.dense_fixed(64)
+                J = T.sparse_variable(I, (64, 512), (indptr, indices), 'int32')
+                J_detach = T.dense_fixed(64)
+                F = T.dense_fixed(32)
+                A = T.match_sparse_buffer(a, (I, J), 'float16')
+                B = T.match_sparse_buffer(b, (J_detach, F), 'float16')
+                C = T.match_sparse_buffer(c, (I, F), 'float16')
+                with T.sp_iter([I, F, J], 'SSR', 'spmm') as [i, f, j]:
+                    with T.init():
+                        C[i, f] = T.cast(0, C.dtype)
+                    C[i, f] = C[i, f] + A[i, j] * B[j, f]
+        """, target="0.9", expect="float16 buffer"),
         # a settings module's constant the kernel's module imports (ACMClass-TVM-20/AD-Example
         # attention/flashattn: config.py's dtype_str, read through `from config import *`)
-        Case(_IMPORTED_DTYPE, files={"config.py": "dtype_str = 'float16'\n"}, target="0.16",
-             expect='`dtype_str`, which is "float16" as config.py:1 sets it'),
+        Invalid("""
+            import tvm
+            from tvm.script import tir as T
+            from config import *
+
+
+            @T.prim_func
+            def row_sum(dO: T.Buffer((64, 128), 'float16')):
+                D = T.alloc_buffer((64,), dtype=dtype_str)
+                for i, k in T.grid(64, 128):
+                    with T.block('compute_D'):
+                        vi, vk = T.axis.remap('SR', [i, k])
+                        with T.init():
+                            D[vi] = tvm.tir.const(0.0, dtype_str)
+                        D[vi] = D[vi] + dO[vi, vk]
+        """, files={
+            'config.py': """
+                dtype_str = 'float16'
+            """,
+        }, target="0.16", expect='`dtype_str`, which is "float16" as config.py:1 sets it'),
     ]
 
     def start(self) -> None:

@@ -20,6 +20,11 @@ SEVERITIES = ("error", "warning", "info")
 # findings, from the directives and what they suppressed (TVM002); the runner reads this
 # without loading the checks
 STAGES = ("analysis", "noqa")
+# ruff's two axes of a rule's fix: whether its findings come with one (ruff's FixAvailability,
+# whose None is "never" here), and whether `fix` applies it unasked or only with --unsafe-fixes
+# (ruff's applicability); "mixed": some findings' fixes are safe and others' unsafe
+FIX_AVAILABILITY = ("always", "sometimes", "never")
+FIX_SAFETY = ("safe", "unsafe", "mixed")
 DOCS_URL = "https://github.com/tvmlint/tvmlint/blob/main/rules/catalog/{code}.toml"
 
 
@@ -29,7 +34,8 @@ class RuleInfo:
     name: str
     severity: str
     default: bool  # selected when the user selects nothing
-    fix: Optional[str]  # None | "safe" | "unsafe" | "sometimes"
+    fix_availability: str  # FIX_AVAILABILITY
+    fix_safety: Optional[str]  # FIX_SAFETY; None where no fix is ever offered
     summary: str
     what: str
     why: str
@@ -44,12 +50,23 @@ class RuleInfo:
     def url(self) -> str:
         return DOCS_URL.format(code=self.code)
 
+    @property
+    def fix_sentence(self) -> str:
+        """The two axes as the rule's page says them."""
+        if self.fix_availability == "never":
+            return "never available"
+        safety = {
+            "safe": "safe: `tvmlint fix` applies it",
+            "unsafe": "unsafe: applied only with `--unsafe-fixes`",
+            "mixed": "safe for some findings, unsafe for others (`--unsafe-fixes`)",
+        }[self.fix_safety or ""]
+        return f"{self.fix_availability} available, {safety}"
+
     def render_markdown(self) -> str:
-        fix = {None: "no", "safe": "yes (safe)", "unsafe": "yes (unsafe: `--unsafe-fixes`)", "sometimes": "sometimes"}
         return (
             f"# {self.code} {self.name}\n\n"
             f"Severity: {self.severity}. Selected by default: {'yes' if self.default else 'no'}. "
-            f"Fix: {fix.get(self.fix, self.fix)}.\n\n"
+            f"Fix: {self.fix_sentence}.\n\n"
             f"## What it does\n{self.what.strip()}\n\n"
             f"## Why is this bad?\n{self.why.strip()}\n\n"
             f"## Example\n```python\n{self.example.strip()}\n```\n\n"
@@ -69,7 +86,8 @@ def _load(directory: str) -> Dict[str, RuleInfo]:
             name=raw["name"],
             severity=raw["severity"],
             default=bool(raw.get("default", True)),
-            fix=raw.get("fix"),
+            fix_availability=raw["fix_availability"],
+            fix_safety=raw.get("fix_safety"),
             summary=raw["summary"],
             what=raw.get("what", ""),
             why=raw.get("why", ""),
@@ -82,6 +100,12 @@ def _load(directory: str) -> Dict[str, RuleInfo]:
             raise ValueError(f"{path}: severity must be one of {SEVERITIES}")
         if info.stage not in STAGES:
             raise ValueError(f"{path}: stage must be one of {STAGES}")
+        if info.fix_availability not in FIX_AVAILABILITY:
+            raise ValueError(f"{path}: fix_availability must be one of {FIX_AVAILABILITY}")
+        if (info.fix_safety is None) != (info.fix_availability == "never"):
+            raise ValueError(f"{path}: fix_safety is given exactly when a fix is available ({FIX_SAFETY})")
+        if info.fix_safety is not None and info.fix_safety not in FIX_SAFETY:
+            raise ValueError(f"{path}: fix_safety must be one of {FIX_SAFETY}")
         catalog[info.code] = info
     return catalog
 

@@ -37,7 +37,7 @@ def _rule(info: RuleInfo) -> dict:
             "markdown": info.render_markdown(),
         },
         "defaultConfiguration": {"level": LEVEL[info.severity], "enabled": info.default},
-        "properties": {"fix": info.fix or "none"},
+        "properties": {"fixAvailability": info.fix_availability, "fixSafety": info.fix_safety},
     }
 
 
