@@ -26,6 +26,7 @@ from typing import (
 
 from tvmlint.analysis.contexts import ContextRef, FromCall, LevelFrom, PassCtx
 from tvmlint.analysis.module_aliases import ModuleAliases
+from tvmlint.analysis.own_tree import OwnTree
 from tvmlint.analysis.results import (
     ArgumentWait,
     CallFact,
@@ -33,6 +34,7 @@ from tvmlint.analysis.results import (
     Deferred,
     FileResult,
     OptionRef,
+    OwnTreeWait,
     ParamRef,
     unless_defined,
 )
@@ -82,6 +84,7 @@ class Project:
         for result in results:
             self.runner_entries.update(result.runner_entries)
         self._memo: Dict[Tuple[str, Optional[str]], List[Reached]] = {}
+        self.own_tree = OwnTree()  # the TVM package a fork carries, read only when a finding asks
         # a pass-list entry naming a pass some module of the project defines is not unknown
         self.defined_passes: Set[str] = {name for result in results for name in result.defined_passes}
         # module-level constants by qualified name, with every file that defines that name
@@ -177,6 +180,12 @@ class Project:
                     finding = self._value_finding(result, deferred)
                     if finding is not None:
                         out[result.path].append(finding)
+                    continue
+                if isinstance(deferred.payload, OwnTreeWait):
+                    wait = deferred.payload
+                    if not self.own_tree.defines(wait.qualname, wait.directory):
+                        out[result.path].append(_finding(result, deferred, wait.message, deferred.fix,
+                                                         noqa_lines=deferred.noqa_lines, detail=wait.detail))
                     continue
                 if unless_defined(deferred) in self.defined_passes:
                     continue

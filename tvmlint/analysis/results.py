@@ -134,6 +134,23 @@ class FileResult:
     option_defaults: Dict[str, Dict[str, str]] = field(default_factory=dict)
 
 
+# the function an OwnTreeWait is deferred to: none of the project's, so no caller is followed
+OWN_TREE = "<the project's own TVM tree>"
+
+
+@by_fields
+@dataclass(frozen=True)
+class OwnTreeWait:
+    """A removed-API finding in a project that carries TVM's package itself (a fork's tree):
+    made unless that package, at `directory`, still defines `qualname` (the project step asks
+    tvmlint.analysis.own_tree)."""
+
+    qualname: str
+    directory: str
+    message: str
+    detail: str = ""
+
+
 # the payload attribute naming a pass whose definition anywhere in the project drops the finding
 UNLESS_DEFINED = "unless_defined"
 

@@ -35,9 +35,11 @@ from dataclasses import dataclass
 from pathlib import PurePath
 from typing import ClassVar, Dict, List, Optional, Set, Tuple
 
+from tvmlint.analysis.contexts import Inherited
 from tvmlint.analysis.edits import tvm_import_edit
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.module import dotted
+from tvmlint.analysis.results import OWN_TREE, OwnTreeWait
 from tvmlint.base.diagnostics import Edit, Fix, Said
 from tvmlint.base.versions import format_version, parse_version
 from tvmlint.checks.prefilter_spec import Prefilter
@@ -52,6 +54,7 @@ class ApiFinding:
     message: str
     fix: Optional[Fix]
     detail: str = ""
+    qualname: str = ""  # the name used, for a use of a removed module, function or class
 
 
 _cache: "weakref.WeakKeyDictionary[FileContext, List[ApiFinding]]" = weakref.WeakKeyDictionary()
@@ -73,8 +76,16 @@ class HistoryRule(Rule):
     status: ClassVar[str]
 
     def start(self) -> None:
+        carried = dict(self.file.own_tree)
         for finding in api_findings(self.file):
-            if finding.status == self.status:
+            if finding.status != self.status:
+                continue
+            directory = carried.get(finding.qualname.split(".")[0]) if finding.status == REMOVED else None
+            if directory is not None:
+                # a fork's own tree may still have what the release removed: the project step asks it
+                wait = OwnTreeWait(finding.qualname, directory, finding.message, finding.detail)
+                self.defer(finding.node, Inherited(OWN_TREE), wait, finding.fix)
+            else:
                 self.report(finding.node, finding.message, finding.fix, detail=finding.detail)
 
 
@@ -152,7 +163,8 @@ class _Collector:
         guarded = _guarded_imports(self.file.module) if imports else set()
         for alias, use in imports:
             if alias not in guarded:
-                self.out.append(ApiFinding(alias, use.status, *self._said(use, self._import_fix(alias, use))))
+                self.out.append(ApiFinding(alias, use.status, *self._said(use, self._import_fix(alias, use)),
+                                           qualname=use.qualname))
         inner = {node.value for node in self.analysis.qualnames if isinstance(node, cst.Attribute)}
         candidates = []
         for node, qualname in self.analysis.qualnames.items():
@@ -169,7 +181,8 @@ class _Collector:
                     if node not in in_imports and not (self._through_import(node, use) and self._said_at_import(use, said))]
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
             for node, use in kept:
-                self.out.append(ApiFinding(node, use.status, *self._said(use, self._use_fix(node, use))))
+                self.out.append(ApiFinding(node, use.status, *self._said(use, self._use_fix(node, use)),
+                                           qualname=use.qualname))
         self._collect_methods()
         self._collect_keywords()
         return self.out

@@ -155,6 +155,8 @@ class FileContext:
         self.knowledge: Knowledge = analysis.k  # the release the module is checked against
         self.findings: List[Finding] = []
         self.deferred: List[Deferred] = []
+        # TVM's packages the project carries itself, (name, directory): see tvmlint.analysis.own_tree
+        self.own_tree: Tuple[Tuple[str, str], ...] = ()
 
     def span(self, node: cst.CSTNode) -> tuple:
         where = self.positions[node]

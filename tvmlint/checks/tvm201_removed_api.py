@@ -53,6 +53,17 @@ class RemovedApi(HistoryRule):
             else:
                 dev = tvm.context('cpu')
         """, target="0.21"),
+        # a fork that carries its own TVM tree (a 0.6.dev snapshot, CortexFoundation/tvm-cvm) runs its
+        # tests against it: what that tree still defines is there, whatever the release removed
+        Valid("""
+            from tvm import relay
+            def test_adt():
+                assert relay.ir_pass.infer_type(z(), mod).checked_type == nat()
+        """, target="0.6", path="tests/python/relay/test_adt.py", files={
+            "python/tvm/__init__.py": "from . import relay\n",
+            "python/tvm/relay/__init__.py": "from . import ir_pass\n",
+            "python/tvm/relay/ir_pass.py": "from ._ir_pass import *\n\ndef infer_type(expr, mod=None):\n    return expr\n",
+        }),
         # the keyword of its time, and the new one
         Valid("""
             import tvm
@@ -137,6 +148,28 @@ class RemovedApi(HistoryRule):
     ]
 
     INVALID = [
+        # the 0.8 graph_runtime shim holds create() only (hogepodge/tvm-demo onnx/onnx_tutorial.py):
+        # the import is deprecated, the class is gone
+        Invalid("""
+            from tvm.contrib import graph_runtime
+            m = graph_runtime.GraphModule(lib["default"](dev))
+        """, target="0.8", expect="`tvm.contrib.graph_runtime.GraphModule` does not exist in TVM 0.8"),
+        Invalid("""
+            import tvm
+            m = tvm.contrib.graph_runtime.GraphModule(lib['default'](dev))
+        """, expect="graph_executor", target="0.12", fixed="""
+            import tvm
+            m = tvm.contrib.graph_executor.GraphModule(lib['default'](dev))
+        """),
+        # a fork's own tree is asked, and it lacks the name: reported as for any project
+        Invalid("""
+            from tvm import relay
+            y = relay.ir_pass.infer_type(x)
+        """, target="0.6", path="tests/test_x.py", files={
+            "python/tvm/__init__.py": "from . import relay\n",
+            "python/tvm/relay/__init__.py": "from .transform import *\n",
+            "python/tvm/relay/transform.py": "def InferType():\n    pass\n",
+        }, expect="`tvm.relay.ir_pass.infer_type` does not exist in TVM 0.6"),
         # a guard that asks about something else guards nothing
         Invalid("""
             import tvm

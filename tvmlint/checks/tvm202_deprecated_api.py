@@ -179,12 +179,13 @@ class DeprecatedApi(HistoryRule):
         """, expect="graph_executor", target="0.19", fixed="""
             import tvm.contrib.graph_executor as gr
         """),
+        # (the shim's create(); the GraphModule it no longer holds is TVM201's)
         Invalid("""
             import tvm
-            m = tvm.contrib.graph_runtime.GraphModule(lib['default'](dev))
+            m = tvm.contrib.graph_runtime.create(graph, lib, dev)
         """, expect="graph_executor", target="0.12", fixed="""
             import tvm
-            m = tvm.contrib.graph_executor.GraphModule(lib['default'](dev))
+            m = tvm.contrib.graph_executor.create(graph, lib, dev)
         """),
         # the new module reached through the 0.8 shim that imports it (Dennis-Johnson/TVM-M1
         # metal_sanity_check.py): the use is reported, and rewritten to the new module whole

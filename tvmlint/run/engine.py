@@ -273,7 +273,7 @@ def analyze_text(
         return result
     try:
         whole = trees.whole if trees.whole is not None else trees.analysed if analysed is None else None
-        return _analyze_module(module, text, result, task.is_package, _Trees(trees.analysed, whole),
+        return _analyze_module(module, text, result, task, _Trees(trees.analysed, whole),
                                codes if running is None else running)
     except RecursionError:
         result.findings = parse_error(path, codes, 1, 1, "The file could not be analysed: it is too deeply nested")
@@ -281,7 +281,7 @@ def analyze_text(
 
 
 def _analyze_module(
-    module: "cst.Module", text: str, result: FileResult, is_package: bool, trees: _Trees, running: FrozenSet[str],
+    module: "cst.Module", text: str, result: FileResult, task: Task, trees: _Trees, running: FrozenSet[str],
 ) -> FileResult:
     import libcst as cst
 
@@ -296,7 +296,7 @@ def _analyze_module(
     knowledge = get_knowledge(result.version)
     stdlib_tree = (lambda: tree) if tree is not None else (lambda: parse_quietly(text))
     for exact in (False, True):
-        analysis = ModuleAnalysis(knowledge, result.module_name, is_package)
+        analysis = ModuleAnalysis(knowledge, result.module_name, task.is_package)
         positions = LazyPositions(
             module, text, stdlib_tree, analysis, exact=exact,
         )
@@ -307,6 +307,7 @@ def _analyze_module(
             break
         _let_go(analysis, positions)
     file = FileContext(result.path, text, module, positions, analysis, whole_tree)
+    file.own_tree = task.own_tree
     rules = [cls(file) for code, cls in all_rules().items() if code in running and code != PARSE_ERROR]
     for rule in rules:
         rule.start()

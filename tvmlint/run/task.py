@@ -32,3 +32,6 @@ class Task:
     max_bytes: Optional[int] = None  # `max-file-size`: a larger file is not parsed (TVM001 says so)
     max_seconds: Optional[float] = None  # `max-analysis-time`: an analysis that runs longer is stopped
     text: Optional[str] = None  # an editor's buffer, checked instead of the file's content
+    # TVM's packages the project carries itself, (name, directory) (tvmlint.analysis.own_tree):
+    # a name a release removed may still be in them, so removed-API findings under one wait
+    own_tree: Tuple[Tuple[str, str], ...] = ()

@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Dict, FrozenSet, List, Optional, Tuple
 
+from tvmlint.analysis.own_tree import carried_packages
 from tvmlint.base.versions import Version
 from tvmlint.run.config import Settings, SettingsResolver
 from tvmlint.run.discovery import is_regular_file, resolve
@@ -52,6 +53,7 @@ class Planner:
         self.withheld: Dict[Version, FrozenSet[str]] = {}
         self._keep: list = []
         self._gated: Dict[Tuple[int, Version], FrozenSet[str]] = {}
+        self._carried: Dict[str, Tuple[Tuple[str, str], ...]] = {}
 
     def task(
         self, index: int, path: str, follow: Follow = None, confirm: bool = False, defer_low: bool = False,
@@ -62,7 +64,14 @@ class Planner:
             self.shown(path), module_name, self._codes(settings, path), settings.target_version, is_package,
             path=path, index=index, prefilter=self.prefilter, follow=follow, cached=self.cached, confirm=confirm,
             defer_low=defer_low, max_bytes=settings.max_file_bytes, max_seconds=settings.analysis_seconds,
+            own_tree=self._own_tree(settings),
         )
+
+    def _own_tree(self, settings: Settings) -> Tuple[Tuple[str, str], ...]:
+        root = os.fspath(settings.root)
+        if root not in self._carried:
+            self._carried[root] = carried_packages(root)
+        return self._carried[root]
 
     def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:
         codes = settings.codes_for(path)
@@ -83,7 +92,8 @@ class Planner:
         key = (id(settings), id(task.codes))
         known = self._contexts.get(key)
         if known is None:  # both objects are kept with it, so their ids stay their own
-            known = self._contexts[key] = (settings, task.codes, f"{settings.fingerprint()}\x1f{sorted(task.codes)!r}")
+            known = self._contexts[key] = (
+                settings, task.codes, f"{settings.fingerprint()}\x1f{sorted(task.codes)!r}\x1f{task.own_tree!r}")
         return known[2]
 
     def module_name(self, path: str) -> Tuple[str, bool]:
