@@ -30,6 +30,7 @@ from tvmlint.analysis.contexts import (
     default_context,
 )
 from tvmlint.analysis.lazy import cst
+from tvmlint.analysis.module_returns import module_returned
 from tvmlint.analysis.results import HIDDEN, OptionRef, ParamRef
 from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor
@@ -892,6 +893,15 @@ class ModuleAnalysis(Visitor):
             counts = self._binding_counts[scope_node] = _binding_counts(scope_node)
         return counts
 
+    def _module_made(self, call: cst.Call, target: str) -> Optional[ImportBinding]:
+        """`tvm = try_import_tvm()`, `relay = importlib.import_module("tvm.relay")`: the module
+        the call hands back (tvmlint.analysis.module_returns)."""
+        first = call.args[0].value if call.args and call.args[0].keyword is None else None
+        text = first.evaluated_value if isinstance(first, cst.SimpleString) else None
+        module = module_returned(dotted(call.func), text if isinstance(text, str) else None, target,
+                                 roots_of(self.k))
+        return ImportBinding(module, call) if module is not None else None
+
     def _call_result(self, name: str) -> Optional[str]:
         """The project function whose return value `name` holds where it is read, if the nearest
         scope binding `name` bound it to one (`ARGS = parse_args()`)."""
@@ -1300,7 +1310,7 @@ class ModuleAnalysis(Visitor):
             # another module): it escapes like one stored on an object
             value.state = "bound" if single and self._scope.kind != "class" else "escaped"
         if value is None and single and isinstance(node.value, cst.Call):
-            value = self._instance_made(node.value.func)
+            value = self._instance_made(node.value.func) or self._module_made(node.value, node.targets[0].target.value)
         for target in node.targets:
             self._bind_target(target.target, value if single else LOCAL)
         if single:

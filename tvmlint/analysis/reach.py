@@ -38,6 +38,8 @@ from typing import (
     Tuple,
 )
 
+from tvmlint.analysis.module_returns import SPELT, module_returned
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # what may separate the parts of a chain: an import binds the head, the text spells the rest
 _GAP = r"(?:\s|\\(?:\r\n|\r|\n)|#[^\r\n]*[\r\n]|\))*"
@@ -52,6 +54,17 @@ def enclosing(name: str) -> Iterator[str]:
         yield name[:end]
         end = name.find(".", end + 1)
 
+
+
+def _call_name(node: ast.AST) -> Optional[str]:
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))
 
 class Imports:
     """A module's bindings as `UsedNames` makes them: every import statement at any depth
@@ -74,12 +87,24 @@ class Imports:
                     self.bound.setdefault(local, set()).add(target)
             elif kind is ast.ImportFrom:
                 self._import_from(node)
+            elif kind is ast.Assign and len(node.targets) == 1 and type(node.targets[0]) is ast.Name \
+                    and type(node.value) is ast.Call:
+                self._returned_module(node.value, node.targets[0].id)
             else:
                 for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                     statements = getattr(node, field, None)
                     if statements:
                         stack.extend(statements)
         define(tree.body, module_name, self.bound, self.names)
+
+    def _returned_module(self, call: ast.Call, target: str) -> None:
+        # `tvm = try_import_tvm()`: bound as the analysis binds it (tvmlint.analysis.module_returns)
+        first = call.args[0] if call.args else None
+        text = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        module = module_returned(_call_name(call.func), text, target, None)
+        if module is not None:
+            self.names.add(module)
+            self.bound.setdefault(target, set()).add(module)
 
     def _import_from(self, node: ast.ImportFrom) -> None:
         module = absolute_module(node, self.package)
@@ -147,6 +172,12 @@ class TextImports:
         self.complete = True
         # every `import` the text spells: a list without parentheses ends before the next one,
         # since a real list holds no keyword (a `;`, a comment or the line's end comes first)
+        for match in SPELT.finditer(text):
+            # `tvm = try_import_tvm()`, `relay = importlib.import_module("tvm.relay")`: bound
+            # as the tree's Imports binds them (a superset: `__import__("tvm.relay")` binds more)
+            module = match.group("module") or match.group("target")
+            self.names.add(module)
+            self.bound.setdefault(match.group("target"), set()).update({module, module.split(".")[0]})
         keywords = list(_IMPORT.finditer(text))
         self._starts = [match.start() for match in keywords]
         froms = set()

@@ -27,6 +27,7 @@ from typing import (
 )
 
 from tvmlint.analysis.constants import constant_names
+from tvmlint.analysis.module_returns import module_returned
 from tvmlint.analysis.reach import absolute_module, define
 
 
@@ -331,6 +332,8 @@ class UsedNames:
                 if type(target) is ast.Name:
                     if len(node.targets) == 1:
                         _declare(self.declared, target.id, node.value)
+                        if type(node.value) is ast.Call:
+                            self._bind_returned_module(node.value, target.id, imports)
                 elif isinstance(node.value, ast.Call) and isinstance(target, (ast.Tuple, ast.List)):
                     self._unpacked_calls.add(id(node.value))
             elif kind is ast.arg:
@@ -366,6 +369,18 @@ class UsedNames:
             elif kind is ast.Global or kind is ast.Nonlocal:
                 self.binds = True
         self.strings: FrozenSet[str] = frozenset(strings)
+
+    def _bind_returned_module(self, call: ast.Call, target: str, imports: bool) -> None:
+        # `tvm = try_import_tvm()`: what the analysis binds (tvmlint.analysis.module_returns)
+        first = call.args[0] if call.args else None
+        text = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
+        module = module_returned(_dotted(call.func), text, target, self._reexports[1])
+        if module is None:
+            return
+        self.binds = True
+        self.names.add(module)
+        if imports:
+            self._bindings.setdefault(target, set()).add(module)
 
     def _resolve(self) -> None:
         resolved: Dict[int, Set[str]] = {}

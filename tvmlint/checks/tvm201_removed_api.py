@@ -64,6 +64,15 @@ class RemovedApi(HistoryRule):
             "python/tvm/relay/__init__.py": "from . import ir_pass\n",
             "python/tvm/relay/ir_pass.py": "from ._ir_pass import *\n\ndef infer_type(expr, mod=None):\n    return expr\n",
         }),
+        # a lazy import of another package, or a call whose name does not say what it returns
+        Valid("""
+            from utils import try_import_mxnet, load
+
+            mx = try_import_mxnet()
+            a = mx.nd.array(x, ctx=mx.cpu())
+            tvm = load()
+            b = tvm.nd.array(x, ctx=dev)
+        """, target="0.8"),
         # the keyword of its time, and the new one
         Valid("""
             import tvm
@@ -148,6 +157,14 @@ class RemovedApi(HistoryRule):
     ]
 
     INVALID = [
+        # TVM reached through a library's lazy import (dmlc/gluon-nlp scripts/benchmarks/benchmark_utils.py)
+        Invalid("""
+            from gluonnlp.utils.lazy_imports import try_import_tvm
+
+            def run(x):
+                tvm = try_import_tvm()
+                return tvm.nd.array(x, ctx=tvm.cpu())
+        """, target="0.8", expect="has no keyword `ctx`"),
         # the 0.8 graph_runtime shim holds create() only (hogepodge/tvm-demo onnx/onnx_tutorial.py):
         # the import is deprecated, the class is gone
         Invalid("""

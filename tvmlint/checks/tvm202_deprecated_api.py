@@ -113,6 +113,13 @@ class DeprecatedApi(HistoryRule):
     ]
 
     INVALID = [
+        # the module importlib hands back is the module named
+        Invalid("""
+            import importlib
+            relay = importlib.import_module("tvm.relay")
+            with relay.build_config(opt_level=3):
+                pass
+        """, target="0.12", expect="`tvm.relay.build_config` is deprecated"),
         # a use spelt from above the reported import is a line of its own to change (jaeriver/dl_model_converter)
         Invalid("""
             import tvm
