@@ -10,6 +10,7 @@ result is bound to that very name. The analysis (module.py) and the pre-filter's
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import AbstractSet, Optional
 
@@ -42,3 +43,15 @@ def module_returned(function: Optional[str], first_string: Optional[str], target
         if target is not None and last == prefix + target and (roots is None or target in roots):
             return target
     return None
+
+
+def dotted_name(node: ast.AST) -> Optional[str]:
+    """`a.b.c` of a stdlib-parser name or attribute chain; None for anything else."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name):
+        return None
+    parts.append(node.id)
+    return ".".join(reversed(parts))

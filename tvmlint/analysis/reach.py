@@ -38,7 +38,7 @@ from typing import (
     Tuple,
 )
 
-from tvmlint.analysis.module_returns import SPELT, module_returned
+from tvmlint.analysis.module_returns import SPELT, dotted_name, module_returned
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 # what may separate the parts of a chain: an import binds the head, the text spells the rest
@@ -56,15 +56,6 @@ def enclosing(name: str) -> Iterator[str]:
 
 
 
-def _call_name(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 class Imports:
     """A module's bindings as `UsedNames` makes them: every import statement at any depth
@@ -101,7 +92,7 @@ class Imports:
         # `tvm = try_import_tvm()`: bound as the analysis binds it (tvmlint.analysis.module_returns)
         first = call.args[0] if call.args else None
         text = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
-        module = module_returned(_call_name(call.func), text, target, None)
+        module = module_returned(dotted_name(call.func), text, target, None)
         if module is not None:
             self.names.add(module)
             self.bound.setdefault(target, set()).add(module)

@@ -27,7 +27,7 @@ from typing import (
 )
 
 from tvmlint.analysis.constants import constant_names
-from tvmlint.analysis.module_returns import module_returned
+from tvmlint.analysis.module_returns import dotted_name, module_returned
 from tvmlint.analysis.reach import absolute_module, define
 
 
@@ -175,16 +175,6 @@ def _accumulated(body: List[ast.stmt]) -> Set[str]:
                 summed.add(name)
     return summed
 
-
-def _dotted(node: ast.AST) -> Optional[str]:
-    parts = []
-    while isinstance(node, ast.Attribute):
-        parts.append(node.attr)
-        node = node.value
-    if not isinstance(node, ast.Name):
-        return None
-    parts.append(node.id)
-    return ".".join(reversed(parts))
 
 
 class UsedNames:
@@ -374,7 +364,7 @@ class UsedNames:
         # `tvm = try_import_tvm()`: what the analysis binds (tvmlint.analysis.module_returns)
         first = call.args[0] if call.args else None
         text = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
-        module = module_returned(_dotted(call.func), text, target, self._reexports[1])
+        module = module_returned(dotted_name(call.func), text, target, self._reexports[1])
         if module is None:
             return
         self.binds = True
@@ -394,7 +384,7 @@ class UsedNames:
         for node in self._chains:
             if id(node) in inner:
                 continue
-            text = _dotted(node)
+            text = dotted_name(node)
             if text is None:
                 continue
             known = memo.get(text)
