@@ -23,7 +23,8 @@ import ast
 from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.analysis.constants import option_dest as _option_dest
-from tvmlint.analysis.used_names import LEAVES, _dotted, child_fields
+from tvmlint.analysis.module_returns import dotted_name
+from tvmlint.analysis.used_names import LEAVES, child_fields
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -198,7 +199,7 @@ class KernelUse:
             body = [child for name in ("body", "orelse", "finalbody", "handlers") for child in _statements(inner, name)]
 
     def qualname(self, node: ast.AST) -> Set[str]:
-        text = _dotted(node)
+        text = dotted_name(node)
         if text is None:
             return set()
         head, _, rest = text.partition(".")
@@ -488,7 +489,7 @@ class KernelUse:
         if not isinstance(outer, _FUNCTIONS):
             return True
         for decorator in outer.decorator_list:
-            text = _dotted(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
+            text = dotted_name(decorator.func if isinstance(decorator, ast.Call) else decorator) or ""
             if text.rsplit(".", 1)[-1] in _PARSING_DECORATORS:
                 return True
         return False
@@ -862,7 +863,7 @@ class KernelUse:
     def qualified(self, node: ast.AST) -> Optional[str]:
         """The TVM name a dotted expression stands for through the module's imports
         (`auto_scheduler.SearchTask` after `from tvm import auto_scheduler`), when one import binds it."""
-        dotted = _dotted(node)
+        dotted = dotted_name(node)
         if dotted is None:
             return None
         head, _, rest = dotted.partition(".")
