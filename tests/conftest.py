@@ -24,3 +24,10 @@ DEFAULT_CLIENT_FEATURES.setdefault(types.CLIENT_REGISTER_CAPABILITY, accept_regi
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for _name in ("COLUMNS", "LINES"):
         os.environ.pop(_name, None)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Tests marked `long` first, each group in its own order. pytest-xdist hands the tests out in
+    this order, a few at a time to whichever worker is free: a test of ten seconds handed out
+    last would keep one worker busy while the other has nothing left to do."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)

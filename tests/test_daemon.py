@@ -106,6 +106,7 @@ RUNS = [
 ]
 
 
+@pytest.mark.long
 def test_a_run_through_the_daemon_prints_and_exits_as_a_run_of_its_own(env):
     start(env)
     codes = set()

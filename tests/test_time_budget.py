@@ -24,6 +24,8 @@ STOPPED = f"The file could not be analysed: its analysis took longer than {BUDGE
 ERROR_LINE = f"tvmlint: error: slow.py: its analysis took longer than {BUDGET} s (max-analysis-time)"
 # generous: a run that ignored the budget would still end, far later under load; this catches a hang
 BOUND = 120
+# each test waits out a budget or two: started first (tests/conftest.py)
+pytestmark = pytest.mark.long
 
 
 @pytest.fixture

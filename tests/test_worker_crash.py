@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import write_tree
 
 SILENT = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
@@ -22,10 +23,9 @@ def _children(pid: int):
         return []
 
 
+@pytest.mark.long
 def test_a_killed_worker_is_replaced_and_every_file_still_reported(tmp_path):
     if not Path("/proc/self/task").exists():
-        import pytest
-
         pytest.skip("needs /proc to find the worker processes")
     from tvmlint.run.workers import AHEAD, BATCH_BYTES
 
