@@ -61,7 +61,6 @@ def _same_tree(left: Path, right: Path) -> list:
 # ---- the release list and tags -------------------------------------------------------------------
 
 
-@pytest.mark.long
 def test_a_release_is_its_minor_tag_and_rc_dev_and_post_tags_are_not_releases(tmp_path):
     git = _git_history(tmp_path / "tvm", [({"a": "1"}, ["v0.4", "v0.6.0", "v0.6.1", "v0.18.0.rc0", "v0.25.0", "v0.25.0.post1", "v0.27.dev0"])])
     assert releases.tags(git) == {"0.4": "v0.4", "0.6": "v0.6.0", "0.25": "v0.25.0"}
@@ -71,7 +70,6 @@ def test_a_release_is_its_minor_tag_and_rc_dev_and_post_tags_are_not_releases(tm
     assert releases.releases() == releases.known() == tomllib.loads((REPO / "rules/versions.toml").read_text())["releases"]
 
 
-@pytest.mark.long
 def test_the_wheel_is_named_by_its_dist_info_not_by_a_constant(tmp_path):
     site = tmp_path / "site"
     (site / "tvm").mkdir(parents=True)
