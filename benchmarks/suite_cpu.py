@@ -6,9 +6,10 @@ asserts nothing.
 On a shared machine wall time says more about the neighbours than about the tests; CPU time
 (user + system of the test process and of every command it started and waited for) does not.
 Each test phase is charged what its process spent since the phase before, so a module's
-fixtures count towards the first test that used them. With pytest-xdist each worker measures
-its own tests and the figures are summed here. A process a test leaves running (a daemon) is
-charged nothing: nobody waits for it.
+fixtures count towards the first test that used them; what a process spent collecting (importing
+the test modules, building their parameters) is a figure of its own, not the first test's. With
+pytest-xdist each worker measures its own tests and the figures are summed here. A process a
+test leaves running (a daemon) is charged nothing: nobody waits for it.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ from collections import defaultdict
 import pytest
 
 _KEY = "cpu_seconds"
+_COLLECTION_KEY = "collection_cpu_seconds"
 _last = None
+_collected = None  # this process' collection, until its first report carries it
 
 
 def _cpu() -> float:
@@ -37,16 +40,25 @@ def pytest_addoption(parser):
 def pytest_configure(config):
     global _last
     _last = _cpu()
-    config._suite_cpu = {"files": defaultdict(float), "tests": defaultdict(float)}
+    config._suite_cpu = {"files": defaultdict(float), "tests": defaultdict(float), "collection": 0.0}
+
+
+def pytest_collection_finish(session):
+    global _last, _collected
+    now = _cpu()
+    _collected, _last = now - _last, now
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    global _last
+    global _last, _collected
     outcome = yield
     report = outcome.get_result()
     now = _cpu()
     report.user_properties = [*report.user_properties, (_KEY, now - _last)]
+    if _collected is not None:
+        report.user_properties.append((_COLLECTION_KEY, _collected))
+        _collected = None
     _last = now
 
 
@@ -58,6 +70,8 @@ def pytest_runtest_logreport(report):
         if name == _KEY:
             sink["files"][report.nodeid.split("::")[0]] += value
             sink["tests"][report.nodeid] += value
+        elif name == _COLLECTION_KEY:
+            sink["collection"] += value
 
 
 _SINK: dict = {}
@@ -79,7 +93,9 @@ def pytest_terminal_summary(terminalreporter, config):
     for name, seconds in sorted(files.items(), key=lambda pair: -pair[1]):
         terminalreporter.write_line(f"{seconds:9.1f}  {100 * seconds / total if total else 0:5.1f}%  {name}")
     terminalreporter.write_line(f"{total:9.1f}  total in tests ({len(files)} files)")
+    terminalreporter.write_line(f"{config._suite_cpu['collection']:9.1f}  collecting the tests (every test process)")
     out = config.getoption("--suite-cpu-json")
     if out:
         with open(out, "w", encoding="utf-8") as handle:
-            json.dump({"files": dict(files), "tests": dict(config._suite_cpu["tests"])}, handle, indent=1, sort_keys=True)
+            json.dump({"files": dict(files), "tests": dict(config._suite_cpu["tests"]),
+                       "collection": config._suite_cpu["collection"]}, handle, indent=1, sort_keys=True)

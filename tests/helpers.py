@@ -18,8 +18,6 @@ REPO = Path(__file__).resolve().parent.parent
 CASE_TARGET = "0.19"  # the default target of a rule's cases (Case.target overrides it)
 
 
-@functools.lru_cache(maxsize=None)
-
 def grouped_by_rule(sources) -> list:
     """pytest params of rule cases and examples (ids `TVM101-...`, or a path), one per rule and
     one for the rest: a check over every case costs less as one item per rule than one per case."""
@@ -31,6 +29,8 @@ def grouped_by_rule(sources) -> list:
         groups.setdefault(key, []).append((source.id, *source.values))
     return [pytest.param(members, id=key) for key, members in groups.items()]
 
+
+@functools.lru_cache(maxsize=None)
 def tvm_importable() -> bool:
     """Whether the installed apache-tvm imports (in a child: the tests' own process never
     imports it). Asked once per test process, by every module whose tests need it."""

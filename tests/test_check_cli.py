@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import pytest
 from helpers import REPO, run_cli, write_tree
 
 SILENT = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
@@ -137,6 +138,7 @@ IN_PROCESS_RUNS = [
 ]
 
 
+@pytest.mark.long
 def test_run_main_runs_a_command_as_run_cli_does(tmp_path):
     """Tests that are about what a run reports use helpers.run_main (tvmlint's main in the test's
     process): it must give each command's exit code, stdout and stderr byte for byte."""

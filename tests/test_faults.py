@@ -189,6 +189,7 @@ def test_line_ends_bom_and_coding_cookies_give_the_same_findings(tmp_path, name,
     assert all("TVM202" in line for line in lines_for(result, name))
 
 
+@pytest.mark.long
 def test_a_10_mb_file_without_tvm_is_checked_and_a_broken_one_reported(tmp_path):
     row = "DATA.append([" + ", ".join(["0.123456"] * 12) + "])\n"
     big = "DATA = []\n" + row * (10_000_000 // len(row))
@@ -365,6 +366,7 @@ def _remove_chain(root: Path, name: str, depth: int) -> None:
     os.close(fds[0])
 
 
+@pytest.mark.long
 def test_twenty_thousand_files(tmp_path):
     files = {f"pkg{i // 500}/m{i}.py": f"import os\nVALUE_{i} = os.sep\n" for i in range(20_000)}
     files.update({"pyproject.toml": CONFIG, "pkg0/port.py": PORT, "pkg7/broken.py": "def (\n"})
@@ -488,6 +490,7 @@ def test_the_checked_code_is_never_imported_or_run(tmp_path):
 # -- fix, interrupted ---------------------------------------------------------------
 
 
+@pytest.mark.long
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 def test_an_interrupted_fix_leaves_every_file_whole(tmp_path, signum):
     reference = tmp_path / "reference"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from tests.helpers import run_cli, run_main
 
 # commented-out code after a commented PassContext( (gicLAB/transfer-tuning src/scripts/utils.py):
@@ -104,6 +106,7 @@ def _run_with(tmp_path: Path, *args: str, close=(), stdout=None):
                           text=True, timeout=120)
 
 
+@pytest.mark.long
 def test_a_full_disk_is_one_line_and_exit_2_in_every_format(tmp_path: Path):
     (tmp_path / "a.py").write_text(FOLDING, encoding="utf-8")
     for output_format in ("text", "json", "sarif", "junit", "gitlab"):

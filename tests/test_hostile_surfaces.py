@@ -138,6 +138,12 @@ INPUTS = [
 ]
 
 SURFACES = ["check", "check_json", "fix", "add_noqa", "explain"]
+# the inputs of megabytes take seconds on every surface: started first (tests/conftest.py)
+LARGE = {"five_mb", "short_statements", "long_line"}
+
+
+def _params(cases: List[Input]) -> list:
+    return [pytest.param(case, id=case.name, marks=[pytest.mark.long] if case.name in LARGE else []) for case in cases]
 
 
 def _argv(surface: str, case: Input, target: str) -> List[str]:
@@ -276,7 +282,7 @@ EXPECT: Dict[str, Dict[str, Tuple[object, ...]]] = {
 
 
 @pytest.mark.parametrize("surface", SURFACES)
-@pytest.mark.parametrize("case", INPUTS, ids=[case.name for case in INPUTS])
+@pytest.mark.parametrize("case", _params(INPUTS))
 def test_every_surface_survives_every_hostile_input(tmp_path: Path, case: Input, surface: str):
     root = tmp_path / "w"
     root.mkdir()
@@ -334,7 +340,7 @@ def _ask_everything(server: StdioServer, uri: str, line: int, first_id: int, uno
             assert "BackwardFoldScaleAxis" in answer["result"]["contents"]["value"], answer
 
 
-@pytest.mark.parametrize("case", LSP_INPUTS, ids=[case.name for case in LSP_INPUTS])
+@pytest.mark.parametrize("case", _params(LSP_INPUTS))
 def test_the_language_server_survives_every_hostile_input(tmp_path: Path, case: Input):
     root = tmp_path / "w"
     root.mkdir()
@@ -398,6 +404,7 @@ def test_the_language_server_survives_every_hostile_input(tmp_path: Path, case: 
     assert set(after) == set(before), "the server writes nothing"
 
 
+@pytest.mark.long
 def test_a_lone_surrogate_from_a_literal_is_written_in_every_format(tmp_path: Path):
     # TVM104 and TVM107 quote the literal's text; no UTF-8 holds it (gitlab's fingerprint failed on it)
     from tvmlint.output import FORMATS

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from helpers import REPO
 
-pytestmark = pytest.mark.network
+# a wheel built, virtualenvs made and pip run: started first (tests/conftest.py)
+pytestmark = [pytest.mark.network, pytest.mark.long]
 
 VERSION_LINE = next(
     line for line in (REPO / "pyproject.toml").read_text(encoding="utf-8").splitlines() if line.startswith("version = ")

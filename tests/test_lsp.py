@@ -205,6 +205,7 @@ async def test_noqa_for_a_line_inside_a_string_goes_where_it_ends(client: Langua
     assert apply(text, [edit]).endswith('not code\n"""  # noqa: TVM101\n')
 
 
+@pytest.mark.long
 @pytest.mark.asyncio
 async def test_code_actions_over_a_buffer_of_many_findings_come_back(client: LanguageClient, tmp_path):
     # select all, then ask for quick fixes: each finding's noqa must not read the buffer anew

@@ -171,6 +171,7 @@ def test_a_broken_notebook_is_one_finding_and_the_run_goes_on(tmp_path, content,
     assert lines[1].startswith("fold.ipynb:cell 3:3:7: TVM101")
 
 
+@pytest.mark.long
 def test_a_notebook_is_bounded_by_its_code_not_its_outputs(tmp_path):
     # 3 MB of output (a plot) beside a few lines of code, with max-file-size at 1 MB: checked
     plot = {"data": {"image/png": "A" * (3 << 20)}, "metadata": {}, "output_type": "display_data"}

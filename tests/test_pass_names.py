@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 from helpers import run_main, tvm_importable
 
-pytestmark = [pytest.mark.tvm,
+# the module's runs share one registry snapshot (`cache`): all of them start first (tests/conftest.py)
+pytestmark = [pytest.mark.tvm, pytest.mark.long,
               pytest.mark.skipif(not tvm_importable(), reason="apache-tvm is not importable (pip install -e '.[test]')")]
 
 CANON = "tvm.relax.transform.CanonicalizeBindings"

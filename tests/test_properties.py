@@ -135,6 +135,7 @@ def test_generated_tvm_code(text):
     assert_check_and_fix_hold(text, RESOLVER_NEW)
 
 
+@pytest.mark.long
 @budget(25)
 @given(hypothesmith.from_node(cst.Module))
 def test_arbitrary_python_from_libcsts_grammar(text):

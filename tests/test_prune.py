@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from helpers import CASE_TARGET, prefiltered, write_tree
 
 from tvmlint.analysis.used_names import UsedNames, roots_of
@@ -432,6 +433,7 @@ def _facts(part: UsedNames) -> tuple:
             part.strings, part.accumulated, part.declared, part.binds, part.uses_roots)
 
 
+@pytest.mark.long
 def test_a_nested_statements_part_is_what_scanning_all_of_it_gives():
     root = Path(__file__).resolve().parent.parent
     texts = [MODULE, SCRIPT, BODY] + [

@@ -117,6 +117,7 @@ def test_tvm_compile_runs_the_relax_and_the_tir_pipelines(tmp_path):
     assert "tirx.MakePackedAPI" in ran and ran.index("VMShapeLower") < ran.index("tirx.MakePackedAPI")  # then TIR
 
 
+@pytest.mark.long
 @pytest.mark.tvm
 @needs_tvm
 def test_print_ir_after_prints_the_module_after_that_pass(tmp_path):

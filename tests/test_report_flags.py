@@ -16,6 +16,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from helpers import drain_pty, run_cli, run_main, write_tree
 
 FOLD = "mod = relay.transform.FoldScaleAxis()(mod)\n"
@@ -259,6 +260,7 @@ def _on_a_terminal(args, cwd, env) -> bytes:
     return output
 
 
+@pytest.mark.long
 def test_a_long_run_shows_progress_on_a_terminal_only(tmp_path):
     _long_run_tree(tmp_path)
     env = {key: value for key, value in os.environ.items() if key not in ("CI", "NO_COLOR")}

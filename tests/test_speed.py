@@ -38,6 +38,7 @@ BLANKED_CALLER = (
 )
 
 
+@pytest.mark.long
 def test_the_speed_machinery_changes_no_finding(tmp_path):
     # The one equivalence property of the speed machinery. Every rule case, and the examples,
     # checked with the pre-filter wing switched off (`--no-prefilter`, Overrides.prefilter:

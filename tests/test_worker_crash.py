@@ -9,6 +9,7 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 from helpers import write_tree
 
 SILENT = "import tvm\nfrom tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
@@ -22,15 +23,23 @@ def _children(pid: int):
         return []
 
 
+@pytest.mark.long
 def test_a_killed_worker_is_replaced_and_every_file_still_reported(tmp_path):
     if not Path("/proc/self/task").exists():
-        import pytest
-
         pytest.skip("needs /proc to find the worker processes")
-    files = {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n'}
+    from tvmlint.run.workers import AHEAD, BATCH_BYTES
+
+    # Each file is over a batch's bytes, so a batch is one file: when the pool breaks, only the
+    # batches it held (AHEAD per worker) are run again one by one, each in a process of its own
+    # that imports libcst anew, and the files after them go to a new pool. The comment lines make
+    # up the bytes at little cost; the calls make the run last past the kill.
     filler = "".join(f"x{i} = relay.transform.FoldConstant()(mod)\n" for i in range(400))
-    for index in range(60):
-        files[f"pkg/m{index:02d}.py"] = SILENT + filler
+    padding = "#" * 79 + "\n"
+    text = SILENT + filler + padding * (BATCH_BYTES // len(padding) + 1)
+    count = 2 * AHEAD + 4
+    files = {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.19"\n'}
+    for index in range(count):
+        files[f"pkg/m{index:02d}.py"] = text
     write_tree(tmp_path, files)
     process = subprocess.Popen(
         [sys.executable, "-m", "tvmlint", "check", "--jobs", "2", "--no-cache", "--format", "concise"],
@@ -49,7 +58,7 @@ def test_a_killed_worker_is_replaced_and_every_file_still_reported(tmp_path):
     assert killed is not None, "the run finished before a worker could be killed"
     assert process.returncode == 1, stderr
     reported = {line.split(":")[0] for line in stdout.splitlines() if "TVM101" in line}
-    assert reported == {f"pkg/m{index:02d}.py" for index in range(60)}
+    assert reported == {f"pkg/m{index:02d}.py" for index in range(count)}
     assert "Traceback" not in stderr
 
 
