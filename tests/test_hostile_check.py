@@ -153,6 +153,30 @@ def test_a_configuration_nested_too_deeply_or_not_a_file_is_one_line(tmp_path: P
     assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
+
+def test_a_forks_own_tree_that_cannot_be_read_leaves_the_finding(tmp_path: Path):
+    # the project step reads a fork's own python/tvm for the names it still defines: a FIFO, a
+    # directory or an unparsable file where a module should be is read as defining nothing
+    import os
+
+    package = tmp_path / "python" / "tvm" / "relay"
+    package.mkdir(parents=True)
+    (tmp_path / "python" / "tvm" / "__init__.py").write_text("from . import relay\n", encoding="utf-8")
+    (package / "__init__.py").write_text("from .transform import *\nfrom .ir_pass import *\n", encoding="utf-8")
+    os.mkfifo(package / "ir_pass.py")
+    (package / "transform.py").mkdir()
+    (tmp_path / "use.py").write_text("from tvm import relay\ny = relay.ir_pass.infer_type(x)\nz = relay.infer(x)\n",
+                                     encoding="utf-8")
+    done = run_cli("check", "--no-cache", "--target-version", "0.6", "--select", "TVM201", "--output-format",
+                   "concise", "use.py", cwd=tmp_path, timeout=60)
+    assert done.returncode == 1, done.stderr
+    assert "use.py:2:5: TVM201 `tvm.relay.ir_pass.infer_type` does not exist in TVM 0.6" in done.stdout
+    (package / "ir_pass.py").unlink()
+    (package / "ir_pass.py").write_text("def infer_type(expr):\n    return expr\n", encoding="utf-8")
+    done = run_cli("check", "--no-cache", "--target-version", "0.6", "--select", "TVM201", "use.py",
+                   cwd=tmp_path, timeout=60)
+    assert done.returncode == 0, done.stdout
+
 # -- the daemon's directory (#29): never made where the user did not mean -----------------------
 
 def test_a_relative_daemon_dir_or_a_missing_runtime_dir_makes_no_folder(tmp_path: Path, monkeypatch):
