@@ -46,6 +46,9 @@ class Planner:
         self.prefilter = prefilter
         self.cached = cached
         self._directories: Dict[str, _Directory] = {}
+        # each path's directory record (None: not a regular file), looked up once a run: the
+        # cache keys, the rounds and the low-context step ask for every file's task again
+        self._of_path: Dict[str, Optional[_Directory]] = {}
         self._packages: Dict[Path, Tuple[str, ...]] = {}
         self._contexts: Dict[Tuple[int, int], Tuple[Settings, frozenset, str]] = {}
         # codes the project gate leaves out of this run, per target release (tvmlint.run.gate)
@@ -111,13 +114,19 @@ class Planner:
     def _directory(self, path: str) -> Optional[_Directory]:
         """The record of a regular file's directory; None for anything else (a link, a
         missing file), which takes the slow road."""
+        try:
+            return self._of_path[path]
+        except KeyError:
+            pass
         if not is_regular_file(path):
+            self._of_path[path] = None
             return None
         head = os.path.dirname(path)
         known = self._directories.get(head)
         if known is None:
             resolved = self.resolver.resolve(head or ".")
             known = self._directories[head] = _Directory(self._package(resolved), self._relative(head))
+        self._of_path[path] = known
         return known
 
     def _package(self, directory: Path) -> Tuple[str, ...]:
