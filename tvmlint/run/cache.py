@@ -15,6 +15,9 @@ the start of a run and written once at its end. It holds:
   result key. The project-wide step (contexts followed across modules) depends
   on every file, so only a run where no file changed reuses it; it then reads
   no result and imports no rule. A changed helper reaches its callers.
+- `words`: content digest -> the file's words (tvmlint.run.words), which the steps
+  that pick files by name ask of most files of a run: kept for the digests `files`
+  knows, so a run reads them instead of every unchanged file.
 
 The store lives in the checked tree, and unpickling runs code: a repository
 could ship one. So a store is sealed with an HMAC under a key of the user's own,
@@ -50,7 +53,7 @@ from tvmlint.run.user_dirs import user_cache_dir
 
 DEFAULT_DIR = ".tvmlint_cache"
 STORE_PREFIX = "store-"
-STORE_FORMAT = 2
+STORE_FORMAT = 3
 SEAL = b"tvmlint result store, sealed\n"  # then the HMAC-SHA256 of the pickle, then the pickle
 KEY_NAME = "result-cache.key"
 KEEP_STORES = 4  # other tvmlint builds' stores (an editable install changes with every edit)
@@ -147,13 +150,14 @@ class ResultCache:
         self.files: Dict[str, FileState] = {}
         self.results: Dict[str, Tuple[int, bytes]] = {}  # key -> (day last used, packed result)
         self.runs: Dict[str, Tuple[int, bytes]] = {}
+        self.words: Dict[str, bytes] = {}  # content digest -> the words of those bytes
         self._used: set = set()
         self._load()
 
     def _load(self) -> None:
         stored = self._read()
         if stored is not None:
-            self.files, self.results, self.runs = stored
+            self.files, self.results, self.runs, self.words = stored
 
     def _read(self):
         if self.key_bytes is None:
@@ -171,7 +175,7 @@ class ResultCache:
             stored = pickle.loads(body)
         except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
             return None  # damaged, or of another format: start afresh
-        if not (isinstance(stored, tuple) and len(stored) == 4 and stored[0] == STORE_FORMAT):
+        if not (isinstance(stored, tuple) and len(stored) == 5 and stored[0] == STORE_FORMAT):
             return None
         self._loaded_as = (status.st_mtime_ns, status.st_size, status.st_ino)
         return stored[1:]
@@ -224,6 +228,14 @@ class ResultCache:
         self.writes += 1
         self._changed = True
 
+    def get_words(self, digest: str) -> Optional[bytes]:
+        return self.words.get(digest)
+
+    def put_words(self, digest: str, joined: bytes) -> None:
+        if self.words.get(digest) != joined:
+            self.words[digest] = joined
+            self._changed = True
+
     def get_run(self, key: str) -> Optional[bytes]:
         return self._use(self.runs, key)
 
@@ -254,7 +266,8 @@ class ResultCache:
 
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
             try:
-                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs), protocol=pickle.HIGHEST_PROTOCOL)
+                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs, self.words),
+                                    protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(handle, "wb") as out:
                     out.write(SEAL + _seal(self.key_bytes, body) + body)
                 os.replace(temporary, self.path)
@@ -277,7 +290,7 @@ class ResultCache:
         theirs = self._read()
         if theirs is None:
             return
-        for mine, other in zip((self.files, self.results, self.runs), theirs):
+        for mine, other in zip((self.files, self.results, self.runs, self.words), theirs):
             for key, value in other.items():
                 mine.setdefault(key, value)
 
@@ -288,6 +301,9 @@ class ResultCache:
         self.runs = dict(sorted(self.runs.items(), key=lambda item: item[1][0])[-KEEP_RUNS:])
         # a file unread for a month is hashed once more, then vouched for again
         self.files = {k: v for k, v in self.files.items() if v[1] >= oldest_ns}
+        # words only of content some file still has: an edited file's old words go
+        current = {state[2] for state in self.files.values()}
+        self.words = {digest: words for digest, words in self.words.items() if digest in current}
         # results of files edited often pile up within a month: past a few per file the store
         # knows (each file has a result per stage, and per settings), the least recently used go
         limit = RESULTS_PER_FILE * len(self.files) + SPARE_RESULTS

@@ -52,9 +52,9 @@ from tvmlint.run.engine import (
     parse_error,
 )
 from tvmlint.run.guards import too_large
-from tvmlint.run.low_contexts import words_of
 from tvmlint.run.task import Follow, Task
 from tvmlint.run.tasks import Planner
+from tvmlint.run.words import Words
 from tvmlint.run.workers import Workers, default_jobs
 
 
@@ -219,7 +219,7 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
         run.check(range(len(entries)), stage, keys, defer_low=prefilter)
         run.progress = None
         del keys
-        low = _Low(entries, run.planner, run.read)
+        low = _Low(entries, run.planner, run.read, run.words)
         # Files left out because only a context below the default level can set their rules off:
         # those such a context can reach, if any file writes one, are analysed now.
         waiting = [index for index, entry in enumerate(entries) if entry.awaits_low]
@@ -278,10 +278,10 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
             # files whose names the pre-filter never resolved: those that may name one are asked
             # in the round itself (a file that named an earlier round's name was asked then)
             never_resolved = [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS]
-            unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner, run.read)
+            unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner, run.read, run.words)
             for folder, spelled in beside.items():
                 near = [entry for entry in never_resolved if _folder(entry.path) == folder and entry not in unknown]
-                unknown += _may_mention(near, spelled, set(), run.planner, run.read) if near else []
+                unknown += _may_mention(near, spelled, set(), run.planner, run.read, run.words) if near else []
             if not picked and not unknown:
                 break
             # every name followed so far: a file picked again keeps what an earlier round kept
@@ -338,6 +338,8 @@ class _Run:
         self.complete = True
         self.judges: Optional[Dict[str, object]] = None
         self.progress: Optional[Callable[[int, int], None]] = None
+        # the files' words, for the steps that pick files by name: through the cache by digest
+        self.words = Words(self.read, cache, self.texts)
 
     def keys(self, stage: str) -> List[Optional[str]]:
         """Every file's result key (None for a file that cannot be read)."""
@@ -430,7 +432,7 @@ class _Run:
 
 def _may_mention(
     entries: Sequence[_Entry], callers_of: Set[str], defined: Set[str], planner: Planner,
-    read: Callable[[str], bytes] = read_file,
+    read: Callable[[str], bytes] = read_file, words: Optional[Words] = None,
 ) -> List[_Entry]:
     """Of files whose names were never resolved, those that may name one of `callers_of` or
     define one of `defined`. A module names `a.b.f` only through its imports, the chains it
@@ -452,6 +454,7 @@ def _may_mention(
             continue
         parts = tuple(part.encode() for part in name.split("."))
         by_last.setdefault(parts[-1], []).append(parts)
+    words_in = words if words is not None else Words(read)
     out = []
     for entry in entries:
         module = planner.module_name(entry.path)[0]
@@ -460,9 +463,8 @@ def _may_mention(
             continue
         if not by_last:
             continue
-        try:
-            words = words_of(read(entry.path))
-        except OSError:
+        words = words_in.of(entry.path)
+        if words is None:
             continue  # as it was when the pre-filter tried: its result says why
         words.update(part.encode() for part in module.split("."))
         if any(
@@ -578,10 +580,12 @@ class _Low:
     that round, an exposed file not seen whole that names one of its functions: the
     answer was yes already."""
 
-    def __init__(self, entries: Sequence[_Entry], planner: Planner, read: Callable[[str], bytes] = read_file):
+    def __init__(self, entries: Sequence[_Entry], planner: Planner, read: Callable[[str], bytes] = read_file,
+                 words: Optional[Words] = None):
         self.entries = entries
         self.planner = planner
         self.read = read
+        self.words = words
         # what each file writes, as the first round found it (later rounds do not record it)
         self.written = {index: entry.low_level for index, entry in enumerate(entries) if entry.low_level is not None}
         self._contexts = None
@@ -637,6 +641,7 @@ class _Low:
                 factories,
                 self.written,
                 self.read,
+                self.words,
             )
         return self._contexts
 

@@ -1,0 +1,98 @@
+"""The words of a run's files, for the steps that pick files by the names they may write.
+
+The low-context step (tvmlint.run.low_contexts) and the later rounds' search of the files
+whose names were never resolved (tvmlint.run.runner._may_mention) ask of many files, most
+of them unchanged since the last run, whether a name's parts are among their words. Making
+those words means reading and splitting every file again: on a project of 1,500 files that
+was most of a one-file check after an edit. The words are a function of the bytes alone, so
+the result cache keeps them under the file's content digest (`ResultCache.words`), and a run
+whose keys vouched for a file's digest reads them from there instead of from the file.
+
+A file's words are kept as one string, sorted and joined by spaces. A name made of word
+bytes alone is a substring of the file exactly when it is a substring of one of its words,
+which is the question the callers ask before splitting (`holds_any`).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Dict, Iterable, Optional, Set
+
+from tvmlint.base.source import read_file
+
+# every byte that cannot be part of an identifier, to a space: the rest split into words
+# (bytes above 127 stay: a non-ASCII identifier is one word of its encoded bytes)
+NOT_WORD = bytes(
+    byte if chr(byte).isalnum() and byte < 128 or byte == ord("_") or byte > 127 else ord(" ") for byte in range(256)
+)
+_WORD_BYTES = frozenset(byte for byte in range(256) if NOT_WORD[byte] != ord(" "))
+
+
+def words_of(data: bytes) -> Set[bytes]:
+    return set(data.translate(NOT_WORD).split())
+
+
+def joined(data: bytes) -> bytes:
+    """`words_of(data)` as it is kept: sorted, joined by spaces."""
+    return b" ".join(sorted(words_of(data)))
+
+
+class Words:
+    """The words of a run's files, each file's made once a run and, with a result cache,
+    kept under its content digest. `read`: the run's reader (a buffer in place of its file:
+    a path in `buffers` is never looked up in the cache, its file may say otherwise)."""
+
+    def __init__(self, read: Callable[[str], bytes] = read_file, cache=None, buffers: Iterable[str] = ()):
+        self.read = read
+        self.cache = cache
+        self.buffers = frozenset(buffers)
+        self._joined: Dict[str, Optional[bytes]] = {}
+
+    def joined(self, path: str) -> Optional[bytes]:
+        """A file's words, sorted and joined by spaces; None when it cannot be read."""
+        try:
+            return self._joined[path]
+        except KeyError:
+            pass
+        found = self._from_cache(path)
+        if found is None:
+            try:
+                data = self.read(path)
+            except OSError:
+                data = None  # as it was when the cheap stage tried: its result says why
+            if data is not None:
+                found = joined(data)
+                if self.cache is not None and path not in self.buffers:
+                    from tvmlint.run.cache import content_digest
+
+                    self.cache.put_words(content_digest(data), found)
+        self._joined[path] = found
+        return found
+
+    def _from_cache(self, path: str) -> Optional[bytes]:
+        if self.cache is None or path in self.buffers:
+            return None
+        digest = self.cache.known_digest(path)  # what the run's keys took the file to be
+        return self.cache.get_words(digest) if digest is not None else None
+
+    def of(self, path: str) -> Optional[Set[bytes]]:
+        """A file's words (a new set, the caller's to change); None when it cannot be read."""
+        found = self.joined(path)
+        return None if found is None else set(found.split())
+
+    def holds_any(self, path: str, needles: Iterable[bytes]) -> Optional[bool]:
+        """Whether one of `needles` is a substring of the file (None: it cannot be read). A
+        needle of word bytes is asked of the words; any other, of the file's bytes."""
+        needles = list(needles)
+        plain = [needle for needle in needles if _WORD_BYTES.issuperset(needle)]
+        found = self.joined(path)
+        if found is None:
+            return None
+        if any(needle in found for needle in plain):
+            return True
+        if len(plain) == len(needles):
+            return False
+        try:
+            data = self.read(path)
+        except OSError:
+            return None
+        return any(needle in data for needle in needles if needle not in plain)
