@@ -49,6 +49,7 @@ class Planner:
         # each path's directory record (None: not a regular file), looked up once a run: the
         # cache keys, the rounds and the low-context step ask for every file's task again
         self._of_path: Dict[str, Optional[_Directory]] = {}
+        self._settings: Dict[str, Settings] = {}  # each path's, found once a run (a stat each)
         self._packages: Dict[Path, Tuple[str, ...]] = {}
         self._contexts: Dict[Tuple[int, int], Tuple[Settings, frozenset, str]] = {}
         # codes the project gate leaves out of this run, per target release (tvmlint.run.gate)
@@ -59,13 +60,20 @@ class Planner:
     def task(
         self, index: int, path: str, follow: Follow = None, confirm: bool = False, defer_low: bool = False,
     ) -> Task:
-        settings = self.resolver.for_path(path)
+        settings = self.settings(path)
         module_name, is_package = self.module_name(path)
         return Task(
             self.shown(path), module_name, self._codes(settings, path), settings.target_version, is_package,
             path=path, index=index, prefilter=self.prefilter, follow=follow, cached=self.cached, confirm=confirm,
             defer_low=defer_low, max_bytes=settings.max_file_bytes, max_seconds=settings.analysis_seconds,
         )
+
+    def settings(self, path: str) -> Settings:
+        """The resolver's settings for a path of the run."""
+        found = self._settings.get(path)
+        if found is None:
+            found = self._settings[path] = self.resolver.for_path(path)
+        return found
 
     def _codes(self, settings: Settings, path: str) -> FrozenSet[str]:
         codes = settings.codes_for(path)
@@ -82,7 +90,7 @@ class Planner:
 
     def context(self, task: Task) -> str:
         """The settings and rule codes a task was made with, as a cache key takes them."""
-        settings = self.resolver.for_path(task.path)
+        settings = self.settings(task.path)
         key = (id(settings), id(task.codes))
         known = self._contexts.get(key)
         if known is None:  # both objects are kept with it, so their ids stay their own
