@@ -15,9 +15,10 @@ the start of a run and written once at its end. It holds:
   result key. The project-wide step (contexts followed across modules) depends
   on every file, so only a run where no file changed reuses it; it then reads
   no result and imports no rule. A changed helper reaches its callers.
-- `words`: content digest -> the file's words (tvmlint.run.words), which the steps
-  that pick files by name ask of most files of a run: kept for the digests `files`
-  knows, so a run reads them instead of every unchanged file.
+- `facts`: (content digest, question) -> what those bytes answer: a file's words
+  (tvmlint.run.words), whether a project-gate pattern matches it (tvmlint.run.gate).
+  A run asks them of most files of a project, nearly all unchanged: kept for the
+  digests `files` knows, they are read from here instead of from every file.
 
 The store lives in the checked tree, and unpickling runs code: a repository
 could ship one. So a store is sealed with an HMAC under a key of the user's own,
@@ -150,14 +151,14 @@ class ResultCache:
         self.files: Dict[str, FileState] = {}
         self.results: Dict[str, Tuple[int, bytes]] = {}  # key -> (day last used, packed result)
         self.runs: Dict[str, Tuple[int, bytes]] = {}
-        self.words: Dict[str, bytes] = {}  # content digest -> the words of those bytes
+        self.facts: Dict[Tuple[str, str], object] = {}  # (content digest, question) -> answer
         self._used: set = set()
         self._load()
 
     def _load(self) -> None:
         stored = self._read()
         if stored is not None:
-            self.files, self.results, self.runs, self.words = stored
+            self.files, self.results, self.runs, self.facts = stored
 
     def _read(self):
         if self.key_bytes is None:
@@ -228,12 +229,13 @@ class ResultCache:
         self.writes += 1
         self._changed = True
 
-    def get_words(self, digest: str) -> Optional[bytes]:
-        return self.words.get(digest)
+    def get_fact(self, digest: str, question: str) -> object:
+        """What content of this digest answered to `question` (a pure function of the bytes), or None."""
+        return self.facts.get((digest, question))
 
-    def put_words(self, digest: str, joined: bytes) -> None:
-        if self.words.get(digest) != joined:
-            self.words[digest] = joined
+    def put_fact(self, digest: str, question: str, answer: object) -> None:
+        if self.facts.get((digest, question)) != answer:
+            self.facts[(digest, question)] = answer
             self._changed = True
 
     def get_run(self, key: str) -> Optional[bytes]:
@@ -266,7 +268,7 @@ class ResultCache:
 
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
             try:
-                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs, self.words),
+                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs, self.facts),
                                     protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(handle, "wb") as out:
                     out.write(SEAL + _seal(self.key_bytes, body) + body)
@@ -290,7 +292,7 @@ class ResultCache:
         theirs = self._read()
         if theirs is None:
             return
-        for mine, other in zip((self.files, self.results, self.runs, self.words), theirs):
+        for mine, other in zip((self.files, self.results, self.runs, self.facts), theirs):
             for key, value in other.items():
                 mine.setdefault(key, value)
 
@@ -301,9 +303,9 @@ class ResultCache:
         self.runs = dict(sorted(self.runs.items(), key=lambda item: item[1][0])[-KEEP_RUNS:])
         # a file unread for a month is hashed once more, then vouched for again
         self.files = {k: v for k, v in self.files.items() if v[1] >= oldest_ns}
-        # words only of content some file still has: an edited file's old words go
+        # facts only of content some file still has: an edited file's old ones go
         current = {state[2] for state in self.files.values()}
-        self.words = {digest: words for digest, words in self.words.items() if digest in current}
+        self.facts = {key: answer for key, answer in self.facts.items() if key[0] in current}
         # results of files edited often pile up within a month: past a few per file the store
         # knows (each file has a result per stage, and per settings), the least recently used go
         limit = RESULTS_PER_FILE * len(self.files) + SPARE_RESULTS

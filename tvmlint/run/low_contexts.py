@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import re
 from typing import (
     Callable,
@@ -192,6 +193,9 @@ class LowContexts:
         # module id -> the run's files of that module name; file -> its module id
         self._members: List[Tuple[int, ...]] = []
         self._module_of: List[int] = []
+        self._ids: Dict[str, int] = {}
+        self._module_names: List[str] = []
+        self._modules_digest = ""
 
     def _words(self, index: int) -> Optional[Set[bytes]]:
         """A file's words and its module name's parts; None when it cannot be read (as it was
@@ -206,13 +210,30 @@ class LowContexts:
         (a `with`, or a call of `__enter__`); worked out once, whatever level is asked about."""
         found = self._named.get(index)
         if found is None:
-            words = self._words(index)
-            if words is None:
+            if self._by_last is None:
+                self._modules()
+            # kept in the cache by module name (ids are the run's own), with the run's module
+            # names that the answer depends on: another set of them asks again, and replaces it
+            path, question = self.paths[index], f"names {self.modules[index]}"
+            answer = self.words.fact(path, question, lambda: self._names_in(index))
+            if answer is not None and answer[0] != self._modules_digest:
+                answer = self._names_in(index)
+                self.words.replace_fact(path, question, answer)
+            if answer is None:
                 found = ((), False)
             else:
-                found = (tuple(sorted(self._named_by(words))), b"with" in words or b"__enter__" in words)
+                found = (tuple(sorted(self._ids[name] for name in answer[1])), answer[2])
             found = self._named[index] = self._shared.setdefault(found, found)
         return found
+
+    def _names_in(self, index: int) -> Optional[Tuple[str, Tuple[str, ...], bool]]:
+        """The digest of the run's module names, the names of those a file may name, and
+        whether it may enter a context."""
+        words = self._words(index)
+        if words is None:
+            return None
+        named = tuple(self._module_names[known] for known in sorted(self._named_by(words)))
+        return self._modules_digest, named, b"with" in words or b"__enter__" in words
 
     def _modules(self) -> None:
         """Every module name of the run once, with its files (names may repeat), and each
@@ -227,6 +248,10 @@ class LowContexts:
             members[known].append(index)
             self._module_of.append(known)
         self._members = [tuple(files) for files in members]
+        self._ids = ids
+        self._module_names = list(ids)  # by id: ids are given in order
+        # what a file names depends on the run's module names too: a cached answer says which
+        self._modules_digest = hashlib.blake2b("\n".join(sorted(ids)).encode(), digest_size=16).hexdigest()
         self._by_last = {}
         unusual = []
         for module, known in ids.items():

@@ -212,7 +212,7 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
 
         if prefilter and entries and gated:
             # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
-            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver, run.texts)
+            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver, run.texts, run.words)
             if run.planner.withheld and keys is not None:
                 keys = run.keys(stage)
         run.progress = how.progress
@@ -338,14 +338,24 @@ class _Run:
         self.complete = True
         self.judges: Optional[Dict[str, object]] = None
         self.progress: Optional[Callable[[int, int], None]] = None
+        # each file's content digest as the run's keys took it (None: it could not be read)
+        self.digests: Dict[str, Optional[str]] = {}
         # the files' words, for the steps that pick files by name: through the cache by digest
-        self.words = Words(self.read, cache, self.texts)
+        self.words = Words(self.read, cache, self.texts, self.digests)
 
     def keys(self, stage: str) -> List[Optional[str]]:
-        """Every file's result key (None for a file that cannot be read)."""
+        """Every file's result key (None for a file that cannot be read). A file's digest is
+        taken once a run: keys made again (the gate left rules out) take the same content."""
         keys: List[Optional[str]] = []
+        digests = self.digests
         for index, entry in enumerate(self.entries):
-            digest = self.cache.digest(entry.path) if entry.path not in self.texts else None
+            path = entry.path
+            if path in self.texts:
+                digest = None
+            elif path in digests:
+                digest = digests[path]
+            else:
+                digest = digests[path] = self.cache.digest(path)
             keys.append(self._key(self.planner.task(index, entry.path), digest, stage) if digest else None)
         return keys
 
@@ -463,10 +473,16 @@ def _may_mention(
             continue
         if not by_last:
             continue
+        holds = words_in.holds_any(entry.path, by_last)
+        if holds is None:
+            continue  # as it was when the pre-filter tried: its result says why
+        own = [part.encode() for part in module.split(".")]
+        if not holds and by_last.keys().isdisjoint(own):
+            continue  # no name's last part is a word of it: its words need not be made
         words = words_in.of(entry.path)
         if words is None:
-            continue  # as it was when the pre-filter tried: its result says why
-        words.update(part.encode() for part in module.split("."))
+            continue
+        words.update(own)
         if any(
             all(part in words for part in parts)
             for last in words.intersection(by_last) for parts in by_last[last]

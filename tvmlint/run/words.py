@@ -5,7 +5,7 @@ whose names were never resolved (tvmlint.run.runner._may_mention) ask of many fi
 of them unchanged since the last run, whether a name's parts are among their words. Making
 those words means reading and splitting every file again: on a project of 1,500 files that
 was most of a one-file check after an edit. The words are a function of the bytes alone, so
-the result cache keeps them under the file's content digest (`ResultCache.words`), and a run
+the result cache keeps them under the file's content digest (`ResultCache.facts`), and a run
 whose keys vouched for a file's digest reads them from there instead of from the file.
 
 A file's words are kept as one string, sorted and joined by spaces. A name made of word
@@ -24,6 +24,7 @@ from tvmlint.base.source import read_file
 NOT_WORD = bytes(
     byte if chr(byte).isalnum() and byte < 128 or byte == ord("_") or byte > 127 else ord(" ") for byte in range(256)
 )
+WORDS = "words"  # the question the cache keeps a file's words under
 _WORD_BYTES = frozenset(byte for byte in range(256) if NOT_WORD[byte] != ord(" "))
 
 
@@ -41,10 +42,13 @@ class Words:
     kept under its content digest. `read`: the run's reader (a buffer in place of its file:
     a path in `buffers` is never looked up in the cache, its file may say otherwise)."""
 
-    def __init__(self, read: Callable[[str], bytes] = read_file, cache=None, buffers: Iterable[str] = ()):
+    def __init__(self, read: Callable[[str], bytes] = read_file, cache=None, buffers: Iterable[str] = (),
+                 digests: Optional[Dict[str, Optional[str]]] = None):
         self.read = read
         self.cache = cache
         self.buffers = frozenset(buffers)
+        # path -> its content digest as the run's cache keys took it
+        self.digests = digests if digests is not None else {}
         self._joined: Dict[str, Optional[bytes]] = {}
 
     def joined(self, path: str) -> Optional[bytes]:
@@ -64,15 +68,34 @@ class Words:
                 if self.cache is not None and path not in self.buffers:
                     from tvmlint.run.cache import content_digest
 
-                    self.cache.put_words(content_digest(data), found)
+                    self.cache.put_fact(content_digest(data), WORDS, found)
         self._joined[path] = found
         return found
 
     def _from_cache(self, path: str) -> Optional[bytes]:
         if self.cache is None or path in self.buffers:
             return None
-        digest = self.cache.known_digest(path)  # what the run's keys took the file to be
-        return self.cache.get_words(digest) if digest is not None else None
+        digest = self.digests.get(path)  # what the run's keys took the file to be
+        return self.cache.get_fact(digest, WORDS) if digest is not None else None
+
+    def fact(self, path: str, question: str, answer: Callable[[], object]) -> object:
+        """`answer()`, a function of the file's bytes (None: it cannot be read), kept in the
+        cache under the file's digest and `question` (which names whatever else it depends on)."""
+        digest = None if self.cache is None or path in self.buffers else self.digests.get(path)
+        if digest is not None:
+            known = self.cache.get_fact(digest, question)
+            if known is not None:
+                return known
+        found = answer()
+        if digest is not None and found is not None:
+            self.cache.put_fact(digest, question, found)
+        return found
+
+    def replace_fact(self, path: str, question: str, answer: object) -> None:
+        """Keep `answer` for `question` in place of the cached one (what it depended on changed)."""
+        digest = None if self.cache is None or path in self.buffers else self.digests.get(path)
+        if digest is not None and answer is not None:
+            self.cache.put_fact(digest, question, answer)
 
     def of(self, path: str) -> Optional[Set[bytes]]:
         """A file's words (a new set, the caller's to change); None when it cannot be read."""
