@@ -276,6 +276,9 @@ class ResultCache:
             except BaseException:
                 os.unlink(temporary)
                 raise
+            status = os.stat(self.path)
+            # what it holds now is this run's: a later save merges only what others wrote after
+            self._loaded_as = (status.st_mtime_ns, status.st_size, status.st_ino)
             self._changed = False
             self._drop_other_stores()
         except OSError:

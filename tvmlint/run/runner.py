@@ -98,7 +98,8 @@ class RunTask:
     `progress(done, total)`: told as each file of the first round is checked; `notes`: what
     discovery had to say; `texts`: path -> the text to check instead of the file's (an
     editor's buffer); `gated`: the project gate (tvmlint.run.gate) may leave rules out, and the
-    run's findings may be kept whole (off: the run tells whether it is `settled`)."""
+    run's findings may be kept whole (off: the run tells whether it is `settled`); `store`: the
+    result cache, when an earlier run of the same check opened it (read once, not twice)."""
 
     jobs: Optional[int] = None
     use_cache: bool = True
@@ -107,6 +108,7 @@ class RunTask:
     notes: Tuple[str, ...] = ()
     texts: Optional[Dict[str, str]] = None
     gated: bool = True
+    store: Optional[object] = None
 
 
 def check_paths(
@@ -141,13 +143,23 @@ def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, 
         return check_files(named, resolver, how)
     texts = how.texts
     buffers_only = texts is not None and all(path in texts for path in named)  # nothing of theirs is cached
-    alone = check_files(named, resolver, replace(how, use_cache=how.use_cache and not buffers_only, gated=False))
-    if alone.settled:
-        return alone
-    context = _project_context(given, named, resolver)
-    if not context:
-        return alone
-    return check_files(named, resolver, how, context=context)
+    opened = None
+    if how.use_cache and how.store is None and not buffers_only:
+        # the file alone, then maybe its project: one store, read once and written once (a cache
+        # that cannot be used is left to each run to say so)
+        opened = _open_cache(resolver, [])
+        how = replace(how, store=opened)
+    try:
+        alone = check_files(named, resolver, replace(how, use_cache=how.use_cache and not buffers_only, gated=False))
+        if alone.settled:
+            return alone
+        context = _project_context(given, named, resolver)
+        if not context:
+            return alone
+        return check_files(named, resolver, how, context=context)
+    finally:
+        if opened is not None:
+            opened.save()
 
 
 def _project_context(given: List[str], named: List[str], resolver: SettingsResolver) -> List[str]:
@@ -192,7 +204,11 @@ def _named_only(report: RunReport, named: List[str], resolver: SettingsResolver)
 
 def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTask, report: RunReport) -> RunReport:
     prefilter, gated = how.prefilter, how.gated
-    cache = _open_cache(resolver, report.notes) if how.use_cache and entries else None
+    cache = None
+    if how.use_cache and entries:
+        cache = how.store if how.store is not None else _open_cache(resolver, report.notes)
+        if cache is not None:
+            cache.hits = 0  # this run's
     jobs = default_jobs() if how.jobs is None else max(1, how.jobs)
     run = _Run(entries, Planner(resolver, prefilter, cached=cache is not None), cache, jobs, how.texts)
     # one set of worker processes for all of the run's rounds
@@ -207,7 +223,8 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
                 report.findings, report.files_analysed = unpack_findings(packed)
                 report.findings = _fixable_only(report.findings, resolver)
                 report.cache_hits = len(entries)
-                cache.save()
+                if how.store is None:  # else whoever opened it saves it
+                    cache.save()
                 return report
 
         if prefilter and entries and gated:
@@ -302,7 +319,8 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
             report.cache_hits = cache.hits
             if whole is not None and run.complete:
                 cache.put_run(whole, pack_findings(report.findings, report.files_analysed))
-            cache.save()
+            if how.store is None:  # else whoever opened it saves it
+                cache.save()
         report.findings = _fixable_only(report.findings, resolver)  # after the cache: it keeps every fix
         return report
 
@@ -356,10 +374,11 @@ class _Run:
                 digest = digests[path]
             else:
                 digest = digests[path] = self.cache.digest(path)
-            keys.append(self._key(self.planner.task(index, entry.path), digest, stage) if digest else None)
+            keys.append(self.cache.key(digest, *self.planner.key_parts(path), stage) if digest else None)
         return keys
 
     def _key(self, task: Task, digest: str, stage: str) -> str:
+        # the parts `Planner.key_parts` gives, in its order
         return self.cache.key(digest, self.planner.context(task), task.shown, task.module_name, task.is_package, stage)
 
     def indices(self, chosen: List[_Entry]) -> List[int]:

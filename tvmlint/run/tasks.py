@@ -88,13 +88,22 @@ class Planner:
             self._keep.append(codes)  # its id stays its own while the run lasts
         return gated
 
+    def key_parts(self, path: str) -> Tuple[str, str, str, bool]:
+        """What a cache key takes of a path's task (its `context`, shown path, module name and
+        whether it is a package), without making the task: keys are made for every file."""
+        settings = self.settings(path)
+        module_name, is_package = self.module_name(path)
+        return self._context(settings, self._codes(settings, path)), self.shown(path), module_name, is_package
+
     def context(self, task: Task) -> str:
         """The settings and rule codes a task was made with, as a cache key takes them."""
-        settings = self.settings(task.path)
-        key = (id(settings), id(task.codes))
+        return self._context(self.settings(task.path), task.codes)
+
+    def _context(self, settings: Settings, codes: FrozenSet[str]) -> str:
+        key = (id(settings), id(codes))
         known = self._contexts.get(key)
         if known is None:  # both objects are kept with it, so their ids stay their own
-            known = self._contexts[key] = (settings, task.codes, f"{settings.fingerprint()}\x1f{sorted(task.codes)!r}")
+            known = self._contexts[key] = (settings, codes, f"{settings.fingerprint()}\x1f{sorted(codes)!r}")
         return known[2]
 
     def module_name(self, path: str) -> Tuple[str, bool]:
