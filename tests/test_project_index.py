@@ -108,6 +108,33 @@ def test_after_its_own_edit_a_file_that_reads_its_project_reports_what_the_whole
     assert report.cache_hits >= 6  # the other files' results came from the index
 
 
+def test_a_file_that_read_its_project_last_time_goes_to_it_at_once(relay_era, monkeypatch):
+    # passes.py is then analysed once, in its project, not first alone as well
+    from tvmlint.run import runner
+
+    resolver = SettingsResolver(cwd=relay_era.parent)
+    helper, caller = relay_era / "passes.py", relay_era / "compile_model.py"
+    runs = []
+    real = runner.check_files
+    monkeypatch.setattr(runner, "check_files", lambda named, *a, **k: runs.append(bool(k.get("context"))) or real(named, *a, **k))
+    first = check_paths([helper], resolver, jobs=1, project=True)
+    assert runs == [False, True] and [f.code for f in first.findings] == ["TVM101"]
+    helper.write_text(helper.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    runs.clear()
+    again = check_paths([helper], resolver, jobs=1, project=True)
+    assert runs == [True] and again.context_files == 6
+    assert [(f.code, f.message) for f in again.findings] == [(f.code, f.message) for f in first.findings]
+    # a file that settled alone is still checked alone first
+    runs.clear()
+    check_paths([caller], resolver, jobs=1, project=True)
+    check_paths([caller], resolver, jobs=1, project=True)
+    assert runs == [False, False]
+    # without the cache there is nothing to go by
+    runs.clear()
+    check_paths([helper], resolver, jobs=1, use_cache=False, project=True)
+    assert runs == [False, True]
+
+
 def test_only_a_file_whose_findings_wait_on_others_reads_the_project(relay_era):
     resolver = SettingsResolver(cwd=relay_era.parent)
     # compile_model.py's findings are its own: checked alone (the project gate off), it settles

@@ -19,6 +19,9 @@ the start of a run and written once at its end. It holds:
   (tvmlint.run.words), whether a project-gate pattern matches it (tvmlint.run.gate).
   A run asks them of most files of a project, nearly all unchanged: kept for the
   digests `files` knows, they are read from here instead of from every file.
+- `readers`: the files (by absolute path) whose last check on their own had to read
+  their project (tvmlint.run.runner._in_project): the next check of one goes to its
+  project at once, without the check alone that would only find that out again.
 
 The store lives in the checked tree, and unpickling runs code: a repository
 could ship one. So a store is sealed with an HMAC under a key of the user's own,
@@ -152,13 +155,14 @@ class ResultCache:
         self.results: Dict[str, Tuple[int, bytes]] = {}  # key -> (day last used, packed result)
         self.runs: Dict[str, Tuple[int, bytes]] = {}
         self.facts: Dict[Tuple[str, str], object] = {}  # (content digest, question) -> answer
+        self.readers: Dict[str, bool] = {}  # absolute path -> its last one-file check read its project
         self._used: set = set()
         self._load()
 
     def _load(self) -> None:
         stored = self._read()
         if stored is not None:
-            self.files, self.results, self.runs, self.facts = stored
+            self.files, self.results, self.runs, self.facts, self.readers = stored
 
     def _read(self):
         if self.key_bytes is None:
@@ -176,7 +180,7 @@ class ResultCache:
             stored = pickle.loads(body)
         except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
             return None  # damaged, or of another format: start afresh
-        if not (isinstance(stored, tuple) and len(stored) == 5 and stored[0] == STORE_FORMAT):
+        if not (isinstance(stored, tuple) and len(stored) == 6 and stored[0] == STORE_FORMAT):
             return None
         self._loaded_as = (status.st_mtime_ns, status.st_size, status.st_ino)
         return stored[1:]
@@ -238,6 +242,19 @@ class ResultCache:
             self.facts[(digest, question)] = answer
             self._changed = True
 
+    def read_its_project(self, path: str) -> bool:
+        """Whether the last check of this file on its own read its project."""
+        return self.readers.get(os.path.abspath(path), False)
+
+    def note_read_its_project(self, path: str, read: bool) -> None:
+        where = os.path.abspath(path)
+        if self.readers.get(where, False) != read:
+            if read:
+                self.readers[where] = True
+            else:
+                self.readers.pop(where, None)
+            self._changed = True
+
     def get_run(self, key: str) -> Optional[bytes]:
         return self._use(self.runs, key)
 
@@ -268,7 +285,7 @@ class ResultCache:
 
             handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
             try:
-                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs, self.facts),
+                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs, self.facts, self.readers),
                                     protocol=pickle.HIGHEST_PROTOCOL)
                 with os.fdopen(handle, "wb") as out:
                     out.write(SEAL + _seal(self.key_bytes, body) + body)
@@ -295,7 +312,7 @@ class ResultCache:
         theirs = self._read()
         if theirs is None:
             return
-        for mine, other in zip((self.files, self.results, self.runs, self.facts), theirs):
+        for mine, other in zip((self.files, self.results, self.runs, self.facts, self.readers), theirs):
             for key, value in other.items():
                 mine.setdefault(key, value)
 
@@ -309,6 +326,7 @@ class ResultCache:
         # facts only of content some file still has: an edited file's old ones go
         current = {state[2] for state in self.files.values()}
         self.facts = {key: answer for key, answer in self.facts.items() if key[0] in current}
+        self.readers = {path: read for path, read in self.readers.items() if path in self.files}
         # results of files edited often pile up within a month: past a few per file the store
         # knows (each file has a result per stage, and per settings), the least recently used go
         limit = RESULTS_PER_FILE * len(self.files) + SPARE_RESULTS

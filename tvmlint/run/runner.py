@@ -150,7 +150,17 @@ def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, 
         opened = _open_cache(resolver, [])
         how = replace(how, store=opened)
     try:
+        # A file whose last check alone read its project most likely will again: its project is
+        # read at once, and the file analysed once, not alone first (ungated: often more work)
+        # and then in its project. The project's run gives the same findings either way.
+        if opened is not None and any(opened.read_its_project(path) for path in named):
+            context = _project_context(given, named, resolver)
+            if context:
+                return check_files(named, resolver, how, context=context)
         alone = check_files(named, resolver, replace(how, use_cache=how.use_cache and not buffers_only, gated=False))
+        if opened is not None:
+            for path in named:
+                opened.note_read_its_project(path, not alone.settled)
         if alone.settled:
             return alone
         context = _project_context(given, named, resolver)
