@@ -115,3 +115,25 @@ def test_a_name_is_in_the_words_exactly_when_it_is_in_the_bytes(tmp_path, data):
     for needle in [b"tvm", b"c_d", b"b", b"d as", b"-", b"\xc3\xa9t", b"t\xc3\xa9", b"ok", b"", b"a-b", b"nothing", b"\xff"]:
         assert words.holds_any(str(path), [needle]) == (needle in data), needle
     assert words.holds_any(str(tmp_path / "missing.py"), [b"x"]) is None
+
+
+def test_the_facts_are_read_only_by_a_run_that_asks_for_them(tmp_path, monkeypatch):
+    from tvmlint.run.cache import ResultCache
+
+    write_tree(tmp_path, {"pyproject.toml": '[tool.tvmlint]\ntarget-version = "0.27"\n', "helper.py": HELPER,
+                          "app.py": DEFAULT_CALLER, "contexts.py": CONTEXTS, "entry.py": ENTERS})
+    resolver = SettingsResolver(cwd=tmp_path)
+    whole = _seen(check_paths([tmp_path], resolver, jobs=1))
+    assert list((tmp_path / ".tvmlint_cache").glob("facts-*.pickle"))
+    opened = []
+    real = ResultCache._read_sealed
+    monkeypatch.setattr(ResultCache, "_read_sealed", lambda self, path, length: opened.append(path.name[:6]) or real(self, path, length))
+    # a file that settles alone: the store is read, its facts are not
+    (tmp_path / "app.py").write_text(DEFAULT_CALLER + "# edited\n", encoding="utf-8")
+    check_paths([tmp_path / "app.py"], SettingsResolver(cwd=tmp_path), jobs=1, project=True)
+    assert opened == ["store-"]
+    # the helper waits on its callers: its project's run reads them, and finds what the whole tree does
+    opened.clear()
+    alone = check_paths([tmp_path / "helper.py"], SettingsResolver(cwd=tmp_path), jobs=1, project=True)
+    assert opened == ["store-", "facts-"] and alone.context_files == 3
+    assert _seen(alone) == [line for line in whole if line[0] == "helper.py"] != []

@@ -69,6 +69,10 @@ class Words:
                     from tvmlint.run.cache import content_digest
 
                     self.cache.put_fact(content_digest(data), WORDS, found)
+        if self.cache is None:
+            # kept for the next question about the same file only: a run without the cache does
+            # not hold every file's words at once (tens of megabytes in a tree of 20,000 files)
+            self._joined.clear()
         self._joined[path] = found
         return found
 
