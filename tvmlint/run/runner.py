@@ -149,27 +149,31 @@ def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, 
         # that cannot be used is left to each run to say so)
         opened = _open_cache(resolver, [])
         how = replace(how, store=opened)
-    try:
-        # A file whose last check alone read its project most likely will again: its project is
-        # read at once, and the file analysed once, not alone first (ungated: often more work)
-        # and then in its project. The project's run gives the same findings either way.
-        if opened is not None and any(opened.read_its_project(path) for path in named):
-            context = _project_context(given, named, resolver)
-            if context:
-                return check_files(named, resolver, how, context=context)
-        alone = check_files(named, resolver, replace(how, use_cache=how.use_cache and not buffers_only, gated=False))
-        if opened is not None:
-            for path in named:
-                opened.note_read_its_project(path, not alone.settled)
-        if alone.settled:
-            return alone
+    report = _alone_or_in_project(named, given, resolver, how, buffers_only, opened)
+    if opened is not None:
+        opened.save()  # once, after both runs (a run stopped by an error or Ctrl-C saves nothing)
+    return report
+
+
+def _alone_or_in_project(named: List[str], given: List[str], resolver: SettingsResolver, how: RunTask,
+                         buffers_only: bool, opened) -> RunReport:
+    # A file whose last check alone read its project most likely will again: its project is
+    # read at once, and the file analysed once, not alone first (ungated: often more work)
+    # and then in its project. The project's run gives the same findings either way.
+    if opened is not None and any(opened.read_its_project(path) for path in named):
         context = _project_context(given, named, resolver)
-        if not context:
-            return alone
-        return check_files(named, resolver, how, context=context)
-    finally:
-        if opened is not None:
-            opened.save()
+        if context:
+            return check_files(named, resolver, how, context=context)
+    alone = check_files(named, resolver, replace(how, use_cache=how.use_cache and not buffers_only, gated=False))
+    if opened is not None:
+        for path in named:
+            opened.note_read_its_project(path, not alone.settled)
+    if alone.settled:
+        return alone
+    context = _project_context(given, named, resolver)
+    if not context:
+        return alone
+    return check_files(named, resolver, how, context=context)
 
 
 def _project_context(given: List[str], named: List[str], resolver: SettingsResolver) -> List[str]:
