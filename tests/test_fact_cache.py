@@ -108,13 +108,23 @@ def test_a_project_gate_answer_is_read_from_the_cache(tmp_path, monkeypatch):
     b"import tvm\nfrom a.b import c_d as e\n", b"x = '\xc3\xa9t\xc3\xa9' + y\n", b"", b"a-b c.d\tq\n", b"\x00\xff ok",
 ])
 def test_a_name_is_in_the_words_exactly_when_it_is_in_the_bytes(tmp_path, data):
+    class Facts(dict):  # the two calls Words makes of the result cache
+        def get_fact(self, digest, question):
+            return self.get((digest, question))
+
+        def put_fact(self, digest, question, answer):
+            self[(digest, question)] = answer
+
     path = tmp_path / "f.py"
     path.write_bytes(data)
-    words = Words()
-    assert words.of(str(path)) == words_of(data)
-    for needle in [b"tvm", b"c_d", b"b", b"d as", b"-", b"\xc3\xa9t", b"t\xc3\xa9", b"ok", b"", b"a-b", b"nothing", b"\xff"]:
-        assert words.holds_any(str(path), [needle]) == (needle in data), needle
-    assert words.holds_any(str(tmp_path / "missing.py"), [b"x"]) is None
+    kept = Facts()
+    # the joined words a run keeps in the cache, made now and read back by the next run
+    for words in (Words(), Words(cache=kept, digests={str(path): "d"}), Words(cache=kept, digests={str(path): "d"})):
+        assert words.of(str(path)) == words_of(data)
+        for needle in [b"tvm", b"c_d", b"b", b"d as", b"-", b"\xc3\xa9t", b"t\xc3\xa9", b"ok", b"", b"a-b", b"nothing", b"\xff"]:
+            assert words.holds_any(str(path), [needle]) == (needle in data), needle
+        assert words.holds_any(str(tmp_path / "missing.py"), [b"x"]) is None
+    assert list(kept) == [("d", "words")]
 
 
 def test_the_facts_are_read_only_by_a_run_that_asks_for_them(tmp_path, monkeypatch):

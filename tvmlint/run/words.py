@@ -15,7 +15,7 @@ which is the question the callers ask before splitting (`holds_any`).
 
 from __future__ import annotations
 
-from typing import Callable, Dict, Iterable, Optional, Set
+from typing import Callable, Dict, Iterable, Optional, Set, Tuple
 
 from tvmlint.base.source import read_file
 
@@ -50,37 +50,43 @@ class Words:
         # path -> its content digest as the run's cache keys took it
         self.digests = digests if digests is not None else {}
         self._joined: Dict[str, Optional[bytes]] = {}
+        # without the cache, the file last read: a step asks of it again at once (its words after
+        # a substring test), and a run does not hold every file's bytes or words
+        self._last: Optional[Tuple[str, Optional[bytes]]] = None
 
-    def joined(self, path: str) -> Optional[bytes]:
-        """A file's words, sorted and joined by spaces; None when it cannot be read."""
-        try:
-            return self._joined[path]
-        except KeyError:
-            pass
-        found = self._from_cache(path)
-        if found is None:
+    def _kept(self, path: str) -> bool:
+        """Whether the file's words go through the cache (not a buffer, and a cache to use)."""
+        return self.cache is not None and path not in self.buffers
+
+    def _bytes(self, path: str) -> Optional[bytes]:
+        if self._last is None or self._last[0] != path:
             try:
                 data = self.read(path)
             except OSError:
                 data = None  # as it was when the cheap stage tried: its result says why
-            if data is not None:
-                found = joined(data)
-                if self.cache is not None and path not in self.buffers:
-                    from tvmlint.run.cache import content_digest
+            self._last = (path, data)
+        return self._last[1]
 
-                    self.cache.put_fact(content_digest(data), WORDS, found)
-        if self.cache is None:
-            # kept for the next question about the same file only: a run without the cache does
-            # not hold every file's words at once (tens of megabytes in a tree of 20,000 files)
-            self._joined.clear()
-        self._joined[path] = found
-        return found
-
-    def _from_cache(self, path: str) -> Optional[bytes]:
-        if self.cache is None or path in self.buffers:
-            return None
+    def _joined_words(self, path: str) -> Optional[bytes]:
+        """A kept file's words, sorted and joined by spaces, from the cache or made and put
+        there; None when it cannot be read."""
+        try:
+            return self._joined[path]
+        except KeyError:
+            pass
         digest = self.digests.get(path)  # what the run's keys took the file to be
-        return self.cache.get_fact(digest, WORDS) if digest is not None else None
+        found = self.cache.get_fact(digest, WORDS) if digest is not None else None
+        if found is None:
+            data = self._bytes(path)
+            if data is not None:
+                from tvmlint.run.cache import content_digest
+
+                found = joined(data)
+                # under the digest the run's keys took, when they took one: the bytes are not
+                # hashed twice (a file changed meanwhile leaves the run incomplete anyway)
+                self.cache.put_fact(digest or content_digest(data), WORDS, found)
+        self._joined[path] = found  # the cache's own object: the run holds nothing more
+        return found
 
     def fact(self, path: str, question: str, answer: Callable[[], object]) -> object:
         """`answer()`, a function of the file's bytes (None: it cannot be read), kept in the
@@ -103,23 +109,26 @@ class Words:
 
     def of(self, path: str) -> Optional[Set[bytes]]:
         """A file's words (a new set, the caller's to change); None when it cannot be read."""
-        found = self.joined(path)
+        if not self._kept(path):
+            data = self._bytes(path)
+            return None if data is None else words_of(data)
+        found = self._joined_words(path)
         return None if found is None else set(found.split())
 
     def holds_any(self, path: str, needles: Iterable[bytes]) -> Optional[bool]:
         """Whether one of `needles` is a substring of the file (None: it cannot be read). A
         needle of word bytes is asked of the words; any other, of the file's bytes."""
         needles = list(needles)
+        if not self._kept(path):
+            data = self._bytes(path)
+            return None if data is None else any(needle in data for needle in needles)
         plain = [needle for needle in needles if _WORD_BYTES.issuperset(needle)]
-        found = self.joined(path)
+        found = self._joined_words(path)
         if found is None:
             return None
         if any(needle in found for needle in plain):
             return True
         if len(plain) == len(needles):
             return False
-        try:
-            data = self.read(path)
-        except OSError:
-            return None
-        return any(needle in data for needle in needles if needle not in plain)
+        data = self._bytes(path)
+        return None if data is None else any(needle in data for needle in needles if needle not in plain)
