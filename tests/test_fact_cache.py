@@ -147,3 +147,17 @@ def test_the_facts_are_read_only_by_a_run_that_asks_for_them(tmp_path, monkeypat
     alone = check_paths([tmp_path / "helper.py"], SettingsResolver(cwd=tmp_path), jobs=1, project=True)
     assert opened == ["store-", "facts-"] and alone.context_files == 3
     assert _seen(alone) == [line for line in whole if line[0] == "helper.py"] != []
+
+
+def test_a_facts_file_not_sealed_by_the_user_is_not_read_and_is_replaced(tmp_path):
+    import pickle
+
+    write_tree(tmp_path, {"helper.py": HELPER, "app.py": DEFAULT_CALLER, "contexts.py": CONTEXTS, "entry.py": ENTERS})
+    cached, fresh = _both(tmp_path)
+    [facts] = (tmp_path / ".tvmlint_cache").glob("facts-*.pickle")
+    # an unsealed pickle, as a repository could ship one (its seal is checked before any unpickling)
+    facts.write_bytes(pickle.dumps((3, {("0" * 32, "words"): b"x"})) + b"garbage")
+    (tmp_path / "entry.py").write_text(ENTERS + "# edited\n", encoding="utf-8")
+    again, fresh_again = _both(tmp_path)
+    assert again == fresh_again == fresh and cached == fresh
+    assert facts.read_bytes().startswith(b"tvmlint result store, sealed\n")  # replaced by this run's own
