@@ -152,12 +152,17 @@ def test_the_facts_are_read_only_by_a_run_that_asks_for_them(tmp_path, monkeypat
 def test_a_facts_file_not_sealed_by_the_user_is_not_read_and_is_replaced(tmp_path):
     import pickle
 
+    from tvmlint.run.cache import content_digest
+
     write_tree(tmp_path, {"helper.py": HELPER, "app.py": DEFAULT_CALLER, "contexts.py": CONTEXTS, "entry.py": ENTERS})
     cached, fresh = _both(tmp_path)
+    assert fresh
     [facts] = (tmp_path / ".tvmlint_cache").glob("facts-*.pickle")
-    # an unsealed pickle, as a repository could ship one (its seal is checked before any unpickling)
-    facts.write_bytes(pickle.dumps((3, {("0" * 32, "words"): b"x"})) + b"garbage")
-    (tmp_path / "entry.py").write_text(ENTERS + "# edited\n", encoding="utf-8")
+    # an unsealed pickle, as a repository could ship one (its seal is checked before any
+    # unpickling): read, its empty words for entry.py would hide the context entry.py enters
+    digest = content_digest((tmp_path / "entry.py").read_bytes())
+    facts.write_bytes(pickle.dumps((3, {(digest, "words"): b""})))
+    (tmp_path / "app.py").write_text(DEFAULT_CALLER + "# edited\n", encoding="utf-8")
     again, fresh_again = _both(tmp_path)
     assert again == fresh_again == fresh and cached == fresh
     assert facts.read_bytes().startswith(b"tvmlint result store, sealed\n")  # replaced by this run's own
