@@ -28,13 +28,19 @@ and N files spread over the rest, the findings of `tvmlint check FILE` (in-proce
 project) with the whole tree's on that file, and prints every difference.
 
 Figures are the median and maximum over files and runs, with the load average (1 minute)
-before and after: on a shared machine a figure taken under load says so.
+before and after: on a shared machine a figure taken under load says so. The `tvmlint`
+processes' CPU time (with their workers') is printed beside: other jobs stretch it far less
+than the wall time, so two checkouts are compared by it, in runs taken one after the other
+(`PYTHONPATH=<the other checkout> python benchmarks/one_file.py ...` runs that one). tvmlint's
+modules and rules/ tables are compiled first, as an installed tvmlint's are (`run.py`'s
+compile_bytecode): with PYTHONDONTWRITEBYTECODE set every run would compile them again.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -48,13 +54,21 @@ REPO = Path(__file__).resolve().parent.parent
 PYTHON = sys.executable
 
 
-def tvmlint(*args: str, cwd: Path) -> float:
+# CPU seconds of each `tvmlint` process (its workers' too), by figure: other jobs on a shared
+# machine stretch the wall time far more than the CPU time
+CPU: Dict[str, List[float]] = {}
+
+
+def tvmlint(*args: str, cwd: Path, figure: str = "") -> float:
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     done = subprocess.run([PYTHON, "-m", "tvmlint", "check", "-q", "--exit-zero", *args], cwd=cwd,
                           capture_output=True, text=True)
     took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode != 0:
         raise SystemExit(f"tvmlint check {' '.join(args)} failed ({done.returncode}): {done.stderr[-500:]}")
+    CPU.setdefault(figure, []).append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
     return took
 
 
@@ -145,10 +159,11 @@ def sample(root: Path, count: int, waiting: int) -> List[Path]:
     return picked
 
 
-def summary(name: str, figures: List[float]) -> str:
+def summary(name: str, figures: List[float], cpu: List[float] = ()) -> str:
     if not figures:
-        return f"| {name} | | | |"
-    return f"| {name} | {len(figures)} | {statistics.median(figures):.2f} s | {max(figures):.2f} s |"
+        return f"| {name} | | | | |"
+    used = f"{statistics.median(cpu):.2f} s" if cpu else ""
+    return f"| {name} | {len(figures)} | {statistics.median(figures):.2f} s | {max(figures):.2f} s | {used} |"
 
 
 def main() -> None:
@@ -165,6 +180,7 @@ def main() -> None:
     if not tree.is_dir():
         raise SystemExit(f"{tree}: not a directory (see this script's docstring for how to make it)")
     jobs = ["--jobs", str(args.jobs)] if args.jobs else []
+    compile_bytecode()  # as an installed tvmlint runs: its modules and tables compiled once
     load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="tvmlint-one-file-") as temporary:
         root = Path(temporary) / "project"
@@ -182,18 +198,19 @@ def main() -> None:
             for file in files:
                 name = str(file)
                 shutil.rmtree(root / ".tvmlint_cache", ignore_errors=True)
-                cold = tvmlint(name, *jobs, cwd=root)
+                cold = tvmlint(name, *jobs, cwd=root, figure="cold?")
                 reads = int(timed_snippet(PROJECT_READ, name, root))  # warm: only says which kind
                 kind = "project " if reads else ""
                 figures[kind + "cold"].append(cold)
-                figures[kind + "warm"].append(tvmlint(name, *jobs, cwd=root))
+                CPU.setdefault(kind + "cold", []).append(CPU.pop("cold?")[-1])
+                figures[kind + "warm"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "warm"))
                 with open(root / file, "a", encoding="utf-8") as out:
                     out.write(f"\n# edited {run}\n")
-                figures[kind + "edited"].append(tvmlint(name, *jobs, cwd=root))
+                figures[kind + "edited"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "edited"))
                 if root / file != largest:
                     with open(largest, "a", encoding="utf-8") as out:
                         out.write(f"\n# edited {run} {name}\n")
-                    figures[kind + "other"].append(tvmlint(name, *jobs, cwd=root))
+                    figures[kind + "other"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "other"))
                 if not reads:
                     figures["alone"].append(timed_snippet(ALONE, name, root))
                 figures[kind + "editor"].append(timed_snippet(EDITOR, name, root))
@@ -204,13 +221,15 @@ def main() -> None:
             done = subprocess.run([PYTHON, "-c", VERIFY, str(args.verify)], cwd=root, capture_output=True, text=True)
             print(done.stdout + done.stderr[-2000:], flush=True)
     print(f"\nload {load_before:.2f} -> {os.getloadavg()[0]:.2f}\n")
-    print("| `tvmlint check FILE` | runs | median | max |")
-    print("| --- | --- | --- | --- |")
+    print("| `tvmlint check FILE` | runs | median | max | CPU, median |")
+    print("| --- | --- | --- | --- | --- |")
     for kind, label in (("", "settles alone"), ("project ", "reads the project")):
-        print(summary(f"{label}, cold: no cache (the project's index built by this run)", figures[kind + "cold"]))
-        print(summary(f"{label}, warm: nothing changed", figures[kind + "warm"]))
-        print(summary(f"{label}, warm: FILE edited", figures[kind + "edited"]))
-        print(summary(f"{label}, warm: the project's largest file edited", figures[kind + "other"]))
+        print(summary(f"{label}, cold: no cache (the project's index built by this run)", figures[kind + "cold"],
+                      CPU.get(kind + "cold", [])))
+        print(summary(f"{label}, warm: nothing changed", figures[kind + "warm"], CPU.get(kind + "warm", [])))
+        print(summary(f"{label}, warm: FILE edited", figures[kind + "edited"], CPU.get(kind + "edited", [])))
+        print(summary(f"{label}, warm: the project's largest file edited", figures[kind + "other"],
+                      CPU.get(kind + "other", [])))
         print(summary(f"{label}, editor: check_text_in_project, warm, one process, jobs=1", figures[kind + "editor"]))
     print(summary("reference, settles alone: FILE alone, no project, no cache (in-process, imports included)",
                   figures["alone"]))
@@ -222,6 +241,13 @@ def timed_snippet(code: str, name: str, root: Path) -> float:
     if done.returncode != 0:
         raise SystemExit(f"python -c failed: {done.stderr[-800:]}")
     return float(done.stdout.strip().splitlines()[-1])
+
+
+def compile_bytecode() -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from run import compile_bytecode as compile_all
+
+    compile_all()
 
 
 if __name__ == "__main__":

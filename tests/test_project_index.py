@@ -87,6 +87,54 @@ def test_a_changed_caller_changes_the_answer_and_only_it_is_read_again(relay_era
     assert report.findings == [] and report.cache_hits == 6  # every file but compile_model.py
 
 
+def test_after_its_own_edit_a_file_that_reads_its_project_reports_what_the_whole_tree_does(relay_era):
+    # pre-commit's and an editor's case: the project's index is warm, the file itself changed.
+    # Each answer against a check of the whole tree without the cache
+    cwd = relay_era.parent
+    findings("relay_era", cwd=cwd)
+    helper = relay_era / "passes.py"
+    original = helper.read_text(encoding="utf-8")
+    under_its_own = original.replace("from tvm import relay\n", "import tvm\nfrom tvm import relay\n").replace(
+        "    return relay.transform.FoldScaleAxis()(mod)",
+        "    with tvm.transform.PassContext(opt_level=3):\n        return relay.transform.FoldScaleAxis()(mod)")
+    for text, codes in ((original + "\n# edited\n", ["TVM101"]), (under_its_own, []), (original, ["TVM101"])):
+        helper.write_text(text, encoding="utf-8")
+        alone = findings("relay_era/passes.py", cwd=cwd)
+        assert alone == on("relay_era/passes.py", findings("--no-cache", "relay_era", cwd=cwd))
+        assert [f["code"] for f in alone] == codes
+    helper.write_text(original + "\n# edited again\n", encoding="utf-8")
+    report = check_paths([helper], SettingsResolver(cwd=cwd), jobs=1, project=True)
+    assert (report.files_seen, report.context_files) == (1, 6) and [f.code for f in report.findings] == ["TVM101"]
+    assert report.cache_hits >= 6  # the other files' results came from the index
+
+
+def test_a_file_that_read_its_project_last_time_goes_to_it_at_once(relay_era, monkeypatch):
+    # passes.py is then analysed once, in its project, not first alone as well
+    from tvmlint.run import runner
+
+    resolver = SettingsResolver(cwd=relay_era.parent)
+    helper, caller = relay_era / "passes.py", relay_era / "compile_model.py"
+    runs = []
+    real = runner.check_files
+    monkeypatch.setattr(runner, "check_files", lambda named, *a, **k: runs.append(bool(k.get("context"))) or real(named, *a, **k))
+    first = check_paths([helper], resolver, jobs=1, project=True)
+    assert runs == [False, True] and [f.code for f in first.findings] == ["TVM101"]
+    helper.write_text(helper.read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    runs.clear()
+    again = check_paths([helper], resolver, jobs=1, project=True)
+    assert runs == [True] and again.context_files == 6
+    assert [(f.code, f.message) for f in again.findings] == [(f.code, f.message) for f in first.findings]
+    # a file that settled alone is still checked alone first
+    runs.clear()
+    check_paths([caller], resolver, jobs=1, project=True)
+    check_paths([caller], resolver, jobs=1, project=True)
+    assert runs == [False, False]
+    # without the cache there is nothing to go by
+    runs.clear()
+    check_paths([helper], resolver, jobs=1, use_cache=False, project=True)
+    assert runs == [False, True]
+
+
 def test_only_a_file_whose_findings_wait_on_others_reads_the_project(relay_era):
     resolver = SettingsResolver(cwd=relay_era.parent)
     # compile_model.py's findings are its own: checked alone (the project gate off), it settles

@@ -15,6 +15,16 @@ the start of a run and written once at its end. It holds:
   result key. The project-wide step (contexts followed across modules) depends
   on every file, so only a run where no file changed reuses it; it then reads
   no result and imports no rule. A changed helper reaches its callers.
+- `facts` (a file of its own, `facts-<salt>.pickle`, sealed the same way, read only by
+  a run that asks one): (content digest, question) -> what those bytes answer: a file's
+  words (tvmlint.run.words), whether a project-gate pattern matches it
+  (tvmlint.run.gate), the modules it may name (tvmlint.run.low_contexts). A run over a
+  project asks them of most of its files, nearly all unchanged: kept for the digests
+  `files` knows, they are read from here instead of from every file. Apart, they cost
+  nothing to the many runs that never ask (a file that settles alone).
+- `readers`: the files (by absolute path) whose last check on their own had to read
+  their project (tvmlint.run.runner._in_project): the next check of one goes to its
+  project at once, without the check alone that would only find that out again.
 
 The store lives in the checked tree, and unpickling runs code: a repository
 could ship one. So a store is sealed with an HMAC under a key of the user's own,
@@ -50,7 +60,8 @@ from tvmlint.run.user_dirs import user_cache_dir
 
 DEFAULT_DIR = ".tvmlint_cache"
 STORE_PREFIX = "store-"
-STORE_FORMAT = 2
+FACTS_PREFIX = "facts-"
+STORE_FORMAT = 3
 SEAL = b"tvmlint result store, sealed\n"  # then the HMAC-SHA256 of the pickle, then the pickle
 KEY_NAME = "result-cache.key"
 KEEP_STORES = 4  # other tvmlint builds' stores (an editable install changes with every edit)
@@ -139,6 +150,7 @@ class ResultCache:
         self.salt = f"{code_fingerprint()}:{data_fingerprint()}"
         name = hashlib.blake2b(self.salt.encode(), digest_size=10).hexdigest()
         self.path = directory / f"{STORE_PREFIX}{name}.pickle"
+        self.facts_path = directory / f"{FACTS_PREFIX}{name}.pickle"
         self.hits = 0
         self.writes = 0
         self._today = int(time.time() // DAY)
@@ -147,34 +159,54 @@ class ResultCache:
         self.files: Dict[str, FileState] = {}
         self.results: Dict[str, Tuple[int, bytes]] = {}  # key -> (day last used, packed result)
         self.runs: Dict[str, Tuple[int, bytes]] = {}
+        self._facts: Optional[Dict[Tuple[str, str], object]] = None  # read when first asked
+        self._facts_changed = False
+        self._facts_loaded_as: Optional[Tuple[int, int, int]] = None
+        self.readers: Dict[str, bool] = {}  # absolute path -> its last one-file check read its project
         self._used: set = set()
         self._load()
 
     def _load(self) -> None:
         stored = self._read()
         if stored is not None:
-            self.files, self.results, self.runs = stored
+            self.files, self.results, self.runs, self.readers = stored
 
     def _read(self):
+        found = self._read_sealed(self.path, 5)
+        if found is None:
+            return None
+        self._loaded_as = found[1]
+        return found[0]
+
+    def _read_sealed(self, path: Path, length: int):
+        """(the tables a sealed pickle holds, its file's stamp), or None: missing, not sealed by
+        this user's key (never unpickled, replaced at the end), damaged or of another format."""
         if self.key_bytes is None:
             return None
         try:
-            with open(self.path, "rb") as handle:
+            with open(path, "rb") as handle:
                 status = os.fstat(handle.fileno())
                 data = handle.read()
         except OSError:
             return None
         seal, body = data[len(SEAL) : len(SEAL) + 32], data[len(SEAL) + 32 :]
         if not data.startswith(SEAL) or not hmac.compare_digest(seal, _seal(self.key_bytes, body)):
-            return None  # not sealed by this user's key: never unpickled, replaced at the end
+            return None
         try:
             stored = pickle.loads(body)
         except (EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
             return None  # damaged, or of another format: start afresh
-        if not (isinstance(stored, tuple) and len(stored) == 4 and stored[0] == STORE_FORMAT):
+        if not (isinstance(stored, tuple) and len(stored) == length and stored[0] == STORE_FORMAT):
             return None
-        self._loaded_as = (status.st_mtime_ns, status.st_size, status.st_ino)
-        return stored[1:]
+        return stored[1:], (status.st_mtime_ns, status.st_size, status.st_ino)
+
+    @property
+    def facts(self) -> Dict[Tuple[str, str], object]:
+        if self._facts is None:
+            found = self._read_sealed(self.facts_path, 2)
+            self._facts = found[0][0] if found is not None else {}
+            self._facts_loaded_as = found[1] if found is not None else None
+        return self._facts
 
     def key(self, digest: str, *parts: object) -> str:
         text = "\x1f".join([self.salt, digest, *map(repr, parts)])
@@ -224,6 +256,29 @@ class ResultCache:
         self.writes += 1
         self._changed = True
 
+    def get_fact(self, digest: str, question: str) -> object:
+        """What content of this digest answered to `question` (a pure function of the bytes), or None."""
+        return self.facts.get((digest, question))
+
+    def put_fact(self, digest: str, question: str, answer: object) -> None:
+        facts = self.facts
+        if facts.get((digest, question)) != answer:
+            facts[(digest, question)] = answer
+            self._facts_changed = True
+
+    def read_its_project(self, path: str) -> bool:
+        """Whether the last check of this file on its own read its project."""
+        return self.readers.get(os.path.abspath(path), False)
+
+    def note_read_its_project(self, path: str, read: bool) -> None:
+        where = os.path.abspath(path)
+        if self.readers.get(where, False) != read:
+            if read:
+                self.readers[where] = True
+            else:
+                self.readers.pop(where, None)
+            self._changed = True
+
     def get_run(self, key: str) -> Optional[bytes]:
         return self._use(self.runs, key)
 
@@ -244,40 +299,68 @@ class ResultCache:
 
     def save(self) -> None:
         """Write the store if this run changed it; a read-only or full disk costs speed, never a result."""
-        if not self._changed or self.key_bytes is None:
+        if not (self._changed or self._facts_changed) or self.key_bytes is None:
             return
         try:
-            self._merge_theirs()
-            self._drop_stale()
-            self._prepare()
-            import tempfile
-
-            handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
-            try:
-                body = pickle.dumps((STORE_FORMAT, self.files, self.results, self.runs), protocol=pickle.HIGHEST_PROTOCOL)
-                with os.fdopen(handle, "wb") as out:
-                    out.write(SEAL + _seal(self.key_bytes, body) + body)
-                os.replace(temporary, self.path)
-            except BaseException:
-                os.unlink(temporary)
-                raise
-            self._changed = False
+            if self._changed:
+                self._merge_theirs()
+                self._drop_stale()
+                self._prepare()
+                self._loaded_as = self._write_sealed(self.path, (self.files, self.results, self.runs, self.readers))
+                self._changed = False
+            if self._facts_changed:
+                self._save_facts()
             self._drop_other_stores()
         except OSError:
             pass
 
+    def _save_facts(self) -> None:
+        theirs = self._theirs(self.facts_path, self._facts_loaded_as, 2)
+        facts = self.facts
+        if theirs is not None:
+            for key, value in theirs[0].items():
+                facts.setdefault(key, value)
+        # facts only of content some file still has: an edited file's old ones go
+        current = {state[2] for state in self.files.values()}
+        self._facts = {key: answer for key, answer in facts.items() if key[0] in current}
+        self._prepare()
+        self._facts_loaded_as = self._write_sealed(self.facts_path, (self._facts,))
+        self._facts_changed = False
+
+    def _write_sealed(self, path: Path, tables: tuple) -> Tuple[int, int, int]:
+        """Replace `path` with the sealed pickle of `tables`; its new file's stamp: what it holds
+        now is this run's, so a later save merges only what others write after."""
+        import tempfile
+
+        handle, temporary = tempfile.mkstemp(dir=self.directory, prefix=".tmp-")
+        try:
+            body = pickle.dumps((STORE_FORMAT, *tables), protocol=pickle.HIGHEST_PROTOCOL)
+            with os.fdopen(handle, "wb") as out:
+                out.write(SEAL + _seal(self.key_bytes, body) + body)
+            os.replace(temporary, path)
+        except BaseException:
+            os.unlink(temporary)
+            raise
+        status = os.stat(path)
+        return status.st_mtime_ns, status.st_size, status.st_ino
+
+    def _theirs(self, path: Path, loaded_as, length: int):
+        """What another run wrote to `path` since this one read it, or None."""
+        try:
+            status = os.stat(path)
+        except OSError:
+            return None
+        if (status.st_mtime_ns, status.st_size, status.st_ino) == loaded_as:
+            return None
+        found = self._read_sealed(path, length)
+        return found[0] if found is not None else None
+
     def _merge_theirs(self) -> None:
         """Another run may have written the store since this one read it: keep its entries too."""
-        try:
-            status = os.stat(self.path)
-        except OSError:
-            return
-        if (status.st_mtime_ns, status.st_size, status.st_ino) == self._loaded_as:
-            return
-        theirs = self._read()
+        theirs = self._theirs(self.path, self._loaded_as, 5)
         if theirs is None:
             return
-        for mine, other in zip((self.files, self.results, self.runs), theirs):
+        for mine, other in zip((self.files, self.results, self.runs, self.readers), theirs):
             for key, value in other.items():
                 mine.setdefault(key, value)
 
@@ -288,6 +371,7 @@ class ResultCache:
         self.runs = dict(sorted(self.runs.items(), key=lambda item: item[1][0])[-KEEP_RUNS:])
         # a file unread for a month is hashed once more, then vouched for again
         self.files = {k: v for k, v in self.files.items() if v[1] >= oldest_ns}
+        self.readers = {path: read for path, read in self.readers.items() if path in self.files}
         # results of files edited often pile up within a month: past a few per file the store
         # knows (each file has a result per stage, and per settings), the least recently used go
         limit = RESULTS_PER_FILE * len(self.files) + SPARE_RESULTS
@@ -306,21 +390,20 @@ class ResultCache:
 
     def _drop_other_stores(self) -> None:
         """Other builds' stores but the newest few, and the one-file-per-result layout of old."""
-        # only names tvmlint gives its stores (store-<20 hex digits>.pickle)
-        stores = sorted((p for p in self.directory.glob(f"{STORE_PREFIX}*.pickle") if _STORE_NAME.fullmatch(p.name)), key=_mtime)
-        for old in stores[:-KEEP_STORES - 1]:
-            try:
-                old.unlink()
-            except OSError:
-                pass
+        # only names tvmlint gives its stores (store-<20 hex digits>.pickle, facts-<...>.pickle)
+        for prefix in (STORE_PREFIX, FACTS_PREFIX):
+            named = re.compile(rf"{prefix}[0-9a-f]{{20}}\.pickle")
+            stores = sorted((p for p in self.directory.glob(f"{prefix}*.pickle") if named.fullmatch(p.name)), key=_mtime)
+            for old in stores[:-KEEP_STORES - 1]:
+                try:
+                    old.unlink()
+                except OSError:
+                    pass
         legacy = self.directory / "results"
         if legacy.is_dir():
             import shutil
 
             shutil.rmtree(legacy, ignore_errors=True)
-
-
-_STORE_NAME = re.compile(rf"{STORE_PREFIX}[0-9a-f]{{20}}\.pickle")
 
 
 def _mtime(path: Path) -> int:

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import hashlib
 import re
 from typing import (
     Callable,
@@ -56,16 +57,7 @@ from typing import (
 from tvmlint.analysis.written_levels import literal_levels, merge
 from tvmlint.base.source import read_file
 from tvmlint.knowledge.target import default_levels
-
-# every byte that cannot be part of an identifier, to a space: the rest split into words
-# (bytes above 127 stay: a non-ASCII identifier is one word of its encoded bytes)
-NOT_WORD = bytes(
-    byte if chr(byte).isalnum() and byte < 128 or byte == ord("_") or byte > 127 else ord(" ") for byte in range(256)
-)
-
-
-def words_of(data: bytes) -> Set[bytes]:
-    return set(data.translate(NOT_WORD).split())
+from tvmlint.run.words import Words, words_of  # noqa: F401 (words_of: explain reads it here)
 
 
 class Factories:
@@ -180,9 +172,10 @@ class LowContexts:
     """For one run's files: which waiting findings a low context can reach (see the module)."""
 
     def __init__(self, paths: Sequence[str], modules: Sequence[str], factories: Factories, written: Dict[int, int],
-                 read: Callable[[str], bytes] = read_file):
+                 read: Callable[[str], bytes] = read_file, words: Optional[Words] = None):
         self.paths = paths
         self.read = read  # the run's reader: an editor's buffer in place of its file
+        self.words = words if words is not None else Words(read)  # the files' words, through that reader
         self.modules = modules
         self.factories = factories
         # file -> the lowest level it writes for a context (`lowest_written_level`, worked
@@ -200,31 +193,47 @@ class LowContexts:
         # module id -> the run's files of that module name; file -> its module id
         self._members: List[Tuple[int, ...]] = []
         self._module_of: List[int] = []
+        self._ids: Dict[str, int] = {}
+        self._module_names: List[str] = []
+        self._modules_digest = ""
 
-    def _read(self, index: int) -> Optional[bytes]:
-        try:
-            return self.read(self.paths[index])
-        except OSError:
-            return None  # as it was when the cheap stage tried: its result says why
-
-    def _words(self, index: int, data: bytes) -> Set[bytes]:
-        words = words_of(data)
-        words.update(part.encode() for part in self.modules[index].split("."))
+    def _words(self, index: int) -> Optional[Set[bytes]]:
+        """A file's words and its module name's parts; None when it cannot be read (as it was
+        when the cheap stage tried: its result says why)."""
+        words = self.words.of(self.paths[index])
+        if words is not None:
+            words.update(part.encode() for part in self.modules[index].split("."))
         return words
 
-    def _names(self, index: int, data: Optional[bytes] = None) -> Tuple[Tuple[int, ...], bool]:
+    def _names(self, index: int) -> Tuple[Tuple[int, ...], bool]:
         """The modules (ids of `_members`) a file may name, and whether it may enter a context
         (a `with`, or a call of `__enter__`); worked out once, whatever level is asked about."""
         found = self._named.get(index)
         if found is None:
-            data = self._read(index) if data is None else data
-            if data is None:
+            if self._by_last is None:
+                self._modules()
+            # kept in the cache by module name (ids are the run's own), with the run's module
+            # names that the answer depends on: another set of them asks again, and replaces it
+            path, question = self.paths[index], f"names {self.modules[index]}"
+            answer = self.words.fact(path, question, lambda: self._names_in(index))
+            if answer is not None and answer[0] != self._modules_digest:
+                answer = self._names_in(index)
+                self.words.replace_fact(path, question, answer)
+            if answer is None:
                 found = ((), False)
             else:
-                words = self._words(index, data)
-                found = (tuple(sorted(self._named_by(words))), b"with" in words or b"__enter__" in words)
+                found = (tuple(sorted(self._ids[name] for name in answer[1])), answer[2])
             found = self._named[index] = self._shared.setdefault(found, found)
         return found
+
+    def _names_in(self, index: int) -> Optional[Tuple[str, Tuple[str, ...], bool]]:
+        """The digest of the run's module names, the names of those a file may name, and
+        whether it may enter a context."""
+        words = self._words(index)
+        if words is None:
+            return None
+        named = tuple(self._module_names[known] for known in sorted(self._named_by(words)))
+        return self._modules_digest, named, b"with" in words or b"__enter__" in words
 
     def _modules(self) -> None:
         """Every module name of the run once, with its files (names may repeat), and each
@@ -239,6 +248,10 @@ class LowContexts:
             members[known].append(index)
             self._module_of.append(known)
         self._members = [tuple(files) for files in members]
+        self._ids = ids
+        self._module_names = list(ids)  # by id: ids are given in order
+        # what a file names depends on the run's module names too: a cached answer says which
+        self._modules_digest = hashlib.blake2b("\n".join(sorted(ids)).encode(), digest_size=16).hexdigest()
         self._by_last = {}
         unusual = []
         for module, known in ids.items():
@@ -279,12 +292,9 @@ class LowContexts:
             for index in range(len(self.paths)):
                 if index in sources:
                     continue
-                data = None
-                if index not in self._named:
-                    data = self._read(index)
-                    if data is None or not any(last in data for last in lasts):
-                        continue
-                named, enters = self._names(index, data)
+                if index not in self._named and not self.words.holds_any(self.paths[index], lasts):
+                    continue
+                named, enters = self._names(index)
                 if enters and not written.isdisjoint(named):
                     sources.add(index)
         exposed = set(sources)
@@ -316,10 +326,11 @@ class LowContexts:
         if not by_last:
             return found
         for index in candidates:
-            data = self._read(index)
-            if data is None or not any(last in data for last in by_last):
+            if not self.words.holds_any(self.paths[index], by_last):
                 continue
-            words = self._words(index, data)
+            words = self._words(index)
+            if words is None:
+                continue
             for last in words.intersection(by_last):
                 for name, parts in by_last[last]:
                     if all(part in words for part in parts):

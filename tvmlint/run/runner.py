@@ -52,9 +52,9 @@ from tvmlint.run.engine import (
     parse_error,
 )
 from tvmlint.run.guards import too_large
-from tvmlint.run.low_contexts import words_of
 from tvmlint.run.task import Follow, Task
 from tvmlint.run.tasks import Planner
+from tvmlint.run.words import Words
 from tvmlint.run.workers import Workers, default_jobs
 
 
@@ -98,7 +98,8 @@ class RunTask:
     `progress(done, total)`: told as each file of the first round is checked; `notes`: what
     discovery had to say; `texts`: path -> the text to check instead of the file's (an
     editor's buffer); `gated`: the project gate (tvmlint.run.gate) may leave rules out, and the
-    run's findings may be kept whole (off: the run tells whether it is `settled`)."""
+    run's findings may be kept whole (off: the run tells whether it is `settled`); `store`: the
+    result cache, when an earlier run of the same check opened it (read once, not twice)."""
 
     jobs: Optional[int] = None
     use_cache: bool = True
@@ -107,6 +108,7 @@ class RunTask:
     notes: Tuple[str, ...] = ()
     texts: Optional[Dict[str, str]] = None
     gated: bool = True
+    store: Optional[object] = None
 
 
 def check_paths(
@@ -141,7 +143,31 @@ def _in_project(named: List[str], given: List[str], resolver: SettingsResolver, 
         return check_files(named, resolver, how)
     texts = how.texts
     buffers_only = texts is not None and all(path in texts for path in named)  # nothing of theirs is cached
+    opened = None
+    if how.use_cache and how.store is None and not buffers_only:
+        # the file alone, then maybe its project: one store, read once and written once (a cache
+        # that cannot be used is left to each run to say so)
+        opened = _open_cache(resolver, [])
+        how = replace(how, store=opened)
+    report = _alone_or_in_project(named, given, resolver, how, buffers_only, opened)
+    if opened is not None:
+        opened.save()  # once, after both runs (a run stopped by an error or Ctrl-C saves nothing)
+    return report
+
+
+def _alone_or_in_project(named: List[str], given: List[str], resolver: SettingsResolver, how: RunTask,
+                         buffers_only: bool, opened) -> RunReport:
+    # A file whose last check alone read its project most likely will again: its project is
+    # read at once, and the file analysed once, not alone first (ungated: often more work)
+    # and then in its project. The project's run gives the same findings either way.
+    if opened is not None and any(opened.read_its_project(path) for path in named):
+        context = _project_context(given, named, resolver)
+        if context:
+            return check_files(named, resolver, how, context=context)
     alone = check_files(named, resolver, replace(how, use_cache=how.use_cache and not buffers_only, gated=False))
+    if opened is not None:
+        for path in named:
+            opened.note_read_its_project(path, not alone.settled)
     if alone.settled:
         return alone
     context = _project_context(given, named, resolver)
@@ -192,7 +218,11 @@ def _named_only(report: RunReport, named: List[str], resolver: SettingsResolver)
 
 def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTask, report: RunReport) -> RunReport:
     prefilter, gated = how.prefilter, how.gated
-    cache = _open_cache(resolver, report.notes) if how.use_cache and entries else None
+    cache = None
+    if how.use_cache and entries:
+        cache = how.store if how.store is not None else _open_cache(resolver, report.notes)
+        if cache is not None:
+            cache.hits = 0  # this run's
     jobs = default_jobs() if how.jobs is None else max(1, how.jobs)
     run = _Run(entries, Planner(resolver, prefilter, cached=cache is not None), cache, jobs, how.texts)
     # one set of worker processes for all of the run's rounds
@@ -207,19 +237,20 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
                 report.findings, report.files_analysed = unpack_findings(packed)
                 report.findings = _fixable_only(report.findings, resolver)
                 report.cache_hits = len(entries)
-                cache.save()
+                if how.store is None:  # else whoever opened it saves it
+                    cache.save()
                 return report
 
         if prefilter and entries and gated:
             # rules no file can set off leave the run (tasks, and so cache keys, lose their codes)
-            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver, run.texts)
+            run.planner.withheld = gate.withheld_codes((entry.path for entry in entries), resolver, run.texts, run.words)
             if run.planner.withheld and keys is not None:
                 keys = run.keys(stage)
         run.progress = how.progress
         run.check(range(len(entries)), stage, keys, defer_low=prefilter)
         run.progress = None
         del keys
-        low = _Low(entries, run.planner, run.read)
+        low = _Low(entries, run.planner, run.read, run.words)
         # Files left out because only a context below the default level can set their rules off:
         # those such a context can reach, if any file writes one, are analysed now.
         waiting = [index for index, entry in enumerate(entries) if entry.awaits_low]
@@ -278,10 +309,10 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
             # files whose names the pre-filter never resolved: those that may name one are asked
             # in the round itself (a file that named an earlier round's name was asked then)
             never_resolved = [entry for entry in entries if entry.mentions == UNKNOWN_MENTIONS]
-            unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner, run.read)
+            unknown = _may_mention(never_resolved, elsewhere, defined | local, run.planner, run.read, run.words)
             for folder, spelled in beside.items():
                 near = [entry for entry in never_resolved if _folder(entry.path) == folder and entry not in unknown]
-                unknown += _may_mention(near, spelled, set(), run.planner, run.read) if near else []
+                unknown += _may_mention(near, spelled, set(), run.planner, run.read, run.words) if near else []
             if not picked and not unknown:
                 break
             # every name followed so far: a file picked again keeps what an earlier round kept
@@ -302,7 +333,8 @@ def _check_entries(entries: List[_Entry], resolver: SettingsResolver, how: RunTa
             report.cache_hits = cache.hits
             if whole is not None and run.complete:
                 cache.put_run(whole, pack_findings(report.findings, report.files_analysed))
-            cache.save()
+            if how.store is None:  # else whoever opened it saves it
+                cache.save()
         report.findings = _fixable_only(report.findings, resolver)  # after the cache: it keeps every fix
         return report
 
@@ -338,16 +370,29 @@ class _Run:
         self.complete = True
         self.judges: Optional[Dict[str, object]] = None
         self.progress: Optional[Callable[[int, int], None]] = None
+        # each file's content digest as the run's keys took it (None: it could not be read)
+        self.digests: Dict[str, Optional[str]] = {}
+        # the files' words, for the steps that pick files by name: through the cache by digest
+        self.words = Words(self.read, cache, self.texts, self.digests)
 
     def keys(self, stage: str) -> List[Optional[str]]:
-        """Every file's result key (None for a file that cannot be read)."""
+        """Every file's result key (None for a file that cannot be read). A file's digest is
+        taken once a run: keys made again (the gate left rules out) take the same content."""
         keys: List[Optional[str]] = []
+        digests = self.digests
         for index, entry in enumerate(self.entries):
-            digest = self.cache.digest(entry.path) if entry.path not in self.texts else None
-            keys.append(self._key(self.planner.task(index, entry.path), digest, stage) if digest else None)
+            path = entry.path
+            if path in self.texts:
+                digest = None
+            elif path in digests:
+                digest = digests[path]
+            else:
+                digest = digests[path] = self.cache.digest(path)
+            keys.append(self.cache.key(digest, *self.planner.key_parts(path), stage) if digest else None)
         return keys
 
     def _key(self, task: Task, digest: str, stage: str) -> str:
+        # the parts `Planner.key_parts` gives, in its order
         return self.cache.key(digest, self.planner.context(task), task.shown, task.module_name, task.is_package, stage)
 
     def indices(self, chosen: List[_Entry]) -> List[int]:
@@ -430,7 +475,7 @@ class _Run:
 
 def _may_mention(
     entries: Sequence[_Entry], callers_of: Set[str], defined: Set[str], planner: Planner,
-    read: Callable[[str], bytes] = read_file,
+    read: Callable[[str], bytes] = read_file, words: Optional[Words] = None,
 ) -> List[_Entry]:
     """Of files whose names were never resolved, those that may name one of `callers_of` or
     define one of `defined`. A module names `a.b.f` only through its imports, the chains it
@@ -452,6 +497,7 @@ def _may_mention(
             continue
         parts = tuple(part.encode() for part in name.split("."))
         by_last.setdefault(parts[-1], []).append(parts)
+    words_in = words if words is not None else Words(read)
     out = []
     for entry in entries:
         module = planner.module_name(entry.path)[0]
@@ -460,11 +506,16 @@ def _may_mention(
             continue
         if not by_last:
             continue
-        try:
-            words = words_of(read(entry.path))
-        except OSError:
+        holds = words_in.holds_any(entry.path, by_last)
+        if holds is None:
             continue  # as it was when the pre-filter tried: its result says why
-        words.update(part.encode() for part in module.split("."))
+        own = [part.encode() for part in module.split(".")]
+        if not holds and by_last.keys().isdisjoint(own):
+            continue  # no name's last part is a word of it: its words need not be made
+        words = words_in.of(entry.path)
+        if words is None:
+            continue
+        words.update(own)
         if any(
             all(part in words for part in parts)
             for last in words.intersection(by_last) for parts in by_last[last]
@@ -578,10 +629,12 @@ class _Low:
     that round, an exposed file not seen whole that names one of its functions: the
     answer was yes already."""
 
-    def __init__(self, entries: Sequence[_Entry], planner: Planner, read: Callable[[str], bytes] = read_file):
+    def __init__(self, entries: Sequence[_Entry], planner: Planner, read: Callable[[str], bytes] = read_file,
+                 words: Optional[Words] = None):
         self.entries = entries
         self.planner = planner
         self.read = read
+        self.words = words
         # what each file writes, as the first round found it (later rounds do not record it)
         self.written = {index: entry.low_level for index, entry in enumerate(entries) if entry.low_level is not None}
         self._contexts = None
@@ -637,6 +690,7 @@ class _Low:
                 factories,
                 self.written,
                 self.read,
+                self.words,
             )
         return self._contexts
 

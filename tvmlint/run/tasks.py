@@ -47,6 +47,10 @@ class Planner:
         self.prefilter = prefilter
         self.cached = cached
         self._directories: Dict[str, _Directory] = {}
+        # each path's directory record (None: not a regular file), looked up once a run: the
+        # cache keys, the rounds and the low-context step ask for every file's task again
+        self._of_path: Dict[str, Optional[_Directory]] = {}
+        self._settings: Dict[str, Settings] = {}  # each path's, found once a run (a stat each)
         self._packages: Dict[Path, Tuple[str, ...]] = {}
         self._contexts: Dict[Tuple[int, int], Tuple[Settings, frozenset, str]] = {}
         # codes the project gate leaves out of this run, per target release (tvmlint.run.gate)
@@ -58,7 +62,7 @@ class Planner:
     def task(
         self, index: int, path: str, follow: Follow = None, confirm: bool = False, defer_low: bool = False,
     ) -> Task:
-        settings = self.resolver.for_path(path)
+        settings = self.settings(path)
         module_name, is_package = self.module_name(path)
         return Task(
             self.shown(path), module_name, self._codes(settings, path), settings.target_version, is_package,
@@ -66,6 +70,13 @@ class Planner:
             defer_low=defer_low, max_bytes=settings.max_file_bytes, max_seconds=settings.analysis_seconds,
             own_tree=self._own_tree(settings),
         )
+
+    def settings(self, path: str) -> Settings:
+        """The resolver's settings for a path of the run."""
+        found = self._settings.get(path)
+        if found is None:
+            found = self._settings[path] = self.resolver.for_path(path)
+        return found
 
     def _own_tree(self, settings: Settings) -> Tuple[Tuple[str, str], ...]:
         root = os.fspath(settings.root)
@@ -86,14 +97,23 @@ class Planner:
             self._keep.append(codes)  # its id stays its own while the run lasts
         return gated
 
+    def key_parts(self, path: str) -> Tuple[str, str, str, bool]:
+        """What a cache key takes of a path's task (its `context`, shown path, module name and
+        whether it is a package), without making the task: keys are made for every file."""
+        settings = self.settings(path)
+        module_name, is_package = self.module_name(path)
+        return self._context(settings, self._codes(settings, path)), self.shown(path), module_name, is_package
+
     def context(self, task: Task) -> str:
         """The settings and rule codes a task was made with, as a cache key takes them."""
-        settings = self.resolver.for_path(task.path)
-        key = (id(settings), id(task.codes))
+        return self._context(self.settings(task.path), task.codes)
+
+    def _context(self, settings: Settings, codes: FrozenSet[str]) -> str:
+        key = (id(settings), id(codes))
         known = self._contexts.get(key)
         if known is None:  # both objects are kept with it, so their ids stay their own
             known = self._contexts[key] = (
-                settings, task.codes, f"{settings.fingerprint()}\x1f{sorted(task.codes)!r}\x1f{task.own_tree!r}")
+                settings, codes, f"{settings.fingerprint()}\x1f{sorted(codes)!r}\x1f{self._own_tree(settings)!r}")
         return known[2]
 
     def module_name(self, path: str) -> Tuple[str, bool]:
@@ -121,13 +141,19 @@ class Planner:
     def _directory(self, path: str) -> Optional[_Directory]:
         """The record of a regular file's directory; None for anything else (a link, a
         missing file), which takes the slow road."""
+        try:
+            return self._of_path[path]
+        except KeyError:
+            pass
         if not is_regular_file(path):
+            self._of_path[path] = None
             return None
         head = os.path.dirname(path)
         known = self._directories.get(head)
         if known is None:
             resolved = self.resolver.resolve(head or ".")
             known = self._directories[head] = _Directory(self._package(resolved), self._relative(head))
+        self._of_path[path] = known
         return known
 
     def _package(self, directory: Path) -> Tuple[str, ...]:
