@@ -161,10 +161,13 @@ class _Collector:
         imports = [(alias, use) for alias, full in self.analysis.import_refs for use in [self.history.use(full, self.version)] if use]
         imports = [(alias, use) for alias, use in imports if not self._own(use)]
         guarded = _guarded_imports(self.file.module) if imports else set()
+        renamed: Set[str] = set()  # what the imports whose fix keeps the name they bind stand for
         for alias, use in imports:
             if alias not in guarded:
-                self.out.append(ApiFinding(alias, use.status, *self._said(use, self._import_fix(alias, use)),
-                                           qualname=use.qualname))
+                fix = self._import_fix(alias, use)
+                if fix is not None:
+                    renamed.add(use.qualname)
+                self.out.append(ApiFinding(alias, use.status, *self._said(use, fix), qualname=use.qualname))
         inner = {node.value for node in self.analysis.qualnames if isinstance(node, cst.Attribute)}
         candidates = []
         for node, qualname in self.analysis.qualnames.items():
@@ -180,9 +183,13 @@ class _Collector:
             kept = [(node, use) for node, use in candidates
                     if node not in in_imports and not (self._through_import(node, use) and self._said_at_import(use, said))]
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
+            # a use through the name a reported import binds (`graph_runtime.GraphModule` after `from
+            # tvm.contrib import graph_runtime`) is made right by that import's fix, which keeps the name
             for node, use in kept:
-                self.out.append(ApiFinding(node, use.status, *self._said(use, self._use_fix(node, use)),
-                                           qualname=use.qualname))
+                head = _head(node)
+                through = head is not None and self.analysis.qualnames.get(head) in renamed
+                fix = None if through else self._use_fix(node, use)
+                self.out.append(ApiFinding(node, use.status, *self._said(use, fix), qualname=use.qualname))
         self._collect_methods()
         self._collect_keywords()
         return self.out
