@@ -8,7 +8,7 @@ other lines and whose fix renames them all.
 
 from __future__ import annotations
 
-from helpers import check_tree
+from helpers import check_tree, write_tree
 
 from tvmlint.run.config import Overrides, SettingsResolver
 from tvmlint.run.fixer import fix_text
@@ -87,3 +87,30 @@ def test_a_use_spelt_through_a_reported_dotted_import_is_a_line_to_change_too(tm
     source = "import tvm.contrib.graph_runtime\nm = tvm.contrib.graph_runtime.create(g, lib, dev)\n"
     findings = check_tree(tmp_path, {"case.py": source}, select=CODES, target="0.8")
     assert _lines(findings) == [(1, "TVM202"), (2, "TVM202")]
+
+
+def test_a_forks_own_tree_defines_what_its_files_bind(tmp_path):
+    # tvmlint.analysis.own_tree: modules, top-level names, names through `from .x import *` chains
+    # (a cycle ends), a submodule of a package; what a file lacks is not defined
+    from tvmlint.analysis.own_tree import OwnTree, carried_packages
+
+    write_tree(tmp_path, {
+        "python/tvm/__init__.py": "from .api import *\nfrom . import contrib\n",
+        "python/tvm/api.py": "from .more import *\ndef placeholder(shape):\n    pass\n",
+        "python/tvm/more.py": "from .api import *\nif True:\n    compute = None\n",
+        "python/tvm/contrib/__init__.py": "",
+        "python/tvm/contrib/graph_runtime.py": "from . import graph_executor\ndef create(*args):\n    pass\n",
+        "python/tvm/contrib/graph_executor.py": "class GraphModule:\n    pass\n",
+    })
+    (directory,) = [found for name, found in carried_packages(str(tmp_path)) if name == "tvm"]
+    tree = OwnTree()
+    defined = {name: tree.defines(name, directory) for name in (
+        "tvm.placeholder", "tvm.compute", "tvm.contrib.graph_runtime", "tvm.contrib.graph_runtime.create",
+        "tvm.contrib.graph_runtime.graph_executor", "tvm.contrib.graph_executor.GraphModule.run",
+        "tvm.contrib.graph_runtime.GraphModule", "tvm.relay", "tvm.context")}
+    assert defined == {
+        "tvm.placeholder": True, "tvm.compute": True, "tvm.contrib.graph_runtime": True,
+        "tvm.contrib.graph_runtime.create": True, "tvm.contrib.graph_runtime.graph_executor": True,
+        "tvm.contrib.graph_executor.GraphModule.run": True,
+        "tvm.contrib.graph_runtime.GraphModule": False, "tvm.relay": False, "tvm.context": False}
+    assert carried_packages(str(tmp_path / "python")) == ((("tvm", directory),))

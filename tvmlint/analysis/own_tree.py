@@ -66,9 +66,10 @@ class OwnTree:
         names, stars = read
         if name in names:
             return True
-        if os.path.isfile(os.path.join(os.path.dirname(module_file), name + ".py")) or os.path.isfile(
-                os.path.join(os.path.dirname(module_file), name, "__init__.py")):
-            return os.path.basename(module_file) == "__init__.py"  # a submodule of the package
+        here = os.path.dirname(module_file)
+        if os.path.basename(module_file) == "__init__.py" and (
+                os.path.isfile(os.path.join(here, name + ".py")) or os.path.isfile(os.path.join(here, name, "__init__.py"))):
+            return True  # a submodule of the package
         return depth > 0 and any(self._binds(star, name, depth - 1) for star in stars)
 
     def _read(self, module_file: str) -> Optional[Tuple[FrozenSet[str], Tuple[str, ...]]]:
