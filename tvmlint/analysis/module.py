@@ -30,7 +30,7 @@ from tvmlint.analysis.contexts import (
     default_context,
 )
 from tvmlint.analysis.lazy import cst
-from tvmlint.analysis.module_returns import module_returned
+from tvmlint.analysis.module_returns import could_return_module, module_returned
 from tvmlint.analysis.results import HIDDEN, OptionRef, ParamRef
 from tvmlint.analysis.used_names import roots_of
 from tvmlint.analysis.walk import Visitor
@@ -896,10 +896,12 @@ class ModuleAnalysis(Visitor):
     def _module_made(self, call: cst.Call, target: str) -> Optional[ImportBinding]:
         """`tvm = try_import_tvm()`, `relay = importlib.import_module("tvm.relay")`: the module
         the call hands back (tvmlint.analysis.module_returns)."""
+        function = dotted(call.func)
+        if not could_return_module(function):
+            return None
         first = call.args[0].value if call.args and call.args[0].keyword is None else None
         text = first.evaluated_value if isinstance(first, cst.SimpleString) else None
-        module = module_returned(dotted(call.func), text if isinstance(text, str) else None, target,
-                                 roots_of(self.k))
+        module = module_returned(function, text if isinstance(text, str) else None, target, self.roots)
         return ImportBinding(module, call) if module is not None else None
 
     def _call_result(self, name: str) -> Optional[str]:

@@ -27,6 +27,15 @@ SPELT = re.compile(
     r"|(?:_?try_|lazy_)?import_(?P=target)[ \t]*\()", re.M)
 
 
+def could_return_module(function: Optional[str]) -> bool:
+    """Whether a call of `function` (a dotted name) is one `module_returned` reads: the cheap
+    question asked first, for every assignment of a call's result."""
+    if function is None:
+        return False
+    last = function.rsplit(".", 1)[-1]
+    return last in ("import_module", "__import__") or last.startswith(_PREFIXES)
+
+
 def module_returned(function: Optional[str], first_string: Optional[str], target: Optional[str],
                     roots: Optional[AbstractSet[str]]) -> Optional[str]:
     """The module a call returns, for a call of `function` (its dotted name as written, or

@@ -27,7 +27,11 @@ from typing import (
 )
 
 from tvmlint.analysis.constants import constant_names
-from tvmlint.analysis.module_returns import dotted_name, module_returned
+from tvmlint.analysis.module_returns import (
+    could_return_module,
+    dotted_name,
+    module_returned,
+)
 from tvmlint.analysis.reach import absolute_module, define
 
 
@@ -362,9 +366,12 @@ class UsedNames:
 
     def _bind_returned_module(self, call: ast.Call, target: str, imports: bool) -> None:
         # `tvm = try_import_tvm()`: what the analysis binds (tvmlint.analysis.module_returns)
+        function = dotted_name(call.func)
+        if not could_return_module(function):
+            return
         first = call.args[0] if call.args else None
         text = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
-        module = module_returned(dotted_name(call.func), text, target, self._reexports[1])
+        module = module_returned(function, text, target, self._reexports[1])
         if module is None:
             return
         self.binds = True
