@@ -9,7 +9,7 @@ of its left side, and what cannot be read adds no name.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Set, Tuple
+from typing import TYPE_CHECKING, Dict, Iterator, List, Optional, Tuple
 
 from tvmlint.analysis.lazy import cst
 from tvmlint.analysis.results import ParamRef
@@ -144,17 +144,15 @@ def _assignments(scope_node: cst.CSTNode) -> Dict[str, List[cst.BaseExpression]]
 def _own_statements(scope_node: cst.CSTNode) -> Iterator[cst.CSTNode]:
     """The small statements of a module's or function's body, in nested blocks too, not in
     nested functions, classes or lambdas (their names are their own)."""
-    body = scope_node.body if isinstance(scope_node, cst.FunctionDef) else scope_node
-    stack: List[cst.CSTNode] = list(body.body) if isinstance(body, (cst.Module, cst.IndentedBlock)) else list(body.children)
-    visited: Set[int] = set()
+    stack: List[cst.CSTNode] = list(scope_node.body.children if isinstance(scope_node, cst.FunctionDef)
+                                    else scope_node.body)
     while stack:
         node = stack.pop()
-        if id(node) in visited or isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             continue
-        visited.add(id(node))
-        if isinstance(node, cst.SimpleStatementLine):
+        if isinstance(node, (cst.SimpleStatementLine, cst.SimpleStatementSuite)):
             yield from node.body
-        elif isinstance(node, cst.BaseCompoundStatement):
-            stack.extend(node.children)
-        elif isinstance(node, (cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally)):
+        elif isinstance(node, cst.BaseSmallStatement):  # a one-line function's body
+            yield node
+        elif isinstance(node, (cst.BaseCompoundStatement, cst.IndentedBlock, cst.Else, cst.ExceptHandler, cst.Finally)):
             stack.extend(node.children)

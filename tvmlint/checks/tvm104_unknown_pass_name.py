@@ -292,6 +292,14 @@ class UnknownPassName(ContextSettingsRule):
             with tvm.transform.PassContext(opt_level=3, disabled_pass=['AlterOpLayot'] + more):
                 pass
         """, expect="'AlterOpLayot'"),
+        # bound in one-line branches of a helper
+        Invalid(HEAD, """
+            def build(mod, fast):
+                if fast: skip = ['FuseOP']
+                else: skip = None
+                with tvm.transform.PassContext(opt_level=3, disabled_pass=skip):
+                    return relay.build(mod, 'llvm')
+        """, expect="'FuseOP' in disabled_pass"),
         # a name that adds to itself is bound twice: each value it is bound to may be the list (and
         # the name is not followed for ever)
         Invalid(HEAD, """
