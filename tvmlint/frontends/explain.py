@@ -386,7 +386,7 @@ class ProjectView:
         if isinstance(ctx, PassCtx):
             return [(ctx, ())]
         from tvmlint.analysis.project import Project, method_classes
-        from tvmlint.run.low_contexts import words_of
+        from tvmlint.run.words import words_of
 
         own = self.own()
         aliases = self.aliases()

@@ -57,7 +57,7 @@ from typing import (
 from tvmlint.analysis.written_levels import literal_levels, merge
 from tvmlint.base.source import read_file
 from tvmlint.knowledge.target import default_levels
-from tvmlint.run.words import Words, words_of  # noqa: F401 (words_of: explain reads it here)
+from tvmlint.run.words import Words
 
 
 class Factories:
