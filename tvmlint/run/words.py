@@ -58,6 +58,10 @@ class Words:
         """Whether the file's words go through the cache (not a buffer, and a cache to use)."""
         return self.cache is not None and path not in self.buffers
 
+    def _digest(self, path: str) -> Optional[str]:
+        """The digest a kept file's facts are under (the run's keys took it), else None."""
+        return self.digests.get(path) if self._kept(path) else None
+
     def _bytes(self, path: str) -> Optional[bytes]:
         if self._last is None or self._last[0] != path:
             try:
@@ -91,7 +95,7 @@ class Words:
     def fact(self, path: str, question: str, answer: Callable[[], object]) -> object:
         """`answer()`, a function of the file's bytes (None: it cannot be read), kept in the
         cache under the file's digest and `question` (which names whatever else it depends on)."""
-        digest = None if self.cache is None or path in self.buffers else self.digests.get(path)
+        digest = self._digest(path)
         if digest is not None:
             known = self.cache.get_fact(digest, question)
             if known is not None:
@@ -103,7 +107,7 @@ class Words:
 
     def replace_fact(self, path: str, question: str, answer: object) -> None:
         """Keep `answer` for `question` in place of the cached one (what it depended on changed)."""
-        digest = None if self.cache is None or path in self.buffers else self.digests.get(path)
+        digest = self._digest(path)
         if digest is not None and answer is not None:
             self.cache.put_fact(digest, question, answer)
 
