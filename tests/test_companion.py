@@ -20,6 +20,8 @@ from pathlib import Path
 import pytest
 from helpers import REPO, run_cli, tvm_importable, write_tree
 
+from tvmlint.base.processes import alive
+
 RELAX_AT_0 = (
     "import tvm\nfrom tvm import relax\n\n"
     "def lower(mod):\n"
@@ -324,17 +326,9 @@ def test_a_companion_that_forks_is_stopped_with_its_grandchild(tmp_path, cache_d
     _static_and_one_line(done, "gave no answer within 1s")
     grandchild = int(marker.read_text())
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and _alive(grandchild):
+    while time.monotonic() < deadline and alive(grandchild):
         time.sleep(0.1)
-    assert not _alive(grandchild)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split()[2] != "Z"  # a zombie is gone, only not yet reaped by its parent
-    except FileNotFoundError:
-        return False
+    assert not alive(grandchild)
 
 
 @pytest.mark.skipif(os.name == "nt", reason="a shell script stands in for the interpreter")

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import REPO, drain_pty, run_main
+from tvmlint.base.processes import alive
 from tvmlint.frontends.daemon import address, client
 
 pytestmark = pytest.mark.skipif(not address.supported(), reason="the daemon needs Unix domain sockets")
@@ -69,16 +70,8 @@ def wait_for(condition, seconds=20.0):
 
 
 def _wait_gone(pid):
-    if not wait_for(lambda: not _alive(pid), 10):
+    if not wait_for(lambda: not alive(pid), 10):
         os.kill(pid, signal.SIGKILL)
-
-
-def _alive(pid) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
 
 
 def project(tmp_path: Path, files: dict) -> Path:
@@ -200,7 +193,7 @@ def test_a_daemon_holding_other_rules_data_is_replaced_not_asked(env, tmp_path):
     code, out, _ = tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)
     assert code == 1 and b"TVM101 warning" in out and b"TVM101 error" not in out
     # the old daemon went, and this run started the next, which then serves
-    assert wait_for(lambda: not _alive(old))
+    assert wait_for(lambda: not alive(old))
     assert wait_for(lambda: served() == 0)
     assert tvmlint(env, "check", "model.py", "--daemon", "--no-cache", cwd=root)[1] == out
     assert served() == 1
@@ -210,7 +203,7 @@ def test_a_dead_daemons_socket_is_not_waited_on(env, tmp_path):
     root = project(tmp_path, {"model.py": FOLD})
     pid = start(env)
     os.kill(pid, signal.SIGKILL)
-    assert wait_for(lambda: not _alive(pid))
+    assert wait_for(lambda: not alive(pid))
     assert address.socket_path().exists()  # what a killed daemon leaves
     alone = tvmlint(env, "check", "model.py", cwd=root)
     assert tvmlint(env, "check", "model.py", "--daemon", cwd=root) == alone
@@ -274,7 +267,7 @@ def test_a_terminal_gets_the_same_colours_through_the_daemon(env, tmp_path):
 
 def test_an_idle_daemon_goes_away(env):
     pid = start(env, "--idle-timeout", "1")
-    assert wait_for(lambda: not _alive(pid))
+    assert wait_for(lambda: not alive(pid))
     assert not address.socket_path().exists()
     assert tvmlint(env, "daemon", "status", cwd=REPO)[0] == 1
 
@@ -289,7 +282,7 @@ def test_status_start_and_stop(env):
     assert code == 0 and f"pid {pid}".encode() in out and b"current" in out
     code, out, _ = tvmlint(env, "daemon", "stop", cwd=REPO)
     assert code == 0 and f"stopped (pid {pid})".encode() in out
-    assert not _alive(pid)
+    assert not alive(pid)
     assert tvmlint(env, "daemon", "stop", cwd=REPO)[:2] == (0, b"tvmlint daemon: not running\n")
 
 
@@ -324,9 +317,9 @@ def test_stop_reaches_a_daemon_still_starting(env, tmp_path, monkeypatch):
     try:
         code, out, err = here(env, "daemon", "stop")
         assert code == 0 and out.startswith(f"tvmlint daemon: stopped (pid {pid}".encode()), (out, err)
-        assert wait_for(lambda: not _alive(pid), 5)
+        assert wait_for(lambda: not alive(pid), 5)
     finally:
-        if _alive(pid):
+        if alive(pid):
             os.kill(pid, signal.SIGKILL)
     assert served() == -1
     assert address.lock_holder() == (False, None)
@@ -343,9 +336,9 @@ def test_stop_ends_a_daemon_that_does_not_answer(env, monkeypatch):
         assert code == 0 and f"not answering (pid {pid})".encode() in out, (out, err)
         code, out, err = here(env, "daemon", "stop")
         assert code == 0 and f"stopped (pid {pid}; it was starting or not answering)".encode() in out, (out, err)
-        assert not _alive(pid)
+        assert not alive(pid)
     finally:
-        if _alive(pid):
+        if alive(pid):
             os.kill(pid, signal.SIGKILL)
     assert address.lock_holder() == (False, None)
 
@@ -403,7 +396,7 @@ def test_a_daemon_stopped_during_a_run_leaves_the_client_to_check_alone(env, tmp
     os.kill(pid, signal.SIGTERM)
     out, err = client_run.communicate(timeout=120)
     assert (client_run.returncode, out, err) == alone
-    assert wait_for(lambda: not _alive(pid))
+    assert wait_for(lambda: not alive(pid))
     assert not address.socket_path().exists()
 
 

@@ -6,6 +6,7 @@ import argparse
 import sys
 import time
 
+from tvmlint.base.processes import alive
 from tvmlint.frontends.commands import EXIT_CLEAN, EXIT_ERROR, EXIT_FINDINGS
 
 # how long `start` and `stop` wait for the daemon to come up or go
@@ -72,7 +73,7 @@ def _stop(args: argparse.Namespace) -> int:
 
     reply = client.ask({"kind": "stop"})
     if reply is not None:
-        _wait(lambda: not _alive(reply["pid"]))
+        _wait(lambda: not alive(reply["pid"]))
         print(f"tvmlint daemon: stopped (pid {reply['pid']})")
         return EXIT_CLEAN
     # No answer, but the lock may be held: by a daemon still warming up (`check --daemon` just
@@ -84,11 +85,11 @@ def _stop(args: argparse.Namespace) -> int:
     import signal
 
     _signal(pid, signal.SIGTERM)
-    _wait(lambda: not _alive(pid), TERM_WAIT)
-    if _alive(pid):
+    _wait(lambda: not alive(pid), TERM_WAIT)
+    if alive(pid):
         _signal(pid, signal.SIGKILL)
-        _wait(lambda: not _alive(pid))
-    if _alive(pid):
+        _wait(lambda: not alive(pid))
+    if alive(pid):
         print(f"tvmlint: error: the daemon (pid {pid}) did not stop", file=sys.stderr)
         return EXIT_ERROR
     print(f"tvmlint daemon: stopped (pid {pid}; it was starting or not answering)")
@@ -137,15 +138,3 @@ def _wait(done, seconds: float = WAIT) -> None:
     deadline = time.monotonic() + seconds
     while not done() and time.monotonic() < deadline:
         time.sleep(0.05)
-
-
-def _alive(pid: int) -> bool:
-    import os
-
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process: the daemon (ours) is gone, its pid reused
-        return False
-    return True
