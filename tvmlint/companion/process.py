@@ -107,7 +107,7 @@ class ChildSession:
         try:
             line = self._lines.get(timeout=self.timeout)
         except queue.Empty:
-            self.close()
+            self.close(hung=True)
             raise CompanionError(f"{self.what} gave no answer within {self.timeout:g}s and was stopped") from None
         if line is None:
             returncode = process.wait()
@@ -124,9 +124,14 @@ class ChildSession:
         self._stderr.seek(0)
         return (self._stderr.read().strip().splitlines() or ["no output"])[-1]
 
-    def close(self) -> None:
+    def close(self, hung: bool = False) -> None:
+        """End the child: told by the end of its input, given a moment to finish; `hung`: it
+        overran a question's time, and is killed at once (it would only overrun that moment too)."""
         process, self._process = self._process, None
         if process is None:
+            return
+        if hung:
+            _stop_group(process)
             return
         try:
             process.stdin.close()
