@@ -20,6 +20,8 @@ from tvmlint.run.fixer import add_noqa_to_file
 NOT_ROUND_TRIP = {
     "cp932": b"# coding: cp932\n# \x87\x90 \xfa\x4a\nx = 1  # noqa: TVM101\n",
     "utf-7": b"# coding: utf-7\n# +ACE-\nx = 1  # noqa: TVM101\n",
+    # after an escape its decoder passes these bytes through as characters its encoder refuses
+    "iso-2022-jp": b"# coding: iso-2022-jp\n# \x1b\n# \x87\x90\nx = 1  # noqa: TVM101\n",
 }
 
 FOLD = b"from tvm import relay\nmod = relay.transform.FoldScaleAxis()(mod)\n"
@@ -121,13 +123,20 @@ def test_an_edit_changes_no_byte_outside_its_line(tmp_path_factory, encoding, no
         try:
             after = edited_bytes(source, data, new_text)
         except NotByteExact:
-            assert source.encode(source.text) != data
+            assert not _round_trips(source, data)
             return
     before_lines, after_lines = _lines(data), _lines(after)
     assert len(before_lines) == len(after_lines)
     changed = [i for i, (a, b) in enumerate(zip(before_lines, after_lines)) if a != b]
     assert changed == [line_number - 1]
     assert after_lines[line_number - 1].startswith(b"x = 1")
+
+
+def _round_trips(source, data: bytes) -> bool:
+    try:
+        return source.encode(source.text) == data
+    except UnicodeEncodeError:
+        return False
 
 
 def test_fix_on_stdin_gives_back_a_file_it_cannot_edit_byte_for_byte(tmp_path: Path):

@@ -51,14 +51,20 @@ def edited_bytes(source: SourceText, original: bytes, new_text: str) -> bytes:
     if own is not None:  # a notebook writes its cells back itself (tvmlint.base.notebook)
         return own(original, new_text)
     old_text = source.text
-    head, tail = common_ends(old_text, new_text)
-    new_data = source.encode(new_text)
-    before = source.encode(old_text[:head])
-    after = old_text[len(old_text) - tail:].encode(source.encoding) if tail else b""
-    exact = (original.startswith(before) and new_data.startswith(before)
-             and original.endswith(after) and new_data.endswith(after)
-             and len(before) + len(after) <= min(len(original), len(new_data))
-             and source.encode(old_text) == original)
+    try:
+        # a decoder may take bytes its encoder refuses (iso-2022-jp passes b"\x87" through as
+        # "\x87"): such a file's text does not give back its bytes, whatever the edit
+        exact = source.encode(old_text) == original
+    except UnicodeEncodeError:
+        exact = False
+    if exact:
+        head, tail = common_ends(old_text, new_text)
+        new_data = source.encode(new_text)
+        before = source.encode(old_text[:head])
+        after = old_text[len(old_text) - tail:].encode(source.encoding) if tail else b""
+        exact = (original.startswith(before) and new_data.startswith(before)
+                 and original.endswith(after) and new_data.endswith(after)
+                 and len(before) + len(after) <= min(len(original), len(new_data)))
     if not exact:
         raise NotByteExact(f"its encoding ({source.encoding}) does not give back the file's own bytes for its text, "
                            "so writing the edit would change bytes it does not mean to")
