@@ -73,7 +73,7 @@ def _stop(args: argparse.Namespace) -> int:
 
     reply = client.ask({"kind": "stop"})
     if reply is not None:
-        _wait(lambda: not alive(reply["pid"]))
+        _wait(lambda: _gone(reply["pid"], address))
         print(f"tvmlint daemon: stopped (pid {reply['pid']})")
         return EXIT_CLEAN
     # No answer, but the lock may be held: by a daemon still warming up (`check --daemon` just
@@ -85,15 +85,24 @@ def _stop(args: argparse.Namespace) -> int:
     import signal
 
     _signal(pid, signal.SIGTERM)
-    _wait(lambda: not alive(pid), TERM_WAIT)
+    _wait(lambda: _gone(pid, address), TERM_WAIT)
     if alive(pid):
         _signal(pid, signal.SIGKILL)
-        _wait(lambda: not alive(pid))
+        _wait(lambda: _gone(pid, address))
     if alive(pid):
         print(f"tvmlint: error: the daemon (pid {pid}) did not stop", file=sys.stderr)
         return EXIT_ERROR
     print(f"tvmlint daemon: stopped (pid {pid}; it was starting or not answering)")
     return EXIT_CLEAN
+
+
+def _gone(pid: int, address) -> bool:
+    """The daemon has ended and let go of its lock: a `daemon start` right after takes it (unless
+    another daemon took it first: that one is not waited for)."""
+    if alive(pid):
+        return False
+    held, holder = address.lock_holder()
+    return not held or holder not in (None, pid)
 
 
 def _holder(address):
