@@ -135,6 +135,38 @@ def test_a_file_that_read_its_project_last_time_goes_to_it_at_once(relay_era, mo
     assert runs == [False, True]
 
 
+def test_a_buffer_that_read_its_project_last_time_goes_to_it_at_once(relay_era, monkeypatch):
+    # the editor's case: a buffer's check opens no store, so the language server's process
+    # remembers which buffers read their project; the next check of one is not done alone first
+    from tvmlint.run import runner
+    from tvmlint.run.runner import check_text_in_project
+
+    monkeypatch.setattr(runner, "_BUFFERS_READING_PROJECT", set())
+    resolver = SettingsResolver(cwd=relay_era.parent)
+    helper, caller = relay_era / "passes.py", relay_era / "compile_model.py"
+    runs = []
+    real = runner.check_files
+    monkeypatch.setattr(runner, "check_files", lambda named, *a, **k: runs.append(bool(k.get("context"))) or real(named, *a, **k))
+    text = helper.read_text(encoding="utf-8")
+    first = check_text_in_project(text, helper, resolver, jobs=1)
+    assert runs == [False, True] and [f.code for f in first] == ["TVM101"]
+    runs.clear()
+    typed = check_text_in_project(text + "\n# typed\n", helper, resolver, jobs=1)
+    assert runs == [True]
+    assert [(f.code, f.message, f.start) for f in typed] == [(f.code, f.message, f.start) for f in first]
+    # fixed in the buffer: its project's run says it is clean, as its check alone would
+    fixed = text.replace("from tvm import relay", "import tvm\nfrom tvm import relay").replace(
+        "    return relay.transform.FoldScaleAxis()(mod)",
+        "    with tvm.transform.PassContext(opt_level=3):\n        return relay.transform.FoldScaleAxis()(mod)")
+    assert check_text_in_project(fixed, helper, resolver, jobs=1) == []
+    # a buffer that settles alone is still checked alone first
+    runs.clear()
+    caller_text = caller.read_text(encoding="utf-8")
+    check_text_in_project(caller_text, caller, resolver, jobs=1)
+    check_text_in_project(caller_text, caller, resolver, jobs=1)
+    assert runs == [False, False]
+
+
 def test_only_a_file_whose_findings_wait_on_others_reads_the_project(relay_era):
     resolver = SettingsResolver(cwd=relay_era.parent)
     # compile_model.py's findings are its own: checked alone (the project gate off), it settles

@@ -160,7 +160,7 @@ def _alone_or_in_project(named: List[str], given: List[str], resolver: SettingsR
     # A file whose last check alone read its project most likely will again: its project is
     # read at once, and the file analysed once, not alone first (ungated: often more work)
     # and then in its project. The project's run gives the same findings either way.
-    if opened is not None and any(opened.read_its_project(path) for path in named):
+    if _read_its_project(named, buffers_only, opened):
         context = _project_context(given, named, resolver)
         if context:
             return check_files(named, resolver, how, context=context)
@@ -168,12 +168,28 @@ def _alone_or_in_project(named: List[str], given: List[str], resolver: SettingsR
     if opened is not None:
         for path in named:
             opened.note_read_its_project(path, not alone.settled)
+    if buffers_only:
+        for path in named:
+            (_BUFFERS_READING_PROJECT.discard if alone.settled else _BUFFERS_READING_PROJECT.add)(path)
     if alone.settled:
         return alone
     context = _project_context(given, named, resolver)
     if not context:
         return alone
     return check_files(named, resolver, how, context=context)
+
+
+# Buffers (an editor's) whose last check alone read their project, by path: the result store
+# keeps this for files, but a buffer's check does not open the store. Only a long-lived process
+# (the language server, the daemon) asks again; a hint, as the store's is: either way the
+# project's run gives the same findings.
+_BUFFERS_READING_PROJECT: Set[str] = set()
+
+
+def _read_its_project(named: List[str], buffers_only: bool, opened) -> bool:
+    if buffers_only:
+        return any(path in _BUFFERS_READING_PROJECT for path in named)
+    return opened is not None and any(opened.read_its_project(path) for path in named)
 
 
 def _project_context(given: List[str], named: List[str], resolver: SettingsResolver) -> List[str]:
