@@ -88,6 +88,7 @@ class KernelUse:
         self.functions: Dict[str, List[ast.AST]] = {}
         self.bindings: Dict[str, Set[str]] = {}
         self.calls_by_name: Dict[str, List[Tuple[ast.Call, bool]]] = {}  # name -> (call, through an attribute)
+        self._method_names: Dict[str, Set[str]] = {}  # a name -> the methods assigned to it (`aa = p.add_argument`)
         self.declared_global: Set[str] = set()  # names some function declares global or nonlocal
         self.star_modules: List[str] = []  # `from config import *`, in the order written
         self.loose: Set[str] = set()  # names read other than as a callee (a function passed on)
@@ -142,6 +143,11 @@ class KernelUse:
                             self.bindings.setdefault(alias.asname or alias.name, set()).add(f"{module}.{alias.name}")
                 elif kind is ast.Global or kind is ast.Nonlocal:
                     self.declared_global.update(node.names)
+                elif kind is ast.Assign and type(node.value) is attribute:
+                    # `aa = parser.add_argument`: calls of `aa` are calls of that method
+                    for target in node.targets:
+                        if type(target) is name_type:
+                            self._method_names.setdefault(target.id, set()).add(node.value.attr)
             elif kind is name_type:
                 if around is not None:
                     words[id(around)].add(node.id)
@@ -690,12 +696,12 @@ class KernelUse:
         underscores), or a `set_defaults(option=...)` gives it. None when no default is a literal, or
         they differ: the run's value is then not known."""
         found: List[Optional[Tuple[str, int]]] = []
-        for call, _ in self.calls_by_name.get("set_defaults", ()):
+        for call in self._method_calls("set_defaults"):
             for keyword in call.keywords:
                 if keyword.arg == option:
                     found.append(self._value(keyword.value, call.lineno, _DEPTH))
         if not found:
-            for call, _ in self.calls_by_name.get("add_argument", ()):
+            for call in self._method_calls("add_argument"):
                 if _option_dest(call) != option:
                     continue
                 default = next((k.value for k in call.keywords if k.arg == "default"), None)
@@ -703,6 +709,15 @@ class KernelUse:
         if not found or any(value is None for value in found) or len({value[0] for value in found}) != 1:
             return None
         return found[0]
+
+    def _method_calls(self, method: str) -> List[ast.Call]:
+        """The calls of a method by its name (`p.add_argument(...)`), and through a name that
+        holds only it (`aa = p.add_argument; aa(...)`)."""
+        calls = [call for call, _ in self.calls_by_name.get(method, ())]
+        for name, methods in self._method_names.items():
+            if methods == {method}:
+                calls.extend(call for call, through_attribute in self.calls_by_name.get(name, ()) if not through_attribute)
+        return calls
 
     def _own_nodes(self, scope: ast.AST) -> Iterable[ast.AST]:
         """The nodes of a scope, not those of the functions and classes nested in it (their names

@@ -61,6 +61,18 @@ class NnvmFoldScaleAxis(Rule):
             with relay.build_config(opt_level=3):
                 pass
         """, target="0.6"),
+        Valid("""
+            import argparse
+            import nnvm.compiler
+
+            parser = argparse.ArgumentParser()
+            aa = parser.add_argument
+            aa('--opt-level', type=int, default=2)
+            args = parser.parse_args()
+
+            with nnvm.compiler.build_config(opt_level=args.opt_level):
+                graph = nnvm.compiler.build(None, 'llvm')
+        """, target="0.5"),
     ]
     INVALID = [
         Invalid(HEAD, """
@@ -107,6 +119,22 @@ class NnvmFoldScaleAxis(Rule):
 
             main()
         """, target="0.6", expect="which is 3 as given on line 10"),
+        # (session 9) options declared through a name for the parser's method (ehsanmok/tvm-rust
+        # examples/resnet/src/build_resnet.py: `aa = parser.add_argument`, --opt-level default 3)
+        Invalid("""
+            import argparse
+            import nnvm.compiler
+
+            parser = argparse.ArgumentParser()
+            aa = parser.add_argument
+            aa('--opt-level', type=int, default=3)
+            args = parser.parse_args()
+            opt_level = args.opt_level
+
+            def build(net):
+                with nnvm.compiler.build_config(opt_level=opt_level):
+                    return nnvm.compiler.build(net, 'llvm')
+        """, target="0.5", expect="which is 3 as given on line 6"),
     ]
 
     def start(self) -> None:
