@@ -89,6 +89,9 @@ class KernelUse:
         self.bindings: Dict[str, Set[str]] = {}
         self.calls_by_name: Dict[str, List[Tuple[ast.Call, bool]]] = {}  # name -> (call, through an attribute)
         self._method_names: Dict[str, Set[str]] = {}  # a name -> the methods assigned to it (`aa = p.add_argument`)
+        self._stores_by_attribute: Optional[Dict[str, List[ast.Attribute]]] = None
+        self._sets_attributes_by_name = False
+        self._assigned_attribute: Dict[int, ast.Assign] = {}  # a lone attribute target -> its assignment
         self.declared_global: Set[str] = set()  # names some function declares global or nonlocal
         self.star_modules: List[str] = []  # `from config import *`, in the order written
         self.loose: Set[str] = set()  # names read other than as a callee (a function passed on)
@@ -554,7 +557,34 @@ class KernelUse:
         if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name):
             if self._holds_parsed_options(value.value.id, line, depth + 1):
                 return self._option_default(value.attr)
+        if isinstance(value, ast.Attribute) and depth <= _DEPTH:
+            return self._attribute_value(value.attr, depth)
         return None
+
+    def _attribute_value(self, attr: str, depth: int) -> Optional[Tuple[object, int]]:
+        """An attribute read through any object (`self.__param.opt_level`) that the module sets in
+        one place only, with one name as the target (`self.opt_level = opt_level` in a settings
+        class's constructor): what that one store gives. Two stores, a store through
+        `setattr`, or a target that is not a plain attribute leave it unknown."""
+        stores = self._attribute_stores().get(attr, [])
+        if len(stores) != 1 or self._sets_attributes_by_name:
+            return None
+        assigned = self._assigned_attribute.get(id(stores[0]))
+        if assigned is None:
+            return None
+        return self._value(assigned.value, assigned.lineno, depth + 1)
+
+    def _attribute_stores(self) -> Dict[str, List[ast.Attribute]]:
+        """Every attribute the module stores or deletes, by name (once, when first asked)."""
+        if self._stores_by_attribute is None:
+            self._stores_by_attribute = {}
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Attribute) and not isinstance(node.ctx, ast.Load):
+                    self._stores_by_attribute.setdefault(node.attr, []).append(node)
+                elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Attribute):
+                    self._assigned_attribute[id(node.targets[0])] = node
+            self._sets_attributes_by_name = any(name in self.calls_by_name for name in ("setattr", "__setattr__", "vars"))
+        return self._stores_by_attribute
 
     def _binding(self, name: str, line: int):
         """Where `name`, read at `line`, is bound: (the innermost enclosing scope that binds it, the
@@ -774,7 +804,10 @@ class KernelUse:
             for node in ast.walk(decorator):
                 if isinstance(node, ast.Constant) and isinstance(node.value, str) and param.arg in node.value.replace(" ", "").split(","):
                     return None
-        loose = function.name in self.loose
+        method = isinstance(self.parent.get(id(function)), ast.ClassDef)
+        # a constructor is called by its class's name (`Params(...)` runs `Params.__init__`)
+        called = self.parent[id(function)].name if method and function.name == "__init__" else function.name
+        loose = called in self.loose
         positional = [*args.posonlyargs, *args.args]
         default = None
         if param in positional:
@@ -785,11 +818,10 @@ class KernelUse:
         else:
             index = None
             default = args.kw_defaults[args.kwonlyargs.index(param)]
-        method = isinstance(self.parent.get(id(function)), ast.ClassDef)
         if method and positional and positional[0].arg in _SELF and index is not None:
             index -= 1
         given: List[Tuple[ast.AST, int]] = []
-        for call, through_attribute in self.calls_by_name.get(function.name, ()):
+        for call, through_attribute in self.calls_by_name.get(called, ()):
             if through_attribute and not method:
                 continue  # `x.name(...)`: some other object's
             passed = None

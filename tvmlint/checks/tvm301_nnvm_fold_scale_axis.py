@@ -73,6 +73,32 @@ class NnvmFoldScaleAxis(Rule):
             with nnvm.compiler.build_config(opt_level=args.opt_level):
                 graph = nnvm.compiler.build(None, 'llvm')
         """, target="0.5"),
+        # ... not when a construction passes another level, or the attribute is set twice
+        Valid("""
+            import nnvm.compiler
+
+            class Params:
+                def __init__(self, opt_level=3):
+                    self.opt_level = opt_level
+
+            def compile(sym, param):
+                with nnvm.compiler.build_config(opt_level=param.opt_level):
+                    return nnvm.compiler.build(sym, 'llvm')
+
+            compile(None, Params(opt_level=2))
+        """, target="0.5"),
+        Valid("""
+            import nnvm.compiler
+
+            class Params:
+                def __init__(self):
+                    self.opt_level = 3
+
+            def compile(sym, param):
+                param.opt_level = 2
+                with nnvm.compiler.build_config(opt_level=param.opt_level):
+                    return nnvm.compiler.build(sym, 'llvm')
+        """, target="0.5"),
     ]
     INVALID = [
         Invalid(HEAD, """
@@ -135,6 +161,26 @@ class NnvmFoldScaleAxis(Rule):
                 with nnvm.compiler.build_config(opt_level=opt_level):
                     return nnvm.compiler.build(net, 'llvm')
         """, target="0.5", expect="which is 3 as given on line 6"),
+        # (session 9) a level kept on a settings object: its class's constructor default, which
+        # the one construction keeps (Ruuphoria/Go-AI-ML-Library python/tvm_wrapper.py)
+        Invalid("""
+            import nnvm.compiler
+
+            class Params:
+                def __init__(self, target, opt_level=3):
+                    self.target = target
+                    self.opt_level = opt_level
+
+            class Wrapper:
+                def __init__(self, param):
+                    self.__param = param
+
+                def compile(self, sym):
+                    with nnvm.compiler.build_config(opt_level=self.__param.opt_level):
+                        return nnvm.compiler.build(sym, self.__param.target)
+
+            Wrapper(Params("llvm")).compile(None)
+        """, target="0.5", expect="which is 3 as given on line 4"),
     ]
 
     def start(self) -> None:
