@@ -181,7 +181,8 @@ class _Collector:
             for _, use in imports:
                 said.setdefault((use.symbol, use.status), set()).add(use.replacement)
             kept = [(node, use) for node, use in candidates
-                    if node not in in_imports and not (self._through_import(node, use) and self._said_at_import(use, said))]
+                    if node not in in_imports and (self._called_in_deprecated_module(node, use) or not (
+                        self._through_import(node, use) and self._said_at_import(use, said)))]
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
             # a use through the name a reported import binds (`graph_runtime.GraphModule` after `from
             # tvm.contrib import graph_runtime`) is made right by that import's fix, which keeps the name
@@ -282,6 +283,14 @@ class _Collector:
         for statement in self.analysis.import_froms:
             add(statement.module)
         return found
+
+    def _called_in_deprecated_module(self, node: cst.CSTNode, use: Use) -> bool:
+        """A call of a function of a deprecated module whose shims warn when called
+        (`graph_runtime.create(...)` at 0.8; rules/api_history.toml `warns = "call"`): the call is a
+        line the warning comes from, reported beside the import (whose fix, keeping the name,
+        makes the call right too). NNVM warns once, on import: its calls are not reported again."""
+        return (use.status != REMOVED and use.symbol.warns == "call" and use.qualname.startswith(use.symbol.old + ".")
+                and node in self.calls)
 
     def _through_import(self, node: cst.CSTNode, use: Use) -> bool:
         """Whether the use reads a name an import of the entry bound (`graph_runtime.create` after

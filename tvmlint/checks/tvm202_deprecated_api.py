@@ -126,7 +126,7 @@ class DeprecatedApi(HistoryRule):
             from tvm.contrib import graph_runtime
             m = graph_runtime.create(g, lib, dev)
             m2 = tvm.contrib.graph_runtime.create(g, lib, dev)
-        """, target="0.8", count=2, fixed="""
+        """, target="0.8", count=3, fixed="""
             import tvm
             from tvm.contrib import graph_executor as graph_runtime
             m = graph_runtime.create(g, lib, dev)
@@ -174,10 +174,12 @@ class DeprecatedApi(HistoryRule):
             with relay.build_config(**cfg):
                 pass
         """, expect="deprecated", target="0.8"),
+        # the import, and the call whose shim warns (rules/api_history.toml warns = "call"; WANNA959/
+        # tvm_learning, ArnavVarshney/4342-asl-recognition): the import's fix makes both right
         Invalid("""
             from tvm.contrib import graph_runtime
             m = graph_runtime.create(graph, lib, dev)
-        """, expect="tvm.contrib.graph_executor", target="0.8", fixed="""
+        """, expect="tvm.contrib.graph_executor", target="0.8", count=2, fixed="""
             from tvm.contrib import graph_executor as graph_runtime
             m = graph_runtime.create(graph, lib, dev)
         """),
