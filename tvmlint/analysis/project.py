@@ -183,7 +183,7 @@ class Project:
                     continue
                 if isinstance(deferred.payload, OwnTreeWait):
                     wait = deferred.payload
-                    if not self.own_tree.defines(wait.qualname, wait.directory):
+                    if self.own_tree.defines(wait.qualname, wait.directory) == wait.made_if_defined:
                         out[result.path].append(_finding(result, deferred, wait.message, deferred.fix,
                                                          noqa_lines=deferred.noqa_lines, detail=wait.detail))
                     continue

@@ -143,12 +143,14 @@ OWN_TREE = "<the project's own TVM tree>"
 class OwnTreeWait:
     """A removed-API finding in a project that carries TVM's package itself (a fork's tree):
     made unless that package, at `directory`, still defines `qualname` (the project step asks
-    tvmlint.analysis.own_tree)."""
+    tvmlint.analysis.own_tree). `made_if_defined`: the other way round, for a call of a
+    deprecated shim, made only if the package has `qualname`, the module that replaced it."""
 
     qualname: str
     directory: str
     message: str
     detail: str = ""
+    made_if_defined: bool = False
 
 
 # the payload attribute naming a pass whose definition anywhere in the project drops the finding

@@ -55,6 +55,9 @@ class ApiFinding:
     fix: Optional[Fix]
     detail: str = ""
     qualname: str = ""  # the name used, for a use of a removed module, function or class
+    # a call of a deprecated shim: the module that replaced it, which a fork's own tree must
+    # have for its shim to be one (before the rename the fork's module is the real, silent one)
+    successor: Optional[str] = None
 
 
 _cache: "weakref.WeakKeyDictionary[FileContext, List[ApiFinding]]" = weakref.WeakKeyDictionary()
@@ -81,9 +84,14 @@ class HistoryRule(Rule):
             if finding.status != self.status:
                 continue
             directory = carried.get(finding.qualname.split(".")[0]) if finding.status == REMOVED else None
+            successor_in = carried.get(finding.successor.split(".")[0]) if finding.successor else None
             if directory is not None:
                 # a fork's own tree may still have what the release removed: the project step asks it
                 wait = OwnTreeWait(finding.qualname, directory, finding.message, finding.detail)
+                self.defer(finding.node, Inherited(OWN_TREE), wait, finding.fix)
+            elif successor_in is not None:
+                # a fork from before the rename runs its own module, which does not warn
+                wait = OwnTreeWait(finding.successor, successor_in, finding.message, finding.detail, made_if_defined=True)
                 self.defer(finding.node, Inherited(OWN_TREE), wait, finding.fix)
             else:
                 self.report(finding.node, finding.message, finding.fix, detail=finding.detail)
@@ -190,7 +198,9 @@ class _Collector:
                 head = _head(node)
                 through = head is not None and self.analysis.qualnames.get(head) in renamed
                 fix = None if through else self._use_fix(node, use)
-                self.out.append(ApiFinding(node, use.status, *self._said(use, fix), qualname=use.qualname))
+                successor = use.symbol.new if self._called_in_deprecated_module(node, use) else None
+                self.out.append(ApiFinding(node, use.status, *self._said(use, fix), qualname=use.qualname,
+                                           successor=successor))
         self._collect_methods()
         self._collect_keywords()
         return self.out
@@ -285,12 +295,14 @@ class _Collector:
         return found
 
     def _called_in_deprecated_module(self, node: cst.CSTNode, use: Use) -> bool:
-        """A call of a function of a deprecated module whose shims warn when called
-        (`graph_runtime.create(...)` at 0.8; rules/api_history.toml `warns = "call"`): the call is a
+        """A call of a function of a deprecated module's shim that warns when called
+        (`graph_runtime.create(...)` at 0.8; rules/api_history.toml `warning_calls`): the call is a
         line the warning comes from, reported beside the import (whose fix, keeping the name,
-        makes the call right too). NNVM warns once, on import: its calls are not reported again."""
-        return (use.status != REMOVED and use.symbol.warns == "call" and use.qualname.startswith(use.symbol.old + ".")
-                and node in self.calls)
+        makes the call right too). NNVM warns once, on import: its calls are not reported again;
+        nor is a name the shim does not hold (`graph_runtime.save_param_dict` after 0.8)."""
+        symbol = use.symbol
+        return (use.status != REMOVED and node in self.calls
+                and any(use.qualname == f"{symbol.old}.{name}" for name in symbol.warning_calls))
 
     def _through_import(self, node: cst.CSTNode, use: Use) -> bool:
         """Whether the use reads a name an import of the entry bound (`graph_runtime.create` after

@@ -183,6 +183,31 @@ class DeprecatedApi(HistoryRule):
             from tvm.contrib import graph_executor as graph_runtime
             m = graph_runtime.create(graph, lib, dev)
         """),
+        # a fork carrying its own TVM from before the rename runs its own graph_runtime, which
+        # does not warn (tlc-pack/tenset, pku-liang/AMOS): the import alone; one from after it
+        # (its tree has graph_executor) runs the shim, whose create() warns
+        Invalid("""
+            from tvm.contrib import graph_runtime
+            m = graph_runtime.create(graph, lib, dev)
+        """, files={
+            "python/tvm/__init__.py": "",
+            "python/tvm/contrib/__init__.py": "",
+            "python/tvm/contrib/graph_runtime.py": "def create(graph_json_str, libmod, ctx):\n    pass\n",
+        }, target="0.8", count=1, expect="`tvm.contrib.graph_runtime` is deprecated"),
+        Invalid("""
+            from tvm.contrib import graph_runtime
+            m = graph_runtime.create(graph, lib, dev)
+        """, files={
+            "python/tvm/__init__.py": "",
+            "python/tvm/contrib/__init__.py": "",
+            "python/tvm/contrib/graph_executor.py": "def create(graph_json_str, libmod, device):\n    pass\n",
+            "python/tvm/contrib/graph_runtime.py": "from . import graph_executor\n",
+        }, target="0.8", count=2, expect="in favour of `tvm.contrib.graph_executor"),
+        # a name the 0.8 shim does not hold warns nowhere: the import alone (tlc-pack/tenset)
+        Invalid("""
+            from tvm.contrib import graph_runtime as runtime
+            data = runtime.save_param_dict(params)
+        """, expect="`tvm.contrib.graph_runtime` is deprecated", target="0.8", count=1),
         Invalid("""
             import tvm.contrib.graph_runtime as gr
         """, expect="graph_executor", target="0.19", fixed="""

@@ -46,8 +46,8 @@ class Symbol:
     fix_positional: Optional[int] = None
     fix_keywords: Optional[Tuple[str, ...]] = None
     source: str = ""
-    # a deprecated module whose functions warn when called ("call"): each call is a line to report
-    warns: Optional[str] = None
+    # the functions of a deprecated module's shim that warn when called: each call is a line to report
+    warning_calls: Tuple[str, ...] = ()
 
     def covers(self, qualname: str) -> bool:
         if qualname == self.old:
@@ -135,7 +135,7 @@ class History:
                 new_since=raw.get("new_since"), deprecated=raw.get("deprecated"), removed=raw.get("removed"),
                 fix=raw.get("fix"), fix_when=raw.get("fix_when"), fix_positional=raw.get("fix_positional"),
                 fix_keywords=tuple(raw["fix_keywords"]) if "fix_keywords" in raw else None,
-                source=raw.get("source", ""), warns=raw.get("warns"),
+                source=raw.get("source", ""), warning_calls=tuple(raw.get("warning_calls", ())),
             )
             for raw in table.get("symbol", [])
         ]
