@@ -192,7 +192,7 @@ NNVM = (REPO / "examples" / "nnvm_era" / "tune_and_build.py").read_text(encoding
         # (build_module.OPT_PASS_LEVEL is under the import's own entry: left to the import)
         (NNVM, "0.6", ["TVM202"] * 5),
         # at 0.18 NNVM is gone (the same lines) and the relay habits are deprecated; the call of
-        # graph_runtime's create() shim warns on its own line (api_history.toml warns = "call")
+        # graph_runtime's create() shim warns on its own line (api_history.toml warning_calls)
         (NNVM, "0.18", ["TVM201"] * 5),
         (PORT, "0.18", ["TVM202", "TVM202", "TVM203", "TVM202", "TVM202"]),
         (

@@ -174,7 +174,7 @@ class DeprecatedApi(HistoryRule):
             with relay.build_config(**cfg):
                 pass
         """, expect="deprecated", target="0.8"),
-        # the import, and the call whose shim warns (rules/api_history.toml warns = "call"; WANNA959/
+        # the import, and the call whose shim warns (rules/api_history.toml warning_calls; WANNA959/
         # tvm_learning, ArnavVarshney/4342-asl-recognition): the import's fix makes both right
         Invalid("""
             from tvm.contrib import graph_runtime
