@@ -188,9 +188,10 @@ class _Collector:
             said: Dict[tuple, Set[Optional[str]]] = {}
             for _, use in imports:
                 said.setdefault((use.symbol, use.status), set()).add(use.replacement)
-            kept = [(node, use) for node, use in candidates
-                    if node not in in_imports and (self._called_in_deprecated_module(node, use) or not (
-                        self._through_import(node, use) and self._said_at_import(use, said)))]
+            # a call of a shim that warns is a line of its own even when its import was reported
+            shim_calls = {node for node, use in candidates if self._warning_call(node, use)}
+            kept = [(node, use) for node, use in candidates if node not in in_imports and (
+                node in shim_calls or not (self._through_import(node, use) and self._said_at_import(use, said)))]
             kept.sort(key=lambda pair: self.file.span(pair[0])[0])
             # a use through the name a reported import binds (`graph_runtime.GraphModule` after `from
             # tvm.contrib import graph_runtime`) is made right by that import's fix, which keeps the name
@@ -198,7 +199,7 @@ class _Collector:
                 head = _head(node)
                 through = head is not None and self.analysis.qualnames.get(head) in renamed
                 fix = None if through else self._use_fix(node, use)
-                successor = use.symbol.new if self._called_in_deprecated_module(node, use) else None
+                successor = use.symbol.new if node in shim_calls else None
                 self.out.append(ApiFinding(node, use.status, *self._said(use, fix), qualname=use.qualname,
                                            successor=successor))
         self._collect_methods()
@@ -294,7 +295,7 @@ class _Collector:
             add(statement.module)
         return found
 
-    def _called_in_deprecated_module(self, node: cst.CSTNode, use: Use) -> bool:
+    def _warning_call(self, node: cst.CSTNode, use: Use) -> bool:
         """A call of a function of a deprecated module's shim that warns when called
         (`graph_runtime.create(...)` at 0.8; rules/api_history.toml `warning_calls`): the call is a
         line the warning comes from, reported beside the import (whose fix, keeping the name,
