@@ -13,7 +13,6 @@ from typing import Iterable, Iterator, List, NamedTuple, Optional, Sequence, Tex
 
 from tvmlint.companion import CompanionError
 from tvmlint.companion.process import (
-    ChildSession,
     default_timeout,
     interpreter,
     run_child,
@@ -108,10 +107,6 @@ def run_pipeline(tvm_python: Optional[str], timeout: Optional[float], ask: dict)
         raise CompanionError(f"no TVM is installed for {where.get('python') or python} (`import tvm` would fail)")
     answer = run_child(python, ask, limit)
     return checked(answer)
-
-
-def ask_session(session: ChildSession, ask: dict) -> PipelineRun:
-    return checked(session.ask(ask))
 
 
 class UnknownPipeline(CompanionError):
