@@ -464,3 +464,62 @@ def test_a_chain_a_part_resolves_again_still_names_its_prefixes():
     for part in (used, used.part([tree.body[1]]), used.part([tree.body[2]]), used.part([inner])):
         assert wanted <= part.names
     assert "tvm.relay.transform.FoldScaleAxis" in used.part([inner]).called_outside_with
+
+
+# A module only the API rules want: a use is judged by the name it resolves to, so the helpers a
+# kept definition names stay for the names they bind, and what those helpers name does not.
+API_MODULE = '''\
+import tvm
+from tvm import contrib
+
+
+def deeper(x):
+    return x
+
+
+def helper(x):
+    return deeper(x)
+
+
+def ported(lib, dev):
+    return contrib.graph_runtime.create(helper(lib), lib, dev)
+
+
+def shadowed(lib):
+    return context(lib).asnumpy()
+
+
+def context(lib):
+    return tvm.nd.array(lib)
+
+
+def unrelated():
+    return 1
+'''
+API_CODES = frozenset({"TVM001", "TVM201", "TVM202"})
+
+
+def test_a_helper_of_a_definition_only_the_api_rules_want_is_kept_without_what_it_names():
+    pruned = _prune(API_MODULE, API_CODES)
+    kept = {name for name in ("deeper", "helper", "ported", "shadowed", "context", "unrelated")
+            if f"def {name}(" in pruned.text}
+    assert kept == {"helper", "ported", "shadowed", "context"}
+    # a rule that reads what helpers do follows them all the way down
+    deep = _prune(API_MODULE + "\n\ndef gated(mod):\n    return tvm.relay.transform.FoldScaleAxis()(helper(mod))\n",
+                  API_CODES | {"TVM101"})
+    assert "def deeper(" in deep.text
+
+
+def test_api_findings_are_those_of_the_whole_module(tmp_path):
+    # `shadow`: a module-level definition rebinds an imported name; blanking it would make
+    # the use below name TVM's module again
+    text = API_MODULE
+    shadow = text.replace("def ported(", "def contrib():\n    pass\n\n\ndef ported(")
+    for source in (text, shadow):
+        checked = check_module(source, Task("m.py", "m", API_CODES, VERSION))
+        full = check_module(source, Task("m.py", "m", API_CODES, VERSION, prefilter=False))
+        assert checked.partial and not full.partial
+        shown = lambda c: [(f.code, f.start, f.end, f.message) for f in c.result.findings]  # noqa: E731
+        assert shown(checked) == shown(full)
+    assert shown(check_module(text, Task("m.py", "m", API_CODES, VERSION)))
+    assert not any("graph_runtime" in finding[3] for finding in shown(check_module(shadow, Task("m.py", "m", API_CODES, VERSION))))

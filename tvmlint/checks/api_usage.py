@@ -73,8 +73,10 @@ def api_findings(file: FileContext) -> List[ApiFinding]:
 class HistoryRule(Rule):
     """TVM201 and TVM202: the same uses, split by what the target says about them."""
 
+    # A use is judged by the name it resolves to: the helpers a definition calls bind names
+    # (and may shadow TVM's), and what they do inside does not change what a use names.
     prefilter = Prefilter(triggers=("api_history",), wants="api_history", tokens=("history_methods",),
-                          method_pattern="history_method_call")
+                          method_pattern="history_method_call", reads_named_definitions=False)
 
     status: ClassVar[str]
 

@@ -50,3 +50,8 @@ class Prefilter:
     # The rule reads what a module's own calls pass to its functions (a pass list given through
     # a parameter): a definition that calls a kept one is kept with it.
     reads_callers: bool = False
+    # A finding in a definition may turn on what the definitions it names do (the context a
+    # helper enters or returns): they are analysed with it, and what they name in turn. False:
+    # only on the names they bind (a module-level `def relay():` is not TVM's relay), so the
+    # definitions it names are kept for their names and not followed further.
+    reads_named_definitions: bool = True

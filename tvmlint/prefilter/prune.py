@@ -80,8 +80,10 @@ def prune(
     module-level statements (which are always kept: imports, constants, a
     module-level `with`), or when a kept definition names it (a helper it
     calls, a context it enters): the analysis then resolves every name in a
-    kept definition as it would in the whole module. Its callers are blanked
-    like any other definition: when a finding turns out to depend on them (a
+    kept definition as it would in the whole module. What a helper names in turn
+    is kept too, unless every rule that wants the definition reads only the
+    names the helpers bind (`Prefilter.reads_named_definitions`). Its callers
+    are blanked like any other definition: when a finding turns out to depend on them (a
     helper judged under its callers' contexts), the runner's later rounds
     analyse the file again with `follow`: (names whose callers matter, names
     whose definitions matter), and keep the definitions that name (or define) one.
@@ -92,7 +94,12 @@ def prune(
     top = used.part(statement for statement in tree.body if not isinstance(statement, _UNITS))
     parts = [used.part([unit]) for unit in units]
     definers = selection.pass_definers(used)
-    kept = [selection.wanted(merged(top, part)) or part.uses_any(definers) for part in parts]
+    wholes = [merged(top, part) for part in parts]
+    kept = [selection.wanted(whole) or part.uses_any(definers) for whole, part in zip(wholes, parts)]
+    # whether what a kept definition names is followed further (see `named` below); a later
+    # round follows everything it keeps
+    deep = [follow is not None or part.uses_any(definers) or selection.follows_named(whole)
+            for whole, part in zip(wholes, parts)]
     if follow is not None:
         callers_of, defined = follow
         kept = [keep or not part.defined.isdisjoint(defined) for keep, part in zip(kept, parts)]
@@ -113,8 +120,11 @@ def prune(
                     grown = True
     if not all(kept):
         defined = [_defined_names(unit) for unit in units]
-        # what kept definitions name (helpers, callbacks, context factories) is kept with them
-        named: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep))
+        # what kept definitions name (helpers, callbacks, context factories) is kept with them;
+        # for rules that read only the names a definition binds (Prefilter.reads_named_definitions),
+        # only those definitions, not what they name in turn
+        named: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep and deep[i]))
+        bound: Set[str] = set().union(*(parts[i].identifiers for i, keep in enumerate(kept) if keep and not deep[i]))
         # and through a module-level name bound to them (`CONFIGS = {"C2D": conv2d}`, called as
         # `CONFIGS[name](...)`): what its value names
         tables = _module_level_values(tree)
@@ -126,9 +136,12 @@ def prune(
                     named |= tables.pop(name)
                     grown = True
             for i, keep in enumerate(kept):
-                if not keep and not defined[i].isdisjoint(named):
-                    kept[i] = grown = True
+                if not (keep and deep[i]) and not defined[i].isdisjoint(named):
+                    kept[i] = deep[i] = grown = True
                     named |= parts[i].identifiers
+        for i, keep in enumerate(kept):
+            if not keep and not defined[i].isdisjoint(bound):
+                kept[i] = True
         if selection.keeps_callers(used):
             # and the definitions that call a kept one: what they pass is read (reads_callers)
             grown = True

@@ -133,6 +133,11 @@ class Selection:
             return True
         return any(rule.may_matter_in_body(statement, module) for rule in judges)
 
+    def follows_named(self, used: UsedNames) -> bool:
+        """Whether a rule that wants these names reads what the definitions they name do
+        (Prefilter.reads_named_definitions)."""
+        return any(rule.reads_named_definitions and rule.wants(used) for rule in self.rules)
+
     def keeps_callers(self, used: UsedNames) -> bool:
         """Whether a rule that wants the module reads what its calls pass (Prefilter.reads_callers)."""
         return any(rule.reads_callers and rule.wants(used) for rule in self.rules)

@@ -27,6 +27,7 @@ class RuleView:
         self.knowledge = knowledge
         self.reads_defined_passes = spec.reads_defined_passes
         self.reads_callers = spec.reads_callers
+        self.reads_named_definitions = spec.reads_named_definitions
         # TVM qualified names one of which a module must use; None: any TVM name
         self.triggers: Optional[FrozenSet[str]] = (
             None if spec.triggers is None

@@ -543,6 +543,10 @@ class SettingsResolver:
         self._by_head: Dict[str, Settings] = {}
         self._defaults: Dict[Path, Settings] = {}
         self._fixed: Optional[Settings] = None
+        # what kind each path is, looked at once a run: the walk, the settings, the gate and the
+        # tasks all ask it of every file of a project (a run takes its files as they are when
+        # it first looks, as it takes their content)
+        self._regular: Dict[str, bool] = {}
         # a bad flag is an error even when no file is checked; the default target itself waits
         # until a file has no configuration (reading the installed TVM's metadata costs 20 ms)
         if overrides.cwd is None:
@@ -588,6 +592,13 @@ class SettingsResolver:
             parent = self._resolved[head] = resolve(Path(head or "."))
         return parent / name
 
+    def is_regular_file(self, path: str) -> bool:
+        """`tvmlint.run.discovery.is_regular_file`, asked of the file system once a run."""
+        known = self._regular.get(path)
+        if known is None:
+            known = self._regular[path] = is_regular_file(path)
+        return known
+
     def for_path(self, path) -> Settings:
         if self._fixed is not None:
             return self._fixed
@@ -595,7 +606,7 @@ class SettingsResolver:
         # other files: one lstat instead of resolving every file of a run
         text = os.fspath(path)
         head = os.path.dirname(text)
-        regular = is_regular_file(text)
+        regular = self.is_regular_file(text)
         if regular:
             known = self._by_head.get(head)
             if known is not None:

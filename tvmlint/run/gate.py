@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import re
-from typing import Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from tvmlint.base.versions import Version
 from tvmlint.prefilter.project_gate import Patterns, matched, patterns
@@ -40,7 +40,7 @@ def withheld_codes(
     gated: Set[Tuple[Version, str]] = set()
     passed: List[_File] = []
     for path in paths:
-        file = _File(path, texts, words)
+        file = _File(path, texts, words, resolver.is_regular_file)
         if compiled is None:
             named = file.holds_any(roots)
             if not named:
@@ -64,8 +64,10 @@ class _File:
     """One file as the gate asks of it: read at most once, and not at all when the result
     cache knows the answers for its content (a buffer is always its text)."""
 
-    def __init__(self, path: str, texts: Optional[Dict[str, str]], words: Optional[Words]):
+    def __init__(self, path: str, texts: Optional[Dict[str, str]], words: Optional[Words],
+                 is_regular: Callable[[str], bool] = is_regular_file):
         self.path = path
+        self.is_regular = is_regular
         self.buffer = texts.get(path) if texts else None
         self.words = words if self.buffer is None else None
         cache = words.cache if words is not None else None
@@ -77,7 +79,7 @@ class _File:
 
     def regular(self) -> bool:
         if self._regular is None:
-            self._regular = self.buffer is not None or is_regular_file(self.path)
+            self._regular = self.buffer is not None or self.is_regular(self.path)
         return self._regular
 
     def data(self) -> Optional[bytes]:

@@ -14,7 +14,7 @@ from typing import Dict, FrozenSet, List, Optional, Tuple
 from tvmlint.analysis.own_tree import carried_packages
 from tvmlint.base.versions import Version
 from tvmlint.run.config import Settings, SettingsResolver
-from tvmlint.run.discovery import is_regular_file, resolve
+from tvmlint.run.discovery import resolve
 from tvmlint.run.engine import module_name_for
 from tvmlint.run.task import Follow, Task
 
@@ -145,7 +145,7 @@ class Planner:
             return self._of_path[path]
         except KeyError:
             pass
-        if not is_regular_file(path):
+        if not self.resolver.is_regular_file(path):
             self._of_path[path] = None
             return None
         head = os.path.dirname(path)
