@@ -17,7 +17,10 @@ clone with its settings file is). Then, each in a process of its own, as pre-com
   check cost before it read the project, and what it could not see;
 - the editor's case: `runner.check_text_in_project` in one process (as the language server
   runs it, jobs=1), after one call that warmed its imports and the index, on FILE's text
-  with a line added.
+  with a line added;
+- the daemon's case: FILE edited again, then `tvmlint check --daemon FILE`, handed to a
+  `tvmlint daemon` the benchmark started (it stops if the daemon did not serve every
+  timed run; its CPU figure is the client's alone).
 
 FILE: N files spread evenly over the sorted files that name `tvm` (and the largest), and the
 first M files (in sorted order) whose findings wait on other files (a finding judged by its
@@ -51,6 +54,7 @@ from pathlib import Path
 from typing import Dict, List
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # run.py, its sibling
 PYTHON = sys.executable
 
 
@@ -193,30 +197,40 @@ def main() -> None:
         largest = max(root.rglob("*.py"), key=lambda p: p.stat().st_size)
         figures: Dict[str, List[float]] = {key: [] for key in (
             "cold", "warm", "edited", "other", "alone", "editor",
-            "project cold", "project warm", "project edited", "project other", "project editor")}
-        for run in range(args.runs):
-            for file in files:
-                name = str(file)
-                shutil.rmtree(root / ".tvmlint_cache", ignore_errors=True)
-                cold = tvmlint(name, *jobs, cwd=root, figure="cold?")
-                reads = int(timed_snippet(PROJECT_READ, name, root))  # warm: only says which kind
-                kind = "project " if reads else ""
-                figures[kind + "cold"].append(cold)
-                CPU.setdefault(kind + "cold", []).append(CPU.pop("cold?")[-1])
-                figures[kind + "warm"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "warm"))
-                with open(root / file, "a", encoding="utf-8") as out:
-                    out.write(f"\n# edited {run}\n")
-                figures[kind + "edited"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "edited"))
-                if root / file != largest:
-                    with open(largest, "a", encoding="utf-8") as out:
-                        out.write(f"\n# edited {run} {name}\n")
-                    figures[kind + "other"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "other"))
-                if not reads:
-                    figures["alone"].append(timed_snippet(ALONE, name, root))
-                figures[kind + "editor"].append(timed_snippet(EDITOR, name, root))
-                print(f"  {name}: {'reads the project (' + str(reads) + ' files)' if reads else 'settles alone'}: "
-                      f"cold {figures[kind + 'cold'][-1]:.2f} s, warm {figures[kind + 'warm'][-1]:.2f} s, "
-                      f"edited {figures[kind + 'edited'][-1]:.2f} s, editor {figures[kind + 'editor'][-1]:.2f} s", flush=True)
+            "project cold", "project warm", "project edited", "project other", "project editor",
+            "daemon", "project daemon")}
+        with running_daemon():
+            served = daemon_served()
+            for run in range(args.runs):
+                for file in files:
+                    name = str(file)
+                    shutil.rmtree(root / ".tvmlint_cache", ignore_errors=True)
+                    cold = tvmlint(name, *jobs, cwd=root, figure="cold?")
+                    reads = int(timed_snippet(PROJECT_READ, name, root))  # warm: only says which kind
+                    kind = "project " if reads else ""
+                    figures[kind + "cold"].append(cold)
+                    CPU.setdefault(kind + "cold", []).append(CPU.pop("cold?")[-1])
+                    figures[kind + "warm"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "warm"))
+                    with open(root / file, "a", encoding="utf-8") as out:
+                        out.write(f"\n# edited {run}\n")
+                    figures[kind + "edited"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "edited"))
+                    if root / file != largest:
+                        with open(largest, "a", encoding="utf-8") as out:
+                            out.write(f"\n# edited {run} {name}\n")
+                        figures[kind + "other"].append(tvmlint(name, *jobs, cwd=root, figure=kind + "other"))
+                    if not reads:
+                        figures["alone"].append(timed_snippet(ALONE, name, root))
+                    figures[kind + "editor"].append(timed_snippet(EDITOR, name, root))
+                    with open(root / file, "a", encoding="utf-8") as out:
+                        out.write(f"\n# edited again {run}\n")
+                    figures[kind + "daemon"].append(tvmlint(name, "--daemon", *jobs, cwd=root, figure=kind + "daemon"))
+                    served += 1
+                    if daemon_served() != served:
+                        raise SystemExit(f"the daemon did not serve `tvmlint check --daemon {name}`: the figure would be the client's own run")
+                    print(f"  {name}: {'reads the project (' + str(reads) + ' files)' if reads else 'settles alone'}: "
+                          f"cold {figures[kind + 'cold'][-1]:.2f} s, warm {figures[kind + 'warm'][-1]:.2f} s, "
+                          f"edited {figures[kind + 'edited'][-1]:.2f} s, editor {figures[kind + 'editor'][-1]:.2f} s, "
+                          f"--daemon after an edit {figures[kind + 'daemon'][-1]:.2f} s", flush=True)
         if args.verify:
             done = subprocess.run([PYTHON, "-c", VERIFY, str(args.verify)], cwd=root, capture_output=True, text=True)
             print(done.stdout + done.stderr[-2000:], flush=True)
@@ -231,6 +245,7 @@ def main() -> None:
         print(summary(f"{label}, warm: the project's largest file edited", figures[kind + "other"],
                       CPU.get(kind + "other", [])))
         print(summary(f"{label}, editor: check_text_in_project, warm, one process, jobs=1", figures[kind + "editor"]))
+        print(summary(f"{label}, `--daemon`: FILE edited", figures[kind + "daemon"], CPU.get(kind + "daemon", [])))
     print(summary("reference, settles alone: FILE alone, no project, no cache (in-process, imports included)",
                   figures["alone"]))
 
@@ -244,10 +259,21 @@ def timed_snippet(code: str, name: str, root: Path) -> float:
 
 
 def compile_bytecode() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
     from run import compile_bytecode as compile_all
 
     compile_all()
+
+
+def running_daemon():
+    from run import running_daemon as daemon
+
+    return daemon()
+
+
+def daemon_served() -> int:
+    from run import daemon_served as served
+
+    return served()
 
 
 if __name__ == "__main__":

@@ -143,6 +143,9 @@ def test_a_text_measured_in_parts_gets_the_whole_texts_shape_and_first_error(mon
         broken = "".join(lines[:where] + [bad] + lines[where:])
         _, whole = parse(broken)
         assert guards.measure_in_parts(broken).error == whole, (bad, where)
+        # a text no rule wants is asked only for its syntax: the same verdict, no tree built
+        assert guards.measure_in_parts(broken, shape=False).error == whole, (bad, where)
+    assert guards.measure_in_parts(text, shape=False).error is None
 
 
 def test_a_short_text_is_not_measured_in_parts():

@@ -127,7 +127,8 @@ def _checked_module(text: str, task: Task) -> Checked:
 
     with _no_cycle_collection():
         wanted = not task.prefilter or task.follow is not None or _may_want(text, task)
-        measured = measure_in_parts(text)
+        # (a text no rule wants is asked only for its syntax: its shape decides nothing)
+        measured = measure_in_parts(text, shape=wanted)
         # a statement too large to parse has no syntax verdict: said so in any file, as max-file-size is
         if measured is not None and (measured.error is not None or measured.unparsed is not None or wanted):
             refused = _refused(text, task, measured)

@@ -164,7 +164,7 @@ class Measured:
         return too_deep_or_large(self.depth, self.nodes, self.counted_all)
 
 
-def measure_in_parts(text: str) -> Optional[Measured]:
+def measure_in_parts(text: str, shape: bool = True) -> Optional[Measured]:
     """A text longer than PARTS_FROM characters, parsed a part at a time: its shape, or its first
     syntax error, at the place the whole text's parse gives it. None for a shorter text (its whole
     tree is cheap), or one whose parts do not stand alone (a `from __future__ import
@@ -174,7 +174,9 @@ def measure_in_parts(text: str) -> Optional[Measured]:
     Parts end before a line at column 0 that starts a statement, so that text before a part is
     whole statements and the part parses, or fails, as it would in the whole text. Once the
     count is past MAX_NODES, the verdict is made and only the syntax of the rest matters: its
-    parts are checked without building their trees."""
+    parts are checked without building their trees. `shape` False: only the syntax is asked
+    (and whether a statement is too large to parse), for a text that is not analysed: no part's
+    tree is built, and the depth and node count say nothing."""
     import gc
 
     if len(text) <= PARTS_FROM or "barry_as_FLUFL" in text:
@@ -182,19 +184,19 @@ def measure_in_parts(text: str) -> Optional[Measured]:
     collecting = gc.isenabled()
     gc.disable()  # the trees' millions of objects go by reference counting: a collection would walk them all
     try:
-        return _measure(text)
+        return _measure(text, shape)
     finally:
         if collecting:
             gc.enable()
 
 
-def _measure(text: str) -> Measured:
+def _measure(text: str, shape: bool = True) -> Measured:
     from tvmlint.analysis.used_names import parse, parses
 
     measured = Measured()
     start, line, parts = 0, 0, 0
     while start < len(text):
-        counting = measured.nodes <= MAX_NODES
+        counting = shape and measured.nodes <= MAX_NODES
         end = _part_end(text, start)
         for _ in range(JOINS + 1):
             # a part far longer than PART holds a long statement: one past MAX_NODES is never
