@@ -286,3 +286,53 @@ def test_a_cache_dir_that_holds_other_files_is_left_alone(tmp_path):
         f"tvmlint: {tmp_path}: not used for the result cache: it holds files that are not tvmlint's "
         "(cache-dir must name a directory of its own)"
     )
+
+
+# -- a long-lived process keeps its stores (the daemon: cache.keep_stores) ----------------------
+
+@pytest.fixture
+def kept_stores(monkeypatch):
+    monkeypatch.setattr(cache_module, "_KEPT", None)
+    monkeypatch.setattr(cache_module, "_LATER", None)
+    cache_module.keep_stores()
+
+
+def _store_of(root: Path):
+    return cache_module.open_store(root / cache_module.DEFAULT_DIR)
+
+
+def test_a_kept_store_is_handed_to_the_next_run_while_its_files_are_unchanged(tmp_path, kept_stores, monkeypatch):
+    write_tree(tmp_path, {"a.py": GATED})
+    first = _run(tmp_path)
+    store = _store_of(tmp_path)
+    read = []
+    monkeypatch.setattr(cache_module.ResultCache, "_read", lambda self: read.append(self) or None)
+    assert _store_of(tmp_path) is store and not read  # not read again
+    second = _run(tmp_path)
+    assert _shown(second) == _shown(first) and first.findings
+    assert second.cache_hits == 1 and not read  # the whole run's findings, from the store in memory
+
+
+def test_a_store_another_run_wrote_is_read_again(tmp_path, kept_stores):
+    write_tree(tmp_path, {"a.py": GATED, "b.py": "x = 1\n"})
+    _run(tmp_path)
+    store = _store_of(tmp_path)
+    other = ResultCache(tmp_path / cache_module.DEFAULT_DIR)  # another process's run
+    other.record(str(tmp_path / "c.py"), store.files[str(tmp_path / "a.py")])
+    other.save()
+    again = _store_of(tmp_path)
+    assert again is not store and str(tmp_path / "c.py") in again.files
+
+
+def test_stores_written_later_are_written_once_asked(tmp_path, kept_stores):
+    write_tree(tmp_path, {"a.py": GATED})
+    cache_module.write_stores_later()
+    first = _run(tmp_path)
+    directory = tmp_path / cache_module.DEFAULT_DIR
+    assert not list(directory.glob("store-*.pickle"))  # the run answered before its store was written
+    cache_module.write_pending_stores()
+    assert list(directory.glob("store-*.pickle"))
+    cache_module.write_stores_later()
+    assert _shown(_run(tmp_path)) == _shown(first)  # the next run finds what the first wrote
+    cache_module.write_pending_stores()
+    assert ResultCache(directory).runs  # and another process does too

@@ -48,7 +48,7 @@ import pickle
 import re
 import time
 from pathlib import Path
-from typing import Dict, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from tvmlint.base.filestate import Signature, now_ns, signature, trusted
 from tvmlint.base.source import read_file_stat
@@ -165,6 +165,25 @@ class ResultCache:
         self.readers: Dict[str, bool] = {}  # absolute path -> its last one-file check read its project
         self._used: set = set()
         self._load()
+
+    def still_current(self) -> bool:
+        """Whether the store on disk is what this one holds: nothing left unwritten, nobody
+        wrote it since, and it is still tvmlint's directory. (Facts written by another run
+        since are read again when asked.)"""
+        if self._changed or self._facts_changed or not owned(self.directory):
+            return False
+        if self._loaded_as is None or _stamp(self.path) != self._loaded_as:
+            return False
+        if self._facts is not None and _stamp(self.facts_path) != self._facts_loaded_as:
+            self._facts, self._facts_loaded_as = None, None
+        return True
+
+    def begin_run(self) -> None:
+        """What a run counts starts afresh (a kept store's next run)."""
+        self.hits = 0
+        self.writes = 0
+        self._today = int(time.time() // DAY)
+        self._used = set()
 
     def _load(self) -> None:
         stored = self._read()
@@ -298,9 +317,17 @@ class ResultCache:
         return found[1]
 
     def save(self) -> None:
-        """Write the store if this run changed it; a read-only or full disk costs speed, never a result."""
+        """Write the store if this run changed it; a read-only or full disk costs speed, never a result.
+        In a process that writes its stores after answering (`write_stores_later`), it is written then."""
         if not (self._changed or self._facts_changed) or self.key_bytes is None:
             return
+        if _LATER is not None:
+            if all(store is not self for store in _LATER):
+                _LATER.append(self)
+            return
+        self._write()
+
+    def _write(self) -> None:
         try:
             if self._changed:
                 self._merge_theirs()
@@ -404,6 +431,61 @@ class ResultCache:
             import shutil
 
             shutil.rmtree(legacy, ignore_errors=True)
+
+
+# A long-lived process (the daemon) keeps each store it opened, as it last read or wrote it,
+# and hands it to its next run while the files on disk are still the ones it holds: that run
+# neither reads nor unseals them again. It may also write a run's stores after it has
+# answered (the next run of the process waits for that). Only speed turns on either: what a
+# store holds is the same.
+_KEPT: Optional[Dict[Tuple[Path, bytes], "ResultCache"]] = None
+_LATER: Optional[List["ResultCache"]] = None
+
+
+def keep_stores() -> None:
+    """Keep the stores this process opens for its later runs (`open_store`)."""
+    global _KEPT
+    if _KEPT is None:
+        _KEPT = {}
+
+
+def write_stores_later() -> None:
+    """From now on, a store's `save` waits for `write_pending_stores`."""
+    global _LATER
+    if _LATER is None:
+        _LATER = []
+
+
+def write_pending_stores() -> None:
+    """Write the stores whose runs saved them since `write_stores_later`, and write at once again."""
+    global _LATER
+    pending, _LATER = _LATER or [], None
+    for store in pending:
+        store._write()
+
+
+def open_store(directory: Path) -> "ResultCache":
+    """The result store of `directory`: the one this process kept (`keep_stores`) while its
+    files are unchanged on disk, else read afresh."""
+    if _KEPT is None:
+        return ResultCache(directory)
+    key_bytes = user_key()
+    kept = _KEPT.get((directory, key_bytes or b""))
+    if kept is not None and key_bytes is not None and kept.still_current():
+        kept.begin_run()
+        return kept
+    store = ResultCache(directory)
+    if store.key_bytes is not None:
+        _KEPT[(directory, store.key_bytes)] = store
+    return store
+
+
+def _stamp(path: Path) -> Optional[Tuple[int, int, int]]:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return None
+    return status.st_mtime_ns, status.st_size, status.st_ino
 
 
 def _mtime(path: Path) -> int:

@@ -572,9 +572,9 @@ def _size(path: str) -> int:
 
 
 def _open_cache(resolver: SettingsResolver, notes: List[str]):
-    from tvmlint.run.cache import ResultCache, cache_directory
+    from tvmlint.run.cache import cache_directory, open_store
 
-    cache = ResultCache(cache_directory(resolver.for_path(resolver.cwd)))
+    cache = open_store(cache_directory(resolver.for_path(resolver.cwd)))
     if not cache.owned:
         notes.append(
             f"{cache.directory}: not used for the result cache: it holds files that are not tvmlint's "

@@ -23,6 +23,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from tvmlint.frontends import daemon
 from tvmlint.frontends.daemon import address, protocol
+from tvmlint.run import cache
 
 DEFAULT_IDLE_TIMEOUT = 3600.0
 # how long a connection may take to send its whole request (the client sends it at once)
@@ -133,10 +134,12 @@ class Daemon:
                 if stop:
                     self.close()  # before the reply: the client may start the next daemon at once
                 pending.answer(reply)
+                cache.write_pending_stores()  # the client has its answer: the run's stores now
                 self._touch()
                 if stop:
                     break
         finally:
+            cache.write_pending_stores()
             self.close()
             self._refuse_waiting()
             self._finish_connections()
@@ -274,6 +277,7 @@ class Daemon:
         written: List[Tuple[str, bytes]] = []
         out, err = (_Capture(name, written, **streams[name]) for name in ("stdout", "stderr"))
         stdin = protocol.unpack(request["stdin"]) if request.get("stdin") is not None else b""
+        cache.write_stores_later()
         with _client_process(request["cwd"], request["env"]), _streams(out, err, stdin):
             code = main(list(request["argv"]))
         out.flush()
@@ -326,6 +330,7 @@ def run_daemon(idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
     if not server.claim():
         return 0
     daemon.SERVING = True
+    cache.keep_stores()
     _stop_on_sigterm()
     try:
         server.warm_up()
