@@ -148,6 +148,20 @@ def test_a_text_measured_in_parts_gets_the_whole_texts_shape_and_first_error(mon
     assert guards.measure_in_parts(text, shape=False).error is None
 
 
+@pytest.mark.parametrize("shape", [True, False])
+def test_a_part_only_the_symbol_table_pass_objects_to_is_no_syntax_error(monkeypatch, shape):
+    # `nonlocal` at module level: CPython's compiler refuses it, its parser (and so tvmlint) does not
+    from tvmlint.analysis.used_names import parse
+    from tvmlint.run import guards
+
+    monkeypatch.setattr(guards, "PARTS_FROM", 100)
+    monkeypatch.setattr(guards, "PART", 60)
+    text = _mixed(100, 1) + "nonlocal x\n" + _mixed(100, 2)
+    assert parse(text)[1] is None
+    measured = guards.measure_in_parts(text, shape=shape)
+    assert measured.error is None and measured.unparsed is None
+
+
 def test_a_short_text_is_not_measured_in_parts():
     from tvmlint.run import guards
 

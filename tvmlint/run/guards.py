@@ -207,7 +207,10 @@ def _measure(text: str, shape: bool = True) -> Measured:
                 measured.unparsed = (line + _lines_in(text, start, huge[0]) + 1, huge[1])
                 return measured
             part = text[start:end]
-            tree = parse(part)[0] if counting or not parses(part) else True
+            # past the count, only whether it parses: a part that does not is joined to the next,
+            # and the rest parsed whole below gives the verdict (where the symbol-table pass
+            # alone objects, `parses`, too)
+            tree = parse(part)[0] if counting else (True if parses(part) else None)
             if tree is not None or end == len(text):
                 break
             end = _part_end(text, end)
