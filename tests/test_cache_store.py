@@ -293,7 +293,6 @@ def test_a_cache_dir_that_holds_other_files_is_left_alone(tmp_path):
 @pytest.fixture
 def kept_stores(monkeypatch):
     monkeypatch.setattr(cache_module, "_KEPT", None)
-    monkeypatch.setattr(cache_module, "_LATER", None)
     cache_module.keep_stores()
 
 
@@ -322,17 +321,3 @@ def test_a_store_another_run_wrote_is_read_again(tmp_path, kept_stores):
     other.save()
     again = _store_of(tmp_path)
     assert again is not store and str(tmp_path / "c.py") in again.files
-
-
-def test_stores_written_later_are_written_once_asked(tmp_path, kept_stores):
-    write_tree(tmp_path, {"a.py": GATED})
-    cache_module.write_stores_later()
-    first = _run(tmp_path)
-    directory = tmp_path / cache_module.DEFAULT_DIR
-    assert not list(directory.glob("store-*.pickle"))  # the run answered before its store was written
-    cache_module.write_pending_stores()
-    assert list(directory.glob("store-*.pickle"))
-    cache_module.write_stores_later()
-    assert _shown(_run(tmp_path)) == _shown(first)  # the next run finds what the first wrote
-    cache_module.write_pending_stores()
-    assert ResultCache(directory).runs  # and another process does too

@@ -151,6 +151,28 @@ def test_a_file_changed_between_runs_is_checked_as_it_is_now(env, tmp_path):
     assert served() == 3
 
 
+def test_the_result_store_is_written_before_the_client_has_its_answer(env, tmp_path):
+    # the daemon keeps its stores between runs: a store removed after a run stays removed, and
+    # one a run of another process wrote is read again, not overwritten from memory
+    root = project(tmp_path, {"model.py": FOLD, "other.py": CLEAN})
+    start(env)
+    for number in (1, 2):
+        code, out, _ = tvmlint(env, "check", "model.py", "--daemon", cwd=root)
+        assert code == 1 and b"TVM101" in out
+        assert list((root / ".tvmlint_cache").glob("store-*.pickle"))
+        shutil.rmtree(root / ".tvmlint_cache")
+        time.sleep(0.3)
+        assert not (root / ".tvmlint_cache").exists(), number
+    assert tvmlint(env, "check", "other.py", cwd=root)[0] == 0  # another process's store
+    assert tvmlint(env, "check", ".", "--daemon", cwd=root)[0] == 1
+    assert tvmlint(env, "check", "other.py", "--no-cache", cwd=root)[0] == 0
+    store = next((root / ".tvmlint_cache").glob("store-*.pickle"))
+    from tvmlint.run.cache import ResultCache
+
+    assert str(root / "other.py") in ResultCache(store.parent).files  # kept, not overwritten
+    assert served() == 3
+
+
 def test_a_configuration_changed_between_runs_applies(env, tmp_path):
     root = project(tmp_path, {"model.py": FOLD})
     start(env)

@@ -48,7 +48,7 @@ import pickle
 import re
 import time
 from pathlib import Path
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from tvmlint.base.filestate import Signature, now_ns, signature, trusted
 from tvmlint.base.source import read_file_stat
@@ -317,17 +317,9 @@ class ResultCache:
         return found[1]
 
     def save(self) -> None:
-        """Write the store if this run changed it; a read-only or full disk costs speed, never a result.
-        In a process that writes its stores after answering (`write_stores_later`), it is written then."""
+        """Write the store if this run changed it; a read-only or full disk costs speed, never a result."""
         if not (self._changed or self._facts_changed) or self.key_bytes is None:
             return
-        if _LATER is not None:
-            if all(store is not self for store in _LATER):
-                _LATER.append(self)
-            return
-        self._write()
-
-    def _write(self) -> None:
         try:
             if self._changed:
                 self._merge_theirs()
@@ -435,11 +427,10 @@ class ResultCache:
 
 # A long-lived process (the daemon) keeps each store it opened, as it last read or wrote it,
 # and hands it to its next run while the files on disk are still the ones it holds: that run
-# neither reads nor unseals them again. It may also write a run's stores after it has
-# answered (the next run of the process waits for that). Only speed turns on either: what a
-# store holds is the same.
+# neither reads nor unseals them again. Only speed turns on it: what a store holds is the same.
+# (A store is still written before its run ends: one written after the run had answered came
+# back after a `rm -rf .tvmlint_cache` that followed, and a cold run found it.)
 _KEPT: Optional[Dict[Tuple[Path, bytes], "ResultCache"]] = None
-_LATER: Optional[List["ResultCache"]] = None
 
 
 def keep_stores() -> None:
@@ -447,21 +438,6 @@ def keep_stores() -> None:
     global _KEPT
     if _KEPT is None:
         _KEPT = {}
-
-
-def write_stores_later() -> None:
-    """From now on, a store's `save` waits for `write_pending_stores`."""
-    global _LATER
-    if _LATER is None:
-        _LATER = []
-
-
-def write_pending_stores() -> None:
-    """Write the stores whose runs saved them since `write_stores_later`, and write at once again."""
-    global _LATER
-    pending, _LATER = _LATER or [], None
-    for store in pending:
-        store._write()
 
 
 def open_store(directory: Path) -> "ResultCache":

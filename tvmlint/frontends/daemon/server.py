@@ -134,12 +134,10 @@ class Daemon:
                 if stop:
                     self.close()  # before the reply: the client may start the next daemon at once
                 pending.answer(reply)
-                cache.write_pending_stores()  # the client has its answer: the run's stores now
                 self._touch()
                 if stop:
                     break
         finally:
-            cache.write_pending_stores()
             self.close()
             self._refuse_waiting()
             self._finish_connections()
@@ -277,7 +275,6 @@ class Daemon:
         written: List[Tuple[str, bytes]] = []
         out, err = (_Capture(name, written, **streams[name]) for name in ("stdout", "stderr"))
         stdin = protocol.unpack(request["stdin"]) if request.get("stdin") is not None else b""
-        cache.write_stores_later()
         with _client_process(request["cwd"], request["env"]), _streams(out, err, stdin):
             code = main(list(request["argv"]))
         out.flush()
