@@ -415,12 +415,15 @@ def running_daemon() -> Iterator[None]:
         saved = os.environ.get("TVMLINT_DAEMON_DIR")
         os.environ["TVMLINT_DAEMON_DIR"] = directory
         try:
-            started = subprocess.run([PYTHON, "-m", "tvmlint", "daemon", "start"], capture_output=True, text=True)
+            # started from a folder of its own: from a checkout, `-m tvmlint` would import that
+            # checkout's tvmlint before PYTHONPATH's (the one another checkout's run asks for)
+            started = subprocess.run([PYTHON, "-m", "tvmlint", "daemon", "start"], capture_output=True, text=True,
+                                     cwd=directory)
             if started.returncode != 0:
                 raise SystemExit(f"tvmlint daemon start failed: {started.stderr}")
             yield
         finally:
-            subprocess.run([PYTHON, "-m", "tvmlint", "daemon", "stop"], capture_output=True)
+            subprocess.run([PYTHON, "-m", "tvmlint", "daemon", "stop"], capture_output=True, cwd=directory)
             if saved is None:
                 del os.environ["TVMLINT_DAEMON_DIR"]
             else:

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import sys
 from pathlib import Path
-from typing import Callable, List, Optional, Sequence, TextIO, Tuple
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, TextIO, Tuple
 
-from tvmlint.base.diagnostics import Finding
 from tvmlint.companion import CompanionError
+
+if TYPE_CHECKING:  # the parser's options need neither: `check --daemon`'s client imports this module
+    from tvmlint.base.diagnostics import Finding
 
 
 def add_companion_options(parser: argparse.ArgumentParser) -> None:
@@ -95,6 +96,8 @@ def _say_once_what_was_not_checked(args: argparse.Namespace, kept: List[Finding]
     if getattr(args, "format", "text") != "text":
         return kept
     silent = {id(finding) for findings in confirmer.unchecked.values() for finding in findings}
+    import dataclasses
+
     return [dataclasses.replace(f, confirmed=None, confirmation=None) if id(f) in silent else f for f in kept]
 
 

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from dataclasses import dataclass
 from pathlib import Path
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 from tvmlint.frontends.commands import UsageError
 
@@ -33,8 +32,9 @@ def reads_stdin(args: argparse.Namespace) -> bool:
     return given == [STDIN] or (args.stdin_filename is not None and not given)
 
 
-@dataclass
-class StdinSource:
+# (a NamedTuple, not a dataclass: `check --daemon`'s client imports this module, and has no
+# other use for the dataclasses module, a tenth of what it imports)
+class StdinSource(NamedTuple):
     path: Path  # where the buffer would live: settings are looked up from here
     shown: str  # how messages name it
     text: Optional[str]  # None when the bytes are not Python source text
