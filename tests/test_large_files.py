@@ -162,6 +162,45 @@ def test_a_part_only_the_symbol_table_pass_objects_to_is_no_syntax_error(monkeyp
     assert measured.error is None and measured.unparsed is None
 
 
+@pytest.mark.parametrize("shape", [True, False])
+def test_after_an_edit_only_the_parts_it_changed_are_parsed_again(monkeypatch, shape):
+    # the language server and the daemon check a large file again after every edit
+    from tvmlint.analysis import used_names
+    from tvmlint.run import guards
+
+    monkeypatch.setattr(guards, "PARTS_FROM", 100)
+    monkeypatch.setattr(guards, "PART", 60)
+    monkeypatch.setattr(guards, "_PART_VERDICTS", guards.OrderedDict())
+    monkeypatch.setattr(guards, "_remembered", [0])
+    parsed = []
+    for name in ("parse", "parses"):
+        real = getattr(used_names, name)
+        monkeypatch.setattr(used_names, name, lambda text, real=real: parsed.append(text) or real(text))
+    text = _mixed(300, 3)
+    first = guards.measure_in_parts(text, shape=shape)
+    assert len(parsed) > 3
+    parsed.clear()
+    edited = text + "# an edit at the end\n"
+    again = guards.measure_in_parts(edited, shape=shape)
+    assert again == first and len(parsed) == 1 and edited.endswith(parsed[0].lstrip("\n"))
+    parsed.clear()
+    broken = edited + "def broken(:\n"
+    assert guards.measure_in_parts(broken, shape=shape).error == used_names.parse(broken)[1]
+
+
+def test_the_parts_remembered_are_bounded(monkeypatch):
+    from tvmlint.run import guards
+
+    monkeypatch.setattr(guards, "PARTS_FROM", 100)
+    monkeypatch.setattr(guards, "PART", 60)
+    monkeypatch.setattr(guards, "_PART_VERDICTS", guards.OrderedDict())
+    monkeypatch.setattr(guards, "_remembered", [0])
+    monkeypatch.setattr(guards, "_REMEMBERED", 2000)
+    for seed in range(20):
+        guards.measure_in_parts(_mixed(200, seed))
+    assert guards._remembered[0] == sum(len(part) for part, _ in guards._PART_VERDICTS) <= 2000
+
+
 def test_a_short_text_is_not_measured_in_parts():
     from tvmlint.run import guards
 

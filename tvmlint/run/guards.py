@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Optional, Tuple
 
@@ -191,7 +192,7 @@ def measure_in_parts(text: str, shape: bool = True) -> Optional[Measured]:
 
 
 def _measure(text: str, shape: bool = True) -> Measured:
-    from tvmlint.analysis.used_names import parse, parses
+    from tvmlint.analysis.used_names import parse
 
     measured = Measured()
     start, line, parts = 0, 0, 0
@@ -206,39 +207,72 @@ def _measure(text: str, shape: bool = True) -> Measured:
             if huge is not None:
                 measured.unparsed = (line + _lines_in(text, start, huge[0]) + 1, huge[1])
                 return measured
-            part = text[start:end]
-            # past the count, only whether it parses: a part that does not is joined to the next,
-            # and the rest parsed whole below gives the verdict (where the symbol-table pass
-            # alone objects, `parses`, too)
-            tree = parse(part)[0] if counting else (True if parses(part) else None)
-            if tree is not None or end == len(text):
+            verdict = _part_verdict(text[start:end], counting)
+            if verdict is not None or end == len(text):
                 break
             end = _part_end(text, end)
-        if tree is None:
+        if verdict is None:
             huge = _huge_statement(text, start, len(text))
             if huge is not None:
                 measured.unparsed = (line + _lines_in(text, start, huge[0]) + 1, huge[1])
                 return measured
-        if tree is None:  # a real error, or a statement longer than the parts joined: the rest, whole
+        if verdict is None:  # a real error, or a statement longer than the parts joined: the rest, whole
             # after as many empty lines as went before, so that the error's lines (its message may
             # name one too) are the whole text's; the tokenizer passes over them at no cost
             tree, error = parse("\n" * line + text[start:])
             if tree is None:
                 measured.error = error
                 return measured
+            verdict = tree_shape(tree)
+            del tree
             end = len(text)
-        if tree is True:
+        if verdict is True:
             measured.counted_all = False
         else:
-            depth, nodes = tree_shape(tree)
+            depth, nodes = verdict
             measured.depth = max(measured.depth, depth)
             measured.nodes += nodes
             parts += 1
-        del tree
         line += _lines_in(text, start, end)
         start = end
     measured.nodes -= parts - 1  # one Module node, not one per part
     return measured
+
+
+# What each part said, by its text: None (it does not parse on its own), its (depth, nodes)
+# when counted, True when only its syntax was asked. The language server and the daemon check
+# a large file again after every edit, and an edit leaves most of its parts as they were. A
+# pure function of the part's text, kept for the most recent parts up to _REMEMBERED characters.
+_PART_VERDICTS: "OrderedDict[Tuple[str, bool], object]" = OrderedDict()
+_REMEMBERED = 8 << 20
+_remembered = [0]
+_UNKNOWN = object()
+
+
+def _part_verdict(part: str, counting: bool):
+    """Whether a part parses on its own, with its shape when `counting`. Past the count, only
+    whether it parses: a part that does not is joined to the next, and the rest parsed whole
+    gives the verdict (where the symbol-table pass alone objects, `parses`, too)."""
+    from tvmlint.analysis.used_names import parse, parses
+
+    key = (part, counting)
+    known = _PART_VERDICTS.get(key, _UNKNOWN)
+    if known is not _UNKNOWN:
+        _PART_VERDICTS.move_to_end(key)
+        return known
+    if counting:
+        tree = parse(part)[0]
+        verdict = None if tree is None else tree_shape(tree)
+        del tree
+    else:
+        verdict = True if parses(part) else None
+    if len(part) <= _REMEMBERED:
+        _PART_VERDICTS[key] = verdict
+        _remembered[0] += len(part)
+        while _remembered[0] > _REMEMBERED:
+            (oldest, _), _verdict = _PART_VERDICTS.popitem(last=False)
+            _remembered[0] -= len(oldest)
+    return verdict
 
 
 # What `_logical_line_end` steps over: strings (whatever their prefix: it changes no extent),
