@@ -240,9 +240,11 @@ def _measure(text: str, shape: bool = True) -> Measured:
 
 
 # What each part said, by its text: None (it does not parse on its own), its (depth, nodes)
-# when counted, True when only its syntax was asked. The language server and the daemon check
-# a large file again after every edit, and an edit leaves most of its parts as they were. A
-# pure function of the part's text, kept for the most recent parts up to _REMEMBERED characters.
+# when counted, True when only its syntax was asked. The daemon checks a large file again after
+# every edit, and so does the language server (a change's check in a child it forks, which
+# starts from what the server's own checks, on open and save, kept), and an edit leaves most of
+# a file's parts as they were. A pure function of the part's text, kept for the most recent
+# parts up to _REMEMBERED characters.
 _PART_VERDICTS: "OrderedDict[Tuple[str, bool], object]" = OrderedDict()
 _REMEMBERED = 8 << 20
 _remembered = [0]
