@@ -504,6 +504,13 @@ def test_a_helper_of_a_definition_only_the_api_rules_want_is_kept_without_what_i
     kept = {name for name in ("deeper", "helper", "ported", "shadowed", "context", "unrelated")
             if f"def {name}(" in pruned.text}
     assert kept == {"helper", "ported", "shadowed", "context"}
+    # and of those kept for their names, only the definition: its statements go, line for line
+    assert "return deeper(x)" not in pruned.text and "def helper(x):\n    \"\"\n" in pruned.text
+    assert "contrib.graph_runtime.create(helper(lib), lib, dev)" in pruned.text
+    assert pruned.text.count("\n") == API_MODULE.count("\n")
+    # an import in one stays: it may bind a name the analysis resolves
+    importing = _prune(API_MODULE.replace("    return deeper(x)", "    import numpy\n    return deeper(x)"), API_CODES)
+    assert "    import numpy\n" in importing.text and "return deeper(x)" not in importing.text
     # a rule that reads what helpers do follows them all the way down
     deep = _prune(API_MODULE + "\n\ndef gated(mod):\n    return tvm.relay.transform.FoldScaleAxis()(helper(mod))\n",
                   API_CODES | {"TVM101"})

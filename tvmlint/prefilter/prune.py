@@ -118,6 +118,7 @@ def prune(
                 if not part.defined <= followed:
                     followed |= part.defined
                     grown = True
+    for_names: List[int] = []  # definitions kept only for the names they bind
     if not all(kept):
         defined = [_defined_names(unit) for unit in units]
         # what kept definitions name (helpers, callbacks, context factories) is kept with them;
@@ -142,6 +143,7 @@ def prune(
         for i, keep in enumerate(kept):
             if not keep and not defined[i].isdisjoint(bound):
                 kept[i] = True
+                for_names.append(i)
         if selection.keeps_callers(used):
             # and the definitions that call a kept one: what they pass is read (reads_callers)
             grown = True
@@ -154,9 +156,24 @@ def prune(
     # A later round keeps what `follow` names, nested or not: it analyses kept definitions whole.
     judges = None if follow is not None else selection.inner_judges(used)
     inner, around = ({}, set()) if not judges else _InnerBlanks(text, used, selection, judges).of(units, kept)
+    lines = _LINE.findall(text)
+    if for_names and not selection.keeps_callers(used):
+        # no rule wants what such a definition does (none wants it, and none that reads what
+        # helpers do named it): its statements go, each for a string over its lines, and the
+        # definition, its decorators and its parameters stay; an import in it stays too
+        for i in for_names:
+            unit = units[i]
+            if id(unit) in around:
+                continue  # something in it went already
+            for index, statement in enumerate(unit.body):
+                if not _alone(lines, unit.body, index):
+                    continue
+                part = used.part([statement])
+                if not part.binds:
+                    inner[id(statement)] = (statement, part)
+                    around.add(id(unit))
     if all(kept) and not inner:
         return None
-    lines = _LINE.findall(text)
     mentioned: Set[str] = set()
     defines: Set[str] = set()
     standing: Dict[int, ast.stmt] = {}
@@ -267,17 +284,21 @@ class _InnerBlanks:
                         self._statement(branch, at, inner)
 
     def _alone(self, statements: List[ast.stmt], index: int) -> bool:
-        """Whether a statement has its lines to itself (not `a = 1; b = 2`, nor after `if x:`)."""
-        statement = statements[index]
-        if index > 0 and statements[index - 1].end_lineno >= statement.lineno:
-            return False
-        if index + 1 < len(statements) and statements[index + 1].lineno <= statement.end_lineno:
-            return False
-        return self.lines[statement.lineno - 1][:statement.col_offset].strip(" \t") == ""
+        return _alone(self.lines, statements, index)
 
     def _take(self, statement: ast.stmt, part: UsedNames, path: Tuple[int, ...]) -> None:
         self.found[id(statement)] = (statement, part)
         self.around.update(path)
+
+
+def _alone(lines: List[str], statements: List[ast.stmt], index: int) -> bool:
+    """Whether a statement has its lines to itself (not `a = 1; b = 2`, nor after `if x:`)."""
+    statement = statements[index]
+    if index > 0 and statements[index - 1].end_lineno >= statement.lineno:
+        return False
+    if index + 1 < len(statements) and statements[index + 1].lineno <= statement.end_lineno:
+        return False
+    return lines[statement.lineno - 1][:statement.col_offset].strip(" \t") == ""
 
 
 def _with_inner_blanked(node: ast.stmt, standing: Dict[int, ast.stmt], around: AbstractSet[int]) -> ast.stmt:
