@@ -99,6 +99,24 @@ class HistoryRule(Rule):
                 self.report(finding.node, finding.message, finding.fix, detail=finding.detail)
 
 
+def _conditions_around(statement: cst.CSTNode, node: cst.CSTNode) -> List[cst.BaseExpression]:
+    """The tests of the conditional expressions (`a if test else b`) in `statement` that hold
+    `node` in a branch."""
+    found: List[cst.BaseExpression] = []
+    stack: List[Tuple[cst.CSTNode, Tuple[cst.BaseExpression, ...]]] = [(statement, ())]
+    while stack:
+        current, tests = stack.pop()
+        if current is node:
+            found.extend(tests)
+            break
+        if isinstance(current, cst.IndentedBlock):
+            continue  # the statements of a block are its own
+        for child in current.children:
+            inside = tests + (current.test,) if isinstance(current, cst.IfExp) and child is not current.test else tests
+            stack.append((child, inside))
+    return found
+
+
 def _head(node: cst.BaseExpression) -> Optional[cst.Name]:
     while isinstance(node, cst.Attribute):
         node = node.value
@@ -129,13 +147,19 @@ class _Collector:
         root = old.split(".")[0]
         return root != "tvm" and root in PurePath(self.file.path).parts[:-1]
 
-    def _guarded(self, node: cst.CSTNode, qualname: str, attribute: Optional[str] = None) -> bool:
-        """A use behind a visible version guard: in an `if` (or a decorator such as skipIf) that asks
-        `hasattr` of it or of a module above it, or compares `__version__`; or in a `try` whose
-        handlers catch AttributeError or ImportError. Code written for several releases."""
+    def _guarded(self, node: cst.CSTNode, qualname: str, attribute: Optional[str] = None,
+                 replacement: Optional[str] = None) -> bool:
+        """A use behind a visible version guard: in an `if`, a conditional expression (or a
+        decorator such as skipIf) that asks `hasattr` of it or of a module above it (of a method:
+        of it or of its `replacement`), or compares `__version__`; or in a `try` whose handlers
+        catch AttributeError or ImportError. Code written for several releases."""
         statement = self.analysis.statement_of(node) or self.analysis.top_statement_of(node)
+        if statement is not None and any(self._guards(test, qualname, attribute, replacement)
+                                         for test in _conditions_around(statement, node)):
+            return True  # `x.numpy() if hasattr(x, "numpy") else x.asnumpy()`
         while statement is not None:
-            if isinstance(statement, (cst.If, cst.While)) and self._guards(statement.test, qualname, attribute):
+            if isinstance(statement, (cst.If, cst.While)) and self._guards(statement.test, qualname, attribute,
+                                                                            replacement):
                 return True
             if isinstance(statement, cst.Try) and _catches(statement, _GUARD_ERRORS):
                 return True
@@ -146,9 +170,11 @@ class _Collector:
             statement = self.analysis.parent_statement_of(statement)
         return False
 
-    def _guards(self, test: cst.BaseExpression, qualname: str, attribute: Optional[str] = None) -> bool:
+    def _guards(self, test: cst.BaseExpression, qualname: str, attribute: Optional[str] = None,
+                replacement: Optional[str] = None) -> bool:
         """Whether an expression asks if `qualname` (or a module above it) exists, or which release
-        runs; with `attribute` (a method), whether it asks `hasattr(x, attribute)` of anything."""
+        runs; with `attribute` (a method), whether it asks `hasattr(x, attribute)` of anything, or
+        `hasattr(x, replacement)`: the other branch is for releases without the new name."""
         stack = [test]
         while stack:
             node = stack.pop()
@@ -158,7 +184,7 @@ class _Collector:
                     and len(node.args) == 2 and isinstance(node.args[1].value, cst.SimpleString)):
                 owner = self.analysis.qualnames.get(node.args[0].value)
                 name = node.args[1].value.evaluated_value
-                if attribute is not None and name == attribute:
+                if attribute is not None and name in (attribute, replacement):
                     return True
                 asked = f"{owner}.{name}" if owner else None
                 if asked is not None and (qualname == asked or qualname.startswith(asked + ".")
@@ -250,7 +276,7 @@ class _Collector:
             receiver = self.analysis.qualnames.get(func.value)
             if receiver is not None and not self.analysis.is_tvm(receiver):
                 continue  # `cupy.asnumpy(x)`: another library's function
-            if self._guarded(call, f"?.{method.name}", method.name):
+            if self._guarded(call, f"?.{method.name}", method.name, method.new):
                 continue  # `elif hasattr(x, "asnumpy"): x.asnumpy()`: for what is not a TVM array
             said = self._method_message(method, status)
             self.out.append(ApiFinding(func.attr, status, said.message, self._method_fix(func, method), said.detail))

@@ -22,6 +22,22 @@ class RemovedApi(HistoryRule):
                 elif hasattr(x, 'asnumpy'):
                     return x.asnumpy()
         """, target="0.27"),
+        # the old method on the branch for releases without its replacement, in a statement or in
+        # a conditional expression (AmlogicPublic/AI-Compiler, against a vendored 0.24)
+        Valid("""
+            import tvm
+            def first_array(outputs):
+                first = outputs[0]
+                return first.numpy() if hasattr(first, 'numpy') else first.asnumpy()
+        """, target="0.24"),
+        Valid("""
+            import tvm
+            def to_numpy(out):
+                if hasattr(out, 'numpy'):
+                    return out.numpy()
+                else:
+                    return out.asnumpy()
+        """, target="0.24"),
         # behind a visible version guard: hasattr of it or a module above it, __version__, a try that
         # catches AttributeError, a skipIf asking hasattr (tests written for several releases)
         Valid("""
