@@ -321,3 +321,16 @@ def test_a_store_another_run_wrote_is_read_again(tmp_path, kept_stores):
     other.save()
     again = _store_of(tmp_path)
     assert again is not store and str(tmp_path / "c.py") in again.files
+
+
+def test_a_long_lived_process_keeps_the_latest_few_stores(tmp_path, kept_stores, monkeypatch):
+    monkeypatch.setattr(cache_module, "KEEP_OPEN", 2)
+    roots = []
+    for name in ("one", "two", "three"):
+        root = tmp_path / name
+        write_tree(root, {"a.py": GATED})
+        _run(root)
+        roots.append(root)
+    assert len(cache_module._KEPT) == 2
+    assert {directory for directory, _key in cache_module._KEPT} == {
+        roots[1] / cache_module.DEFAULT_DIR, roots[2] / cache_module.DEFAULT_DIR}

@@ -431,6 +431,7 @@ class ResultCache:
 # (A store is still written before its run ends: one written after the run had answered came
 # back after a `rm -rf .tvmlint_cache` that followed, and a cold run found it.)
 _KEPT: Optional[Dict[Tuple[Path, bytes], "ResultCache"]] = None
+KEEP_OPEN = 4  # stores kept (a project's is a few MB in memory)
 
 
 def keep_stores() -> None:
@@ -446,13 +447,16 @@ def open_store(directory: Path) -> "ResultCache":
     if _KEPT is None:
         return ResultCache(directory)
     key_bytes = user_key()
-    kept = _KEPT.get((directory, key_bytes or b""))
+    kept = _KEPT.pop((directory, key_bytes or b""), None)
     if kept is not None and key_bytes is not None and kept.still_current():
         kept.begin_run()
+        _KEPT[(directory, key_bytes)] = kept  # the most recent last
         return kept
     store = ResultCache(directory)
     if store.key_bytes is not None:
         _KEPT[(directory, store.key_bytes)] = store
+        while len(_KEPT) > KEEP_OPEN:  # a daemon asked about many projects holds the latest few
+            del _KEPT[next(iter(_KEPT))]
     return store
 
 
