@@ -334,3 +334,22 @@ def test_a_long_lived_process_keeps_the_latest_few_stores(tmp_path, kept_stores,
     assert len(cache_module._KEPT) == 2
     assert {directory for directory, _key in cache_module._KEPT} == {
         roots[1] / cache_module.DEFAULT_DIR, roots[2] / cache_module.DEFAULT_DIR}
+
+
+@pytest.mark.parametrize("what", ["tag", "store"])  # (the facts file is read as the store is)
+def test_a_fifo_or_a_device_in_the_cache_directory_is_not_waited_on(tmp_path, what):
+    # a tree can ship its .tvmlint_cache: what is not a regular file there is not read
+    write_tree(tmp_path, {"a.py": GATED})
+    first = _run(tmp_path)
+    directory = tmp_path / cache_module.DEFAULT_DIR
+    store = ResultCache(directory)
+    target = {"tag": directory / cache_module.TAG_NAME, "store": store.path}[what]
+    if target.exists():
+        target.unlink()
+    os.mkfifo(target)
+    done = run_cli("check", "a.py", "--target-version", CASE_TARGET, cwd=tmp_path, timeout=60)
+    assert done.returncode == 1 and "TVM101" in done.stdout, done.stderr
+    assert _shown(_run(tmp_path)) == _shown(first)
+    target.unlink()
+    target.symlink_to("/dev/zero")
+    assert _shown(_run(tmp_path)) == _shown(first)

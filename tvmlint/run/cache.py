@@ -130,10 +130,11 @@ def owned(directory: Path) -> bool:
     except OSError:  # a file of that name, or a directory that cannot be listed
         return False
     try:
-        with open(directory / TAG_NAME, encoding="utf-8", errors="replace") as handle:
-            return "tvmlint" in handle.read(200)
+        # a regular file only: a FIFO or a link to a terminal (a tree can ship either) would wait
+        data, _status = read_file_stat(directory / TAG_NAME, limit=4096)
     except OSError:
         return False
+    return b"tvmlint" in data[:200]
 
 
 def _seal(key: bytes, body: bytes) -> bytes:
@@ -203,9 +204,7 @@ class ResultCache:
         if self.key_bytes is None:
             return None
         try:
-            with open(path, "rb") as handle:
-                status = os.fstat(handle.fileno())
-                data = handle.read()
+            data, status = read_file_stat(path)  # a regular file only (a FIFO would wait)
         except OSError:
             return None
         seal, body = data[len(SEAL) : len(SEAL) + 32], data[len(SEAL) + 32 :]
