@@ -298,3 +298,19 @@ def test_a_statement_too_large_to_parse_is_reported_in_any_file(tmp_path):
     done = run_main("check", "--no-cache", "--format", "concise", "--target-version", "0.19", "data.py", cwd=tmp_path)
     assert done.returncode == 1
     assert "data.py:1:1: TVM001 The file could not be analysed: it is too large: the statement on line 1" in done.stdout
+
+
+def test_a_process_that_did_not_ask_keeps_no_parts(monkeypatch):
+    # a whole-tree check's workers see each file once: holding its parts would only cost memory
+    from tvmlint.run import guards
+
+    monkeypatch.setattr(guards, "PARTS_FROM", 100)
+    monkeypatch.setattr(guards, "PART", 60)
+    monkeypatch.setattr(guards, "_PART_VERDICTS", None)
+    monkeypatch.setattr(guards, "_remembered", [0])
+    text = _mixed(200, 5)
+    assert guards.measure_in_parts(text) == guards.measure_in_parts(text)
+    assert guards._PART_VERDICTS is None and guards._remembered == [0]
+    guards.remember_parts()
+    guards.measure_in_parts(text)
+    assert guards._PART_VERDICTS and guards._remembered[0] > 0

@@ -119,6 +119,7 @@ def prune(
                     followed |= part.defined
                     grown = True
     for_names: List[int] = []  # definitions kept only for the names they bind
+    keeps_callers = selection.keeps_callers(used)
     if not all(kept):
         defined = [_defined_names(unit) for unit in units]
         # what kept definitions name (helpers, callbacks, context factories) is kept with them;
@@ -144,7 +145,7 @@ def prune(
             if not keep and not defined[i].isdisjoint(bound):
                 kept[i] = True
                 for_names.append(i)
-        if selection.keeps_callers(used):
+        if keeps_callers:
             # and the definitions that call a kept one: what they pass is read (reads_callers)
             grown = True
             while grown:
@@ -155,9 +156,10 @@ def prune(
                         kept[i] = grown = True
     # A later round keeps what `follow` names, nested or not: it analyses kept definitions whole.
     judges = None if follow is not None else selection.inner_judges(used)
-    inner, around = ({}, set()) if not judges else _InnerBlanks(text, used, selection, judges).of(units, kept)
-    lines = _LINE.findall(text)
-    if for_names and not selection.keeps_callers(used):
+    # the text's lines, numbered as the parser numbers them (only once something may go)
+    lines = _LINE.findall(text) if judges or for_names else None
+    inner, around = ({}, set()) if not judges else _InnerBlanks(lines, used, selection, judges).of(units, kept)
+    if for_names and not keeps_callers:
         # no rule wants what such a definition does (none wants it, and none that reads what
         # helpers do named it): its statements go, each for a string over its lines, and the
         # definition, its decorators and its parameters stay; an import in it stays too
@@ -174,6 +176,8 @@ def prune(
                     around.add(id(unit))
     if all(kept) and not inner:
         return None
+    if lines is None:
+        lines = _LINE.findall(text)
     mentioned: Set[str] = set()
     defines: Set[str] = set()
     standing: Dict[int, ast.stmt] = {}
@@ -242,8 +246,8 @@ class _InnerBlanks:
 
     `of` gives them by id, each with what it uses, and the ids of every statement around one."""
 
-    def __init__(self, text: str, used: UsedNames, selection: Selection, judges: List[RuleView]):
-        self.lines = _LINE.findall(text)  # numbered as the parser numbers them
+    def __init__(self, lines: List[str], used: UsedNames, selection: Selection, judges: List[RuleView]):
+        self.lines = lines  # read before anything is blanked
         self.used, self.selection, self.judges = used, selection, judges
         self.found: Dict[int, Tuple[ast.stmt, UsedNames]] = {}
         self.around: Set[int] = set()

@@ -244,11 +244,20 @@ def _measure(text: str, shape: bool = True) -> Measured:
 # every edit, and so does the language server (a change's check in a child it forks, which
 # starts from what the server's own checks, on open and save, kept), and an edit leaves most of
 # a file's parts as they were. A pure function of the part's text, kept for the most recent
-# parts up to _REMEMBERED characters.
-_PART_VERDICTS: "OrderedDict[Tuple[str, bool], object]" = OrderedDict()
+# parts up to _REMEMBERED characters; only by a process that asked (`remember_parts`): one that
+# checks a tree once would only hold them.
+_PART_VERDICTS: "Optional[OrderedDict[Tuple[str, bool], object]]" = None
 _REMEMBERED = 8 << 20
 _remembered = [0]
 _UNKNOWN = object()
+
+
+def remember_parts() -> None:
+    """Keep what each part of a large file said for this process's later checks (the daemon,
+    the language server)."""
+    global _PART_VERDICTS
+    if _PART_VERDICTS is None:
+        _PART_VERDICTS = OrderedDict()
 
 
 def _part_verdict(part: str, counting: bool):
@@ -257,10 +266,11 @@ def _part_verdict(part: str, counting: bool):
     gives the verdict (where the symbol-table pass alone objects, `parses`, too)."""
     from tvmlint.analysis.used_names import parse, parses
 
+    memo = _PART_VERDICTS
     key = (part, counting)
-    known = _PART_VERDICTS.get(key, _UNKNOWN)
+    known = memo.get(key, _UNKNOWN) if memo is not None else _UNKNOWN
     if known is not _UNKNOWN:
-        _PART_VERDICTS.move_to_end(key)
+        memo.move_to_end(key)
         return known
     if counting:
         tree = parse(part)[0]
@@ -268,11 +278,11 @@ def _part_verdict(part: str, counting: bool):
         del tree
     else:
         verdict = True if parses(part) else None
-    if len(part) <= _REMEMBERED:
-        _PART_VERDICTS[key] = verdict
+    if memo is not None and len(part) <= _REMEMBERED:
+        memo[key] = verdict
         _remembered[0] += len(part)
         while _remembered[0] > _REMEMBERED:
-            (oldest, _), _verdict = _PART_VERDICTS.popitem(last=False)
+            (oldest, _), _verdict = memo.popitem(last=False)
             _remembered[0] -= len(oldest)
     return verdict
 

@@ -23,7 +23,7 @@ from typing import Iterator, List, Optional, Tuple
 
 from tvmlint.frontends import daemon
 from tvmlint.frontends.daemon import address, protocol
-from tvmlint.run import cache
+from tvmlint.run import cache, guards
 
 DEFAULT_IDLE_TIMEOUT = 3600.0
 # how long a connection may take to send its whole request (the client sends it at once)
@@ -328,6 +328,7 @@ def run_daemon(idle_timeout: float = DEFAULT_IDLE_TIMEOUT) -> int:
         return 0
     daemon.SERVING = True
     cache.keep_stores()
+    guards.remember_parts()
     _stop_on_sigterm()
     try:
         server.warm_up()

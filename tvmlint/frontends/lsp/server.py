@@ -742,4 +742,7 @@ def serve() -> None:
     output = getattr(sys.stdout, "buffer", None)
     if output is None:  # closed by the shell (`>&-`): the command line's one-line error, exit 2
         raise OSError(errno.EBADF, "the stream is closed")
+    from tvmlint.run.guards import remember_parts
+
+    remember_parts()  # a large buffer is checked after every change; most of its parts stay as they were
     build_server().start_io(stdin=BoundedInput(sys.stdin.buffer), stdout=GuardedOutput(output))
